@@ -1,0 +1,96 @@
+// createApp builds memoria's HTTP app from its dependencies. No module-level state: a test can build as many
+// apps as it likes in one process, each over its own storage and keys.
+
+import { swaggerUI } from "@hono/swagger-ui";
+import { OpenAPIHono } from "@hono/zod-openapi";
+import type { Clock } from "./clock.js";
+import { DocumentService } from "./documents/service.js";
+import { accessLog } from "./http/access-log.js";
+import { adminAuth, teamAuth } from "./http/auth.js";
+import { DEFAULT_BODY_LIMIT, documentBodyLimit, limitBody } from "./http/body-limit.js";
+import type { AppEnv } from "./http/env.js";
+import { errorResponse, onError } from "./http/errors.js";
+import { requestId } from "./http/request-id.js";
+import type { Logger } from "./logger.js";
+import { documentRoutes } from "./routes/documents.js";
+import { healthRoutes } from "./routes/health.js";
+import { searchRoutes } from "./routes/search.js";
+import { statsRoutes } from "./routes/stats.js";
+import { teamRoutes } from "./routes/teams.js";
+import type { Keyring } from "./seal/keyring.js";
+import type { Storage } from "./store/storage.js";
+import { TeamDirectory } from "./teams/directory.js";
+import { LiveIndexes } from "./teams/live-indexes.js";
+
+export interface AppConfig {
+  adminToken: string | null;
+  cronToken: string | null;
+  maxDocumentBytes: number;
+  catchupMs: number;
+}
+
+export interface AppDeps {
+  config: AppConfig;
+  storage: Storage;
+  keyring: Keyring;
+  clock: Clock;
+  logger: Logger;
+}
+
+export interface Memoria {
+  app: OpenAPIHono<AppEnv>;
+  indexes: LiveIndexes;
+  directory: TeamDirectory;
+  /** Releases the in-memory indexes; storage belongs to the caller. */
+  close(): void;
+}
+
+export function createApp(deps: AppDeps): Memoria {
+  const { config, storage, keyring, clock, logger } = deps;
+  const indexes = new LiveIndexes({ storage, clock, logger, catchupMs: config.catchupMs });
+  const directory = new TeamDirectory({ storage, keyring, clock, indexes });
+  const documents = new DocumentService({
+    storage,
+    indexes,
+    clock,
+    maxDocumentBytes: config.maxDocumentBytes,
+  });
+  const admin = adminAuth(config.adminToken);
+  const team = teamAuth(directory);
+
+  const app = new OpenAPIHono<AppEnv>();
+  app.use("*", requestId());
+  app.use("*", accessLog(logger));
+  app.on(
+    ["POST", "PUT"],
+    ["/v1/documents", "/v1/documents/*"],
+    limitBody(documentBodyLimit(config.maxDocumentBytes)),
+  );
+  app.use("*", async (c, next) => {
+    if (c.req.path.startsWith("/v1/documents")) return next();
+    return limitBody(DEFAULT_BODY_LIMIT)(c, next);
+  });
+
+  app.route("/", healthRoutes(storage));
+  app.route("/", teamRoutes(directory, admin));
+  app.route("/", documentRoutes(documents, team));
+  app.route("/", searchRoutes(indexes, team));
+  app.route("/", statsRoutes(storage, indexes, team));
+
+  app.openAPIRegistry.registerComponent("securitySchemes", "adminToken", { type: "http", scheme: "bearer" });
+  app.openAPIRegistry.registerComponent("securitySchemes", "teamKey", {
+    type: "http",
+    scheme: "bearer",
+    description: "A team key, mem_<teamId>_<secret>.",
+  });
+  app.doc31("/openapi.json", {
+    openapi: "3.1.0",
+    info: { title: "memoria", version: "1", description: "Team memory, sealed at rest, searched in memory." },
+  });
+  app.get("/docs", swaggerUI({ url: "/openapi.json" }));
+
+  app.notFound((c) => errorResponse(c, "not_found", "No such route."));
+  app.onError(onError(logger));
+
+  return { app, indexes, directory, close: () => indexes.close() };
+}

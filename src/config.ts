@@ -1,0 +1,107 @@
+// The environment, parsed once at start. A value that does not parse stops the start with a message that
+// names the variable; nothing reads the environment after this.
+
+import { z } from "zod";
+import { fromBase64 } from "./seal/bytes.js";
+import { MASTER_KEY_BYTES } from "./seal/master.js";
+
+export const logLevels = ["debug", "info", "warn", "error"] as const;
+export type LogLevel = (typeof logLevels)[number];
+
+const masterKey = z.string().transform((value, ctx) => {
+  const bytes = fromBase64(value);
+  if (!bytes || bytes.length !== MASTER_KEY_BYTES) {
+    ctx.addIssue({ code: "custom", message: `must be ${MASTER_KEY_BYTES} bytes in base64 or base64url` });
+    return z.NEVER;
+  }
+  return bytes;
+});
+
+const positiveInt = (fallback: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, "must be a whole number")
+    .transform(Number)
+    .pipe(z.number().int().positive().max(Number.MAX_SAFE_INTEGER))
+    .default(fallback);
+
+const dbUrl = z
+  .string()
+  .regex(
+    /^(file:|libsql:\/\/|https?:\/\/|wss?:\/\/)/,
+    "must start with file:, libsql://, https:// or wss://",
+  );
+
+export const envSchema = z.object({
+  NODE_ENV: z.string().optional(),
+  PORT: z
+    .string()
+    .regex(/^\d+$/, "must be a port number")
+    .transform(Number)
+    .pipe(z.number().int().min(0).max(65535))
+    .default(8787),
+  MEMORIA_DB_URL: dbUrl.default("file:.memoria/memoria.db"),
+  MEMORIA_DB_AUTH_TOKEN: z.string().optional(),
+  MEMORIA_DB_SYNC_URL: z.url({ message: "must be a URL" }).optional(),
+  MEMORIA_MASTER_KEY: masterKey.optional(),
+  MEMORIA_MASTER_KEY_PREVIOUS: masterKey.optional(),
+  // 16 characters is the shortest bearer token we accept: shorter ones are guessable online.
+  MEMORIA_ADMIN_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  MEMORIA_CRON_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  MEMORIA_MAX_DOCUMENT_BYTES: positiveInt(5 * 1024 * 1024),
+  MEMORIA_CATCHUP_MS: z
+    .string()
+    .regex(/^\d+$/, "must be a whole number of milliseconds")
+    .transform(Number)
+    .default(2000),
+  MEMORIA_NOTION_API_URL: z.url({ message: "must be a URL" }).default("https://api.notion.com"),
+  MEMORIA_LOG_LEVEL: z.enum(logLevels, { message: `must be one of ${logLevels.join(", ")}` }).default("info"),
+});
+
+export interface Config {
+  production: boolean;
+  port: number;
+  db: { url: string; authToken: string | null; syncUrl: string | null };
+  masterKey: Uint8Array<ArrayBuffer> | null;
+  previousMasterKey: Uint8Array<ArrayBuffer> | null;
+  adminToken: string | null;
+  cronToken: string | null;
+  maxDocumentBytes: number;
+  catchupMs: number;
+  notionApiUrl: string;
+  logLevel: LogLevel;
+}
+
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+}
+
+/** Parses an environment. Empty strings count as unset, as a shell's `VAR=` means. */
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  const parsed = envSchema.safeParse(present);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map(
+      (issue) => `${String(issue.path[0] ?? "environment")} ${issue.message}`,
+    );
+    throw new ConfigError(`Invalid configuration: ${lines.join("; ")}.`);
+  }
+  const e = parsed.data;
+  return {
+    production: e.NODE_ENV === "production",
+    port: e.PORT,
+    db: {
+      url: e.MEMORIA_DB_URL,
+      authToken: e.MEMORIA_DB_AUTH_TOKEN ?? null,
+      syncUrl: e.MEMORIA_DB_SYNC_URL ?? null,
+    },
+    masterKey: e.MEMORIA_MASTER_KEY ?? null,
+    previousMasterKey: e.MEMORIA_MASTER_KEY_PREVIOUS ?? null,
+    adminToken: e.MEMORIA_ADMIN_TOKEN ?? null,
+    cronToken: e.MEMORIA_CRON_TOKEN ?? null,
+    maxDocumentBytes: e.MEMORIA_MAX_DOCUMENT_BYTES,
+    catchupMs: e.MEMORIA_CATCHUP_MS,
+    notionApiUrl: e.MEMORIA_NOTION_API_URL,
+    logLevel: e.MEMORIA_LOG_LEVEL,
+  };
+}

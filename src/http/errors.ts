@@ -1,0 +1,81 @@
+// The one error envelope, `{"error": {"code", "message", "requestId"}}`, and the mapping from domain errors
+// and framework errors to it. Unknown errors become `internal` with a fixed message: their text could quote
+// input (a JSON parser's message does), so it is neither returned nor logged.
+
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { z } from "zod";
+import { DomainError, type ErrorCode, errorCodes } from "../errors.js";
+import type { Logger } from "../logger.js";
+import type { AppEnv } from "./env.js";
+
+export const statusOf: Record<ErrorCode, ContentfulStatusCode> = {
+  invalid_request: 400,
+  query_too_long: 400,
+  unauthorized: 401,
+  admin_disabled: 403,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  unreadable: 500,
+  internal: 500,
+  unavailable: 503,
+};
+
+export const errorEnvelopeSchema = z.object({
+  error: z.object({
+    code: z.enum(errorCodes),
+    message: z.string(),
+    requestId: z.string(),
+  }),
+});
+export type ErrorEnvelope = z.infer<typeof errorEnvelopeSchema>;
+
+export function errorResponse(c: Context<AppEnv>, code: ErrorCode, message: string): Response {
+  const body: ErrorEnvelope = { error: { code, message, requestId: c.get("requestId") ?? "" } };
+  return c.json(body, statusOf[code]);
+}
+
+// Statuses the framework itself raises (hono's validators, body parsing), mapped onto our codes.
+const codeOfStatus: Partial<Record<number, ErrorCode>> = {
+  400: "invalid_request",
+  401: "unauthorized",
+  403: "forbidden",
+  404: "not_found",
+  413: "payload_too_large",
+  415: "unsupported_media_type",
+};
+
+export function onError(logger: Logger) {
+  return (err: Error, c: Context<AppEnv>): Response => {
+    if (err instanceof DomainError) {
+      if (err.code === "unreadable")
+        logger.error("sealed row failed to open", { requestId: c.get("requestId") });
+      return errorResponse(c, err.code, err.message);
+    }
+    if (err instanceof HTTPException) {
+      const code = codeOfStatus[err.status] ?? "internal";
+      // hono's own messages for these are fixed sentences ("Malformed JSON in request body"), never input.
+      return errorResponse(
+        c,
+        code,
+        code === "internal" ? "Internal error." : err.message || "Invalid request.",
+      );
+    }
+    logger.error("unhandled error", { requestId: c.get("requestId"), error: err.name });
+    return errorResponse(c, "internal", "Internal error.");
+  };
+}
+
+/** zod issues as one sentence naming the fields, never their values. */
+export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
+  const parts = issues.slice(0, 5).map((issue) => {
+    const where = issue.path.length > 0 ? issue.path.join(".") : "body";
+    return `${where}: ${issue.message}`;
+  });
+  return `Invalid request: ${parts.join("; ")}.`;
+}

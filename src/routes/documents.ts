@@ -1,0 +1,214 @@
+// Documents (team key): JSON, a raw markdown/text/HTML body, or a multipart file upload in; sealed and
+// indexed before the answer.
+
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Context, MiddlewareHandler } from "hono";
+import type { DocumentInput, DocumentService } from "../documents/service.js";
+import { InvalidRequestError, UnsupportedMediaTypeError } from "../errors.js";
+import type { AppEnv } from "../http/env.js";
+import type { DocumentFormat } from "../ingest/chunk.js";
+import { decodeCursor, encodeCursor } from "./cursor.js";
+import { errors, json } from "./responses.js";
+import { router } from "./router.js";
+import { codePoints, documentFormatSchema, documentSchema, idParam, intParam } from "./schemas.js";
+
+/** externalIds with these prefixes belong to a note source; the documents API may not write them. */
+export const reservedExternalIdPrefixes = ["notion:"];
+
+export const documentBody = z.object({
+  title: codePoints(1, 512),
+  content: z.string(),
+  format: documentFormatSchema.optional(),
+  path: z.array(codePoints(1, 512)).max(32).optional(),
+  externalId: codePoints(1, 512)
+    .refine((id) => !reservedExternalIdPrefixes.some((p) => id.startsWith(p)), {
+      message: "externalIds starting with notion: are reserved for the Notion source",
+    })
+    .optional(),
+});
+export type DocumentBody = z.infer<typeof documentBody>;
+
+export const documentAnswer = z.object({ document: documentSchema });
+export const documentWithContentAnswer = z.object({
+  document: documentSchema.extend({ content: z.string() }),
+});
+export const documentListAnswer = z.object({
+  documents: z.array(documentSchema),
+  nextCursor: z.string().nullable(),
+});
+
+const rawTitleQuery = z.object({ title: codePoints(1, 512).optional() });
+const uploadForm = z.object({
+  file: z.instanceof(File, { message: "must be a file" }).openapi({ type: "string", format: "binary" }),
+});
+const idParams = z.object({ id: idParam });
+const security = [{ teamKey: [] }];
+
+const rawFormats: Record<string, DocumentFormat> = {
+  "text/markdown": "markdown",
+  "text/plain": "text",
+  "text/html": "html",
+};
+
+function mediaType(c: Context): string {
+  return (c.req.header("content-type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+}
+
+function fromBody(body: DocumentBody): DocumentInput {
+  return {
+    title: body.title,
+    content: body.content,
+    format: body.format ?? "markdown",
+    path: body.path ?? [],
+    externalId: body.externalId ?? null,
+  };
+}
+
+function formatOfFileName(name: string): DocumentFormat {
+  const lower = name.toLowerCase();
+  if (lower.endsWith(".html") || lower.endsWith(".htm")) return "html";
+  if (lower.endsWith(".txt")) return "text";
+  return "markdown";
+}
+
+export function documentRoutes(documents: DocumentService, team: MiddlewareHandler<AppEnv>) {
+  const app = router();
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/documents",
+      security,
+      middleware: [team] as const,
+      request: {
+        query: rawTitleQuery,
+        body: {
+          content: {
+            "application/json": { schema: documentBody },
+            "multipart/form-data": { schema: uploadForm },
+            "text/markdown": { schema: z.string() },
+            "text/plain": { schema: z.string() },
+            "text/html": { schema: z.string() },
+          },
+        },
+      },
+      responses: {
+        201: json(documentAnswer, "Stored and indexed."),
+        200: json(documentAnswer, "Replaced the document holding the same externalId."),
+        ...errors(400, 401, 413, 415),
+      },
+    }),
+    async (c) => {
+      const type = mediaType(c);
+      let input: DocumentInput;
+      if (type === "application/json") {
+        input = fromBody(c.req.valid("json") as DocumentBody);
+      } else if (type === "multipart/form-data") {
+        const { file } = c.req.valid("form") as z.infer<typeof uploadForm>;
+        const title = [...file.name].length >= 1 && [...file.name].length <= 512 ? file.name : null;
+        if (!title) throw new InvalidRequestError("Invalid request: file needs a name of 1–512 characters.");
+        input = {
+          title,
+          content: await file.text(),
+          format: formatOfFileName(file.name),
+          path: [],
+          externalId: null,
+        };
+      } else if (rawFormats[type]) {
+        const title = c.req.valid("query").title;
+        if (!title) throw new InvalidRequestError("Invalid request: title: a raw body needs ?title=.");
+        input = { title, content: await c.req.text(), format: rawFormats[type], path: [], externalId: null };
+      } else {
+        throw new UnsupportedMediaTypeError(
+          "Send application/json, text/markdown, text/plain, text/html or multipart/form-data.",
+        );
+      }
+      const { document, created } = await documents.create(c.get("team"), input);
+      return created ? c.json({ document }, 201) : c.json({ document }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/documents",
+      security,
+      middleware: [team] as const,
+      request: { query: z.object({ limit: intParam(1, 200).optional(), cursor: z.string().optional() }) },
+      responses: { 200: json(documentListAnswer, "Newest first."), ...errors(400, 401) },
+    }),
+    async (c) => {
+      const { limit, cursor } = c.req.valid("query");
+      const page = await documents.list(c.get("team"), limit ?? 50, cursor ? decodeCursor(cursor) : null);
+      return c.json(
+        { documents: page.documents, nextCursor: page.next ? encodeCursor(page.next) : null },
+        200,
+      );
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/documents/{id}",
+      security,
+      middleware: [team] as const,
+      request: { params: idParams },
+      responses: {
+        200: json(documentWithContentAnswer, "The document and its content."),
+        ...errors(401, 404, 500),
+      },
+    }),
+    async (c) => c.json({ document: await documents.get(c.get("team"), c.req.valid("param").id) }, 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: "put",
+      path: "/v1/documents/{id}",
+      security,
+      middleware: [team, jsonOnly()] as const,
+      request: {
+        params: idParams,
+        body: { content: { "application/json": { schema: documentBody } }, required: true },
+      },
+      responses: {
+        200: json(documentAnswer, "Replaced, re-chunked and re-indexed."),
+        ...errors(400, 401, 404, 409, 413, 415),
+      },
+    }),
+    async (c) => {
+      const document = await documents.replace(
+        c.get("team"),
+        c.req.valid("param").id,
+        fromBody(c.req.valid("json")),
+      );
+      return c.json({ document }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "delete",
+      path: "/v1/documents/{id}",
+      security,
+      middleware: [team] as const,
+      request: { params: idParams },
+      responses: { 204: { description: "Deleted; its passages are gone from search." }, ...errors(401, 404) },
+    }),
+    async (c) => {
+      await documents.delete(c.get("team"), c.req.valid("param").id);
+      return c.body(null, 204);
+    },
+  );
+
+  return app;
+}
+
+/** PUT accepts JSON only; anything else is 415 before validation reads the body. */
+export function jsonOnly(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (mediaType(c) !== "application/json") throw new UnsupportedMediaTypeError("Send application/json.");
+    await next();
+  };
+}

@@ -1,0 +1,37 @@
+// Liveness and readiness: the process is up; storage answers.
+
+import { createRoute, z } from "@hono/zod-openapi";
+import { UnavailableError } from "../errors.js";
+import type { Storage } from "../store/storage.js";
+import { errors, json } from "./responses.js";
+import { router } from "./router.js";
+
+export const okSchema = z.object({ ok: z.literal(true) });
+
+export function healthRoutes(storage: Storage) {
+  const app = router();
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/healthz",
+      responses: { 200: json(okSchema, "The process is up.") },
+    }),
+    (c) => c.json({ ok: true as const }, 200),
+  );
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/readyz",
+      responses: { 200: json(okSchema, "Storage answers."), ...errors(503) },
+    }),
+    async (c) => {
+      try {
+        await storage.ping();
+      } catch {
+        throw new UnavailableError("Storage is not answering.");
+      }
+      return c.json({ ok: true as const }, 200);
+    },
+  );
+  return app;
+}

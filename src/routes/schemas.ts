@@ -1,0 +1,73 @@
+// Schemas shared by several routes. Lengths are counted in Unicode code points, as API.md specifies, not in
+// UTF-16 units (zod's own .max counts those, and an emoji would count twice).
+
+import { z } from "@hono/zod-openapi";
+import { MAX_QUERY_BYTES, utf8Length } from "../index/query.js";
+import { documentFormats } from "../ingest/chunk.js";
+import { errorCodeParam } from "./router.js";
+
+export const codePoints = (min: number, max: number) =>
+  z.string().refine(
+    (s) => {
+      const n = [...s].length;
+      return n >= min && n <= max;
+    },
+    { message: `must be ${min}–${max} characters` },
+  );
+
+/** A positive whole number given as a query-string parameter. */
+export const intParam = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, `must be a whole number from ${min} to ${max}`)
+    .transform(Number)
+    .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
+
+/** A search text: not blank, at most 1024 UTF-8 bytes (a longer one answers `query_too_long`). */
+export const queryText = z
+  .string()
+  .superRefine((q, ctx) => {
+    if (utf8Length(q) > MAX_QUERY_BYTES) {
+      ctx.addIssue({
+        code: "custom",
+        message: `The query is longer than ${MAX_QUERY_BYTES} bytes.`,
+        params: { [errorCodeParam]: "query_too_long" },
+      });
+    }
+  })
+  .refine((q) => q.trim() !== "", { message: "must not be blank" });
+
+export const idParam = z.string().min(1).max(64);
+
+export const documentFormatSchema = z.enum(documentFormats);
+
+export const documentSchema = z
+  .object({
+    id: z.string(),
+    title: z.string(),
+    path: z.array(z.string()),
+    format: documentFormatSchema,
+    externalId: z.string().optional(),
+    chunks: z.number().int(),
+    version: z.number().int(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .openapi("Document");
+
+export const teamSchema = z
+  .object({ id: z.string(), name: z.string(), createdAt: z.string() })
+  .openapi("Team");
+
+export const hitSchema = z
+  .object({
+    chunkId: z.string(),
+    documentId: z.string(),
+    ordinal: z.number().int(),
+    title: z.string(),
+    heading: z.string(),
+    path: z.array(z.string()),
+    snippet: z.string(),
+    score: z.number(),
+  })
+  .openapi("Hit");

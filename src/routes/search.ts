@@ -1,0 +1,43 @@
+// GET /v1/search (team key): BM25 passages with highlighted snippets.
+
+import { createRoute, z } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
+import type { AppEnv } from "../http/env.js";
+import { searchPassages } from "../search/service.js";
+import type { LiveIndexes } from "../teams/live-indexes.js";
+import { errors, json } from "./responses.js";
+import { router } from "./router.js";
+import { hitSchema, intParam, queryText } from "./schemas.js";
+
+/** Hits per answer when the caller names no limit. */
+export const DEFAULT_SEARCH_LIMIT = 20;
+
+export const searchQuery = z.object({ q: queryText, limit: intParam(1, 100).optional() });
+export const searchAnswer = z.object({
+  query: z.string(),
+  hits: z.array(hitSchema),
+  corpus: z.object({ documents: z.number().int(), chunks: z.number().int() }),
+  tookMs: z.number(),
+});
+
+export function searchRoutes(indexes: LiveIndexes, team: MiddlewareHandler<AppEnv>) {
+  const app = router();
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/search",
+      security: [{ teamKey: [] }],
+      middleware: [team] as const,
+      request: { query: searchQuery },
+      responses: { 200: json(searchAnswer, "Hits, best first."), ...errors(400, 401, 500) },
+    }),
+    async (c) => {
+      const started = performance.now();
+      const { q, limit } = c.req.valid("query");
+      const result = await searchPassages(indexes, c.get("team"), q, limit ?? DEFAULT_SEARCH_LIMIT);
+      const tookMs = Math.round((performance.now() - started) * 100) / 100;
+      return c.json({ query: q, hits: result.hits, corpus: result.corpus, tookMs }, 200);
+    },
+  );
+  return app;
+}

@@ -1,0 +1,105 @@
+// Teams and their API keys (admin token).
+
+import { createRoute, z } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
+import type { AppEnv } from "../http/env.js";
+import type { TeamDirectory } from "../teams/directory.js";
+import { errors, json } from "./responses.js";
+import { router } from "./router.js";
+import { codePoints, idParam, teamSchema } from "./schemas.js";
+
+export const createTeamBody = z.object({ name: codePoints(1, 200) });
+export const createTeamAnswer = z.object({ team: teamSchema, keyId: z.string(), apiKey: z.string() });
+export const teamsAnswer = z.object({ teams: z.array(teamSchema) });
+export const keysAnswer = z.object({
+  keys: z.array(z.object({ keyId: z.string(), createdAt: z.string(), revokedAt: z.string().nullable() })),
+});
+export const createKeyAnswer = z.object({ keyId: z.string(), apiKey: z.string() });
+const teamParams = z.object({ teamId: idParam });
+const security = [{ adminToken: [] }];
+
+export function teamRoutes(directory: TeamDirectory, admin: MiddlewareHandler<AppEnv>) {
+  const app = router();
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/teams",
+      security,
+      middleware: [admin] as const,
+      request: { body: { content: { "application/json": { schema: createTeamBody } }, required: true } },
+      responses: { 201: json(createTeamAnswer, "The team and its first API key."), ...errors(400, 401, 403) },
+    }),
+    async (c) => c.json(await directory.create(c.req.valid("json").name), 201),
+  );
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/teams",
+      security,
+      middleware: [admin] as const,
+      responses: { 200: json(teamsAnswer, "Every team."), ...errors(401, 403) },
+    }),
+    async (c) => c.json({ teams: await directory.list() }, 200),
+  );
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/teams/{teamId}/keys",
+      security,
+      middleware: [admin] as const,
+      request: { params: teamParams },
+      responses: { 200: json(keysAnswer, "The team's keys, never a secret."), ...errors(401, 403, 404) },
+    }),
+    async (c) => c.json({ keys: await directory.listKeys(c.req.valid("param").teamId) }, 200),
+  );
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/teams/{teamId}/keys",
+      security,
+      middleware: [admin] as const,
+      request: { params: teamParams },
+      responses: {
+        201: json(createKeyAnswer, "A new key; its secret is shown once."),
+        ...errors(401, 403, 404),
+      },
+    }),
+    async (c) => c.json(await directory.createKey(c.req.valid("param").teamId), 201),
+  );
+  app.openapi(
+    createRoute({
+      method: "delete",
+      path: "/v1/teams/{teamId}/keys/{keyId}",
+      security,
+      middleware: [admin] as const,
+      request: { params: teamParams.extend({ keyId: idParam }) },
+      responses: {
+        204: { description: "Revoked; the key stops working at once." },
+        ...errors(401, 403, 404),
+      },
+    }),
+    async (c) => {
+      const { teamId, keyId } = c.req.valid("param");
+      await directory.revokeKey(teamId, keyId);
+      return c.body(null, 204);
+    },
+  );
+  app.openapi(
+    createRoute({
+      method: "delete",
+      path: "/v1/teams/{teamId}",
+      security,
+      middleware: [admin] as const,
+      request: { params: teamParams },
+      responses: {
+        204: { description: "The team's key material is destroyed, then its rows." },
+        ...errors(401, 403, 404),
+      },
+    }),
+    async (c) => {
+      await directory.delete(c.req.valid("param").teamId);
+      return c.body(null, 204);
+    },
+  );
+  return app;
+}

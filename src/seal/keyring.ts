@@ -1,0 +1,44 @@
+// Opened team keys, kept per process. Opening a team key costs an unwrap and two HKDF derivations; doing
+// that on every request would dominate small reads, and the opened key is no more sensitive in a map than
+// in the request that just used it.
+
+import { toHex } from "./bytes.js";
+import { type MasterKeys, unwrapTeamKey, wrapTeamKey } from "./master.js";
+import { deriveTeamKey, generateTeamKeyMaterial, type TeamKey } from "./team-key.js";
+
+export class Keyring {
+  readonly #master: MasterKeys;
+  readonly #opened = new Map<string, { wrapped: string; key: Promise<TeamKey> }>();
+
+  constructor(master: MasterKeys) {
+    this.#master = master;
+  }
+
+  /** A fresh data key for a new team, and its wrapped form to store with the team. */
+  async create(teamId: string): Promise<{ key: TeamKey; wrapped: Uint8Array }> {
+    const raw = generateTeamKeyMaterial();
+    const wrapped = await wrapTeamKey(this.#master, teamId, raw);
+    const key = deriveTeamKey(teamId, raw);
+    this.#opened.set(teamId, { wrapped: toHex(wrapped), key });
+    return { key: await key, wrapped };
+  }
+
+  /**
+   * Opens a team's stored wrapped key. `rewrapped` is non-null when the previous master key was needed;
+   * the caller stores it so rotation finishes without a separate pass.
+   */
+  async open(teamId: string, wrapped: Uint8Array): Promise<{ key: TeamKey; rewrapped: Uint8Array | null }> {
+    const tag = toHex(wrapped);
+    const cached = this.#opened.get(teamId);
+    if (cached && cached.wrapped === tag) return { key: await cached.key, rewrapped: null };
+    const unwrapped = await unwrapTeamKey(this.#master, teamId, wrapped);
+    const key = deriveTeamKey(teamId, unwrapped.raw);
+    this.#opened.set(teamId, { wrapped: toHex(unwrapped.rewrapped ?? wrapped), key });
+    return { key: await key, rewrapped: unwrapped.rewrapped };
+  }
+
+  /** Drops an opened key, as part of destroying a team's key material. */
+  forget(teamId: string): void {
+    this.#opened.delete(teamId);
+  }
+}

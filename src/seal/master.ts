@@ -1,0 +1,57 @@
+// The master key (from MEMORIA_MASTER_KEY) only ever wraps and unwraps per-team data keys. Rows are never
+// sealed with it directly, which is what makes rotating it cheap: re-wrap one small key per team, touch no
+// row.
+
+import { UnreadableError } from "../errors.js";
+import { type CryptoKey, utf8 } from "./bytes.js";
+import { openBytes, sealBytes } from "./seal.js";
+
+export const MASTER_KEY_BYTES = 32;
+
+export interface MasterKeys {
+  current: CryptoKey;
+  /** The key being rotated away from: team keys it wrapped still open, and are re-wrapped with `current`. */
+  previous: CryptoKey | null;
+}
+
+export async function importMasterKeys(
+  current: Uint8Array<ArrayBuffer>,
+  previous?: Uint8Array<ArrayBuffer> | null,
+): Promise<MasterKeys> {
+  const load = (raw: Uint8Array<ArrayBuffer>) => {
+    if (raw.length !== MASTER_KEY_BYTES) throw new Error(`A master key must be ${MASTER_KEY_BYTES} bytes.`);
+    return crypto.subtle.importKey("raw", raw, { name: "AES-GCM" }, false, ["encrypt", "decrypt"]);
+  };
+  return { current: await load(current), previous: previous ? await load(previous) : null };
+}
+
+// Binding the wrapped key to its team means a wrapped key copied onto another team's row will not open.
+function wrapAad(teamId: string): Uint8Array<ArrayBuffer> {
+  return utf8(`memoria/team-key/${teamId}`);
+}
+
+export function wrapTeamKey(
+  master: MasterKeys,
+  teamId: string,
+  raw: Uint8Array<ArrayBuffer>,
+): Promise<Uint8Array<ArrayBuffer>> {
+  return sealBytes(master.current, raw, wrapAad(teamId));
+}
+
+/**
+ * Unwraps a team's data key. `rewrapped` is set when only the previous master key opened it: the caller
+ * stores it so the rotation completes team by team as teams are used.
+ */
+export async function unwrapTeamKey(
+  master: MasterKeys,
+  teamId: string,
+  wrapped: Uint8Array,
+): Promise<{ raw: Uint8Array<ArrayBuffer>; rewrapped: Uint8Array<ArrayBuffer> | null }> {
+  try {
+    return { raw: await openBytes(master.current, wrapped, wrapAad(teamId), "team key"), rewrapped: null };
+  } catch (error) {
+    if (!master.previous || !(error instanceof UnreadableError)) throw error;
+  }
+  const raw = await openBytes(master.previous, wrapped, wrapAad(teamId), "team key");
+  return { raw, rewrapped: await wrapTeamKey(master, teamId, raw) };
+}

@@ -1,0 +1,21 @@
+// Search over a team's passages: build the FTS5 expression, make sure the team's index is ready, ask it.
+
+import type { PassageHit } from "../index/passage-index.js";
+import { matchQuery } from "../index/query.js";
+import type { TeamKey } from "../seal/team-key.js";
+import type { LiveIndexes } from "../teams/live-indexes.js";
+
+export interface SearchResult {
+  hits: PassageHit[];
+  corpus: { documents: number; chunks: number };
+}
+
+export async function searchPassages(
+  indexes: LiveIndexes,
+  key: TeamKey,
+  q: string,
+  limit: number,
+): Promise<SearchResult> {
+  const index = await indexes.ready(key);
+  return { hits: index.search(matchQuery(q).expression, limit), corpus: index.counts() };
+}

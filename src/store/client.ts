@@ -1,0 +1,37 @@
+// The storage connection. Only src/store speaks SQL to storage; everything else goes through the row
+// modules beside this file.
+
+import { type Client, createClient } from "@libsql/client";
+
+export interface StorageOptions {
+  url: string;
+  authToken?: string | null;
+  syncUrl?: string | null;
+}
+
+export function openClient(options: StorageOptions): Client {
+  return createClient({
+    url: options.url,
+    ...(options.authToken ? { authToken: options.authToken } : {}),
+    ...(options.syncUrl ? { syncUrl: options.syncUrl } : {}),
+    intMode: "number",
+  });
+}
+
+/** Blobs come back as ArrayBuffer; every caller wants bytes. */
+export function blob(value: unknown): Uint8Array {
+  if (value instanceof ArrayBuffer) return new Uint8Array(value);
+  if (value instanceof Uint8Array) return value;
+  throw new TypeError("expected a blob column");
+}
+
+export function text(value: unknown): string {
+  if (typeof value !== "string") throw new TypeError("expected a text column");
+  return value;
+}
+
+export function num(value: unknown): number {
+  if (typeof value === "number") return value;
+  if (typeof value === "bigint") return Number(value);
+  throw new TypeError("expected a numeric column");
+}

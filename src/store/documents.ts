@@ -1,0 +1,258 @@
+// Rows of documents and their chunks, and the change-log record each write appends. A document and all of
+// its chunks are written in one batch (one transaction) with its change record, so a reader sees the old
+// version or the new one, never a mix, and the change log never misses a write.
+
+import type { Client, InStatement, InValue } from "@libsql/client";
+import { blob, num, text } from "./client.js";
+
+export interface DocumentRow {
+  teamId: string;
+  id: string;
+  /** Sealed metadata: title, path, format, external id. */
+  sealed: Uint8Array;
+  externalRef: Uint8Array | null;
+  version: number;
+  chunkCount: number;
+  contentBytes: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ChunkRow {
+  documentId: string;
+  ordinal: number;
+  id: string;
+  /** Sealed heading and text. */
+  sealed: Uint8Array;
+}
+
+export interface DocumentWrite {
+  row: DocumentRow;
+  content: Uint8Array;
+  chunks: ChunkRow[];
+}
+
+export interface DocumentCursor {
+  createdAt: string;
+  id: string;
+}
+
+const documentColumns =
+  "team_id, id, sealed, external_ref, version, chunk_count, content_bytes, created_at, updated_at";
+
+function documentRow(row: Record<string, unknown>): DocumentRow {
+  return {
+    teamId: text(row.team_id),
+    id: text(row.id),
+    sealed: blob(row.sealed),
+    externalRef: row.external_ref == null ? null : blob(row.external_ref),
+    version: num(row.version),
+    chunkCount: num(row.chunk_count),
+    contentBytes: num(row.content_bytes),
+    createdAt: text(row.created_at),
+    updatedAt: text(row.updated_at),
+  };
+}
+
+function chunkRow(row: Record<string, unknown>): ChunkRow {
+  return {
+    documentId: text(row.document_id),
+    ordinal: num(row.ordinal),
+    id: text(row.id),
+    sealed: blob(row.sealed),
+  };
+}
+
+/** Appends a change record with the team's next seq; `guard` makes it conditional on an earlier statement. */
+export function appendChange(
+  teamId: string,
+  kind: string,
+  entityId: string,
+  at: string,
+  guard = "1",
+): { sql: string; args: InValue[] } {
+  return {
+    sql: `INSERT INTO changes (team_id, seq, kind, entity_id, at)
+          SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ? FROM changes WHERE team_id = ? AND ${guard}`,
+    args: [teamId, kind, entityId, at, teamId],
+  };
+}
+
+export class UniqueExternalRefError extends Error {
+  override readonly name = "UniqueExternalRefError";
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  const message = error instanceof Error ? error.message : "";
+  return /UNIQUE constraint failed: documents\.team_id, documents\.external_ref/.test(message);
+}
+
+export class DocumentRows {
+  constructor(private readonly client: Client) {}
+
+  /**
+   * Inserts a new document or replaces an existing one (same id) with all of its chunks, and appends
+   * `document.put`. A replace of a document deleted meanwhile changes nothing and returns null. Returns the
+   * change seq.
+   */
+  async write(write: DocumentWrite, mode: "insert" | "replace"): Promise<number | null> {
+    const { row } = write;
+    const exists = "EXISTS (SELECT 1 FROM documents WHERE team_id = ? AND id = ?)";
+    const guardArgs = [row.teamId, row.id];
+    const statements: InStatement[] = [];
+    if (mode === "insert") {
+      statements.push({
+        sql: `INSERT INTO documents (${documentColumns}, content) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        args: [
+          row.teamId,
+          row.id,
+          row.sealed,
+          row.externalRef,
+          row.version,
+          row.chunkCount,
+          row.contentBytes,
+          row.createdAt,
+          row.updatedAt,
+          write.content,
+        ],
+      });
+    } else {
+      statements.push({
+        sql: `UPDATE documents SET sealed = ?, content = ?, external_ref = ?, version = ?, chunk_count = ?,
+                content_bytes = ?, updated_at = ? WHERE team_id = ? AND id = ?`,
+        args: [
+          row.sealed,
+          write.content,
+          row.externalRef,
+          row.version,
+          row.chunkCount,
+          row.contentBytes,
+          row.updatedAt,
+          row.teamId,
+          row.id,
+        ],
+      });
+      statements.push({ sql: "DELETE FROM chunks WHERE team_id = ? AND document_id = ?", args: guardArgs });
+    }
+    for (const chunk of write.chunks) {
+      statements.push({
+        sql: `INSERT INTO chunks (team_id, document_id, ordinal, id, sealed) SELECT ?, ?, ?, ?, ? WHERE ${exists}`,
+        args: [row.teamId, row.id, chunk.ordinal, chunk.id, chunk.sealed, ...guardArgs],
+      });
+    }
+    const change = appendChange(row.teamId, "document.put", row.id, row.updatedAt, exists);
+    statements.push({ sql: change.sql, args: [...change.args, ...guardArgs] });
+    statements.push({
+      sql: "SELECT COALESCE(MAX(seq), 0) AS seq FROM changes WHERE team_id = ?",
+      args: [row.teamId],
+    });
+    let results: Awaited<ReturnType<Client["batch"]>>;
+    try {
+      results = await this.client.batch(statements, "write");
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new UniqueExternalRefError("external id already in use");
+      throw error;
+    }
+    if ((results[0]?.rowsAffected ?? 0) === 0) return null;
+    return num(results.at(-1)?.rows[0]?.seq);
+  }
+
+  /** Deletes a document and its chunks and appends `document.delete`; null when there was nothing to delete. */
+  async delete(teamId: string, id: string, at: string): Promise<number | null> {
+    const results = await this.client.batch(
+      [
+        { sql: "DELETE FROM documents WHERE team_id = ? AND id = ?", args: [teamId, id] },
+        // changes() is the row count of the statement just before: no record for a delete that found nothing.
+        appendChange(teamId, "document.delete", id, at, "changes() > 0"),
+        { sql: "DELETE FROM chunks WHERE team_id = ? AND document_id = ?", args: [teamId, id] },
+        { sql: "SELECT COALESCE(MAX(seq), 0) AS seq FROM changes WHERE team_id = ?", args: [teamId] },
+      ],
+      "write",
+    );
+    if ((results[0]?.rowsAffected ?? 0) === 0) return null;
+    return num(results.at(-1)?.rows[0]?.seq);
+  }
+
+  async get(teamId: string, id: string): Promise<DocumentRow | null> {
+    const rs = await this.client.execute({
+      sql: `SELECT ${documentColumns} FROM documents WHERE team_id = ? AND id = ?`,
+      args: [teamId, id],
+    });
+    const row = rs.rows[0];
+    return row ? documentRow(row) : null;
+  }
+
+  async content(teamId: string, id: string): Promise<Uint8Array | null> {
+    const rs = await this.client.execute({
+      sql: "SELECT content FROM documents WHERE team_id = ? AND id = ?",
+      args: [teamId, id],
+    });
+    const row = rs.rows[0];
+    return row ? blob(row.content) : null;
+  }
+
+  async findByExternalRef(teamId: string, ref: Uint8Array): Promise<DocumentRow | null> {
+    const rs = await this.client.execute({
+      sql: `SELECT ${documentColumns} FROM documents WHERE team_id = ? AND external_ref = ?`,
+      args: [teamId, ref],
+    });
+    const row = rs.rows[0];
+    return row ? documentRow(row) : null;
+  }
+
+  /** Newest first: createdAt, then id, descending; `after` is the last row of the previous page. */
+  async list(teamId: string, limit: number, after: DocumentCursor | null): Promise<DocumentRow[]> {
+    const rs = after
+      ? await this.client.execute({
+          sql: `SELECT ${documentColumns} FROM documents WHERE team_id = ? AND (created_at, id) < (?, ?)
+                ORDER BY created_at DESC, id DESC LIMIT ?`,
+          args: [teamId, after.createdAt, after.id, limit],
+        })
+      : await this.client.execute({
+          sql: `SELECT ${documentColumns} FROM documents WHERE team_id = ?
+                ORDER BY created_at DESC, id DESC LIMIT ?`,
+          args: [teamId, limit],
+        });
+    return rs.rows.map(documentRow);
+  }
+
+  /** Every document of a team in id order, a page at a time, for index builds. */
+  async page(teamId: string, afterId: string, limit: number): Promise<DocumentRow[]> {
+    const rs = await this.client.execute({
+      sql: `SELECT ${documentColumns} FROM documents WHERE team_id = ? AND id > ? ORDER BY id LIMIT ?`,
+      args: [teamId, afterId, limit],
+    });
+    return rs.rows.map(documentRow);
+  }
+
+  async chunks(teamId: string, documentId: string): Promise<ChunkRow[]> {
+    const rs = await this.client.execute({
+      sql: "SELECT document_id, ordinal, id, sealed FROM chunks WHERE team_id = ? AND document_id = ? ORDER BY ordinal",
+      args: [teamId, documentId],
+    });
+    return rs.rows.map(chunkRow);
+  }
+
+  /** Every chunk of a team in (document, ordinal) order, a page at a time, for index builds. */
+  async pageChunks(
+    teamId: string,
+    after: { documentId: string; ordinal: number } | null,
+    limit: number,
+  ): Promise<ChunkRow[]> {
+    const rs = await this.client.execute({
+      sql: `SELECT document_id, ordinal, id, sealed FROM chunks
+            WHERE team_id = ? AND (document_id, ordinal) > (?, ?) ORDER BY document_id, ordinal LIMIT ?`,
+      args: [teamId, after?.documentId ?? "", after?.ordinal ?? -1, limit],
+    });
+    return rs.rows.map(chunkRow);
+  }
+
+  async counts(teamId: string): Promise<{ documents: number; chunks: number }> {
+    const rs = await this.client.execute({
+      sql: "SELECT COUNT(*) AS documents, COALESCE(SUM(chunk_count), 0) AS chunks FROM documents WHERE team_id = ?",
+      args: [teamId],
+    });
+    const row = rs.rows[0];
+    return { documents: num(row?.documents ?? 0), chunks: num(row?.chunks ?? 0) };
+  }
+}

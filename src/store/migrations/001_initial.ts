@@ -1,0 +1,51 @@
+// Teams, keys, documents, chunks and the per-team change log. Every column holding something a team wrote
+// is a sealed BLOB; what stays readable is ids, sizes, counts and times.
+
+export const version = 1;
+export const statements = [
+  `CREATE TABLE teams (
+    id TEXT PRIMARY KEY,
+    sealed BLOB NOT NULL,
+    wrapped_key BLOB NOT NULL,
+    created_at TEXT NOT NULL
+  )`,
+  `CREATE TABLE api_keys (
+    id TEXT PRIMARY KEY,
+    team_id TEXT NOT NULL,
+    secret_hash TEXT NOT NULL UNIQUE,
+    created_at TEXT NOT NULL,
+    revoked_at TEXT
+  )`,
+  "CREATE INDEX api_keys_by_team ON api_keys (team_id, created_at)",
+  `CREATE TABLE documents (
+    team_id TEXT NOT NULL,
+    id TEXT NOT NULL,
+    sealed BLOB NOT NULL,
+    content BLOB NOT NULL,
+    external_ref BLOB,
+    version INTEGER NOT NULL,
+    chunk_count INTEGER NOT NULL,
+    content_bytes INTEGER NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (team_id, id)
+  )`,
+  "CREATE UNIQUE INDEX documents_by_external_ref ON documents (team_id, external_ref) WHERE external_ref IS NOT NULL",
+  "CREATE INDEX documents_newest ON documents (team_id, created_at, id)",
+  `CREATE TABLE chunks (
+    team_id TEXT NOT NULL,
+    document_id TEXT NOT NULL,
+    ordinal INTEGER NOT NULL,
+    id TEXT NOT NULL,
+    sealed BLOB NOT NULL,
+    PRIMARY KEY (team_id, document_id, ordinal)
+  )`,
+  `CREATE TABLE changes (
+    team_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    entity_id TEXT NOT NULL,
+    at TEXT NOT NULL,
+    PRIMARY KEY (team_id, seq)
+  )`,
+];

@@ -1,0 +1,136 @@
+// Rows of teams and their API keys. A team row holds its sealed name and its wrapped data key; deleting the
+// team removes the wrapped key first, so its sealed rows are unreadable before they are deleted.
+
+import type { Client } from "@libsql/client";
+import { blob, text } from "./client.js";
+
+export interface TeamRow {
+  id: string;
+  sealed: Uint8Array;
+  wrappedKey: Uint8Array;
+  createdAt: string;
+}
+
+export interface ApiKeyRow {
+  id: string;
+  teamId: string;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+export interface ApiKeyMatch extends ApiKeyRow {
+  wrappedKey: Uint8Array;
+}
+
+function teamRow(row: Record<string, unknown>): TeamRow {
+  return {
+    id: text(row.id),
+    sealed: blob(row.sealed),
+    wrappedKey: blob(row.wrapped_key),
+    createdAt: text(row.created_at),
+  };
+}
+
+function keyRow(row: Record<string, unknown>): ApiKeyRow {
+  return {
+    id: text(row.id),
+    teamId: text(row.team_id),
+    createdAt: text(row.created_at),
+    revokedAt: row.revoked_at == null ? null : text(row.revoked_at),
+  };
+}
+
+export class TeamRows {
+  constructor(private readonly client: Client) {}
+
+  async insert(team: TeamRow, key: { id: string; secretHash: string }): Promise<void> {
+    await this.client.batch(
+      [
+        {
+          sql: "INSERT INTO teams (id, sealed, wrapped_key, created_at) VALUES (?, ?, ?, ?)",
+          args: [team.id, team.sealed, team.wrappedKey, team.createdAt],
+        },
+        {
+          sql: "INSERT INTO api_keys (id, team_id, secret_hash, created_at) VALUES (?, ?, ?, ?)",
+          args: [key.id, team.id, key.secretHash, team.createdAt],
+        },
+      ],
+      "write",
+    );
+  }
+
+  async get(id: string): Promise<TeamRow | null> {
+    const rs = await this.client.execute({ sql: "SELECT * FROM teams WHERE id = ?", args: [id] });
+    const row = rs.rows[0];
+    return row ? teamRow(row) : null;
+  }
+
+  async list(): Promise<TeamRow[]> {
+    const rs = await this.client.execute("SELECT * FROM teams ORDER BY created_at, id");
+    return rs.rows.map(teamRow);
+  }
+
+  async replaceWrappedKey(id: string, wrappedKey: Uint8Array): Promise<void> {
+    await this.client.execute({
+      sql: "UPDATE teams SET wrapped_key = ? WHERE id = ?",
+      args: [wrappedKey, id],
+    });
+  }
+
+  /**
+   * Two steps, in this order: the team row (its wrapped key) and its API keys go first, in one transaction,
+   * so from that commit on nothing can open its rows; then the rows themselves.
+   */
+  async delete(id: string): Promise<boolean> {
+    const [team] = await this.client.batch(
+      [
+        { sql: "DELETE FROM teams WHERE id = ?", args: [id] },
+        { sql: "DELETE FROM api_keys WHERE team_id = ?", args: [id] },
+      ],
+      "write",
+    );
+    await this.client.batch(
+      ["chunks", "documents", "changes"].map((table) => ({
+        sql: `DELETE FROM ${table} WHERE team_id = ?`,
+        args: [id],
+      })),
+      "write",
+    );
+    return (team?.rowsAffected ?? 0) > 0;
+  }
+
+  async insertKey(key: { id: string; teamId: string; secretHash: string; createdAt: string }): Promise<void> {
+    await this.client.execute({
+      sql: "INSERT INTO api_keys (id, team_id, secret_hash, created_at) VALUES (?, ?, ?, ?)",
+      args: [key.id, key.teamId, key.secretHash, key.createdAt],
+    });
+  }
+
+  async listKeys(teamId: string): Promise<ApiKeyRow[]> {
+    const rs = await this.client.execute({
+      sql: "SELECT id, team_id, created_at, revoked_at FROM api_keys WHERE team_id = ? ORDER BY created_at, id",
+      args: [teamId],
+    });
+    return rs.rows.map(keyRow);
+  }
+
+  async revokeKey(teamId: string, keyId: string, at: string): Promise<boolean> {
+    const rs = await this.client.execute({
+      sql: "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE team_id = ? AND id = ?",
+      args: [at, teamId, keyId],
+    });
+    return rs.rowsAffected > 0;
+  }
+
+  /** The live key with this secret hash, with its team's wrapped key; revoked keys do not match. */
+  async findKey(secretHash: string): Promise<ApiKeyMatch | null> {
+    const rs = await this.client.execute({
+      sql: `SELECT k.id, k.team_id, k.created_at, k.revoked_at, t.wrapped_key
+            FROM api_keys k JOIN teams t ON t.id = k.team_id
+            WHERE k.secret_hash = ? AND k.revoked_at IS NULL`,
+      args: [secretHash],
+    });
+    const row = rs.rows[0];
+    return row ? { ...keyRow(row), wrappedKey: blob(row.wrapped_key) } : null;
+  }
+}

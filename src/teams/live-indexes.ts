@@ -1,0 +1,251 @@
+// The live, in-memory search index of every team this instance has served since it started.
+//
+// A team's index is built on its first request (a cold start) from the sealed rows, one build at a time per
+// team: concurrent requests await the same build. After that it is kept current by replaying the change log
+// after the seq it has applied, which covers this instance's own writes and another instance's alike. Every
+// change to an index goes through the team's queue, so builds and catch-ups never overlap.
+
+import type { Clock } from "../clock.js";
+import { openChunk, openDocumentMeta } from "../documents/sealed.js";
+import type { IndexedDocument } from "../index/passage-index.js";
+import { PassageIndex } from "../index/passage-index.js";
+import type { Logger } from "../logger.js";
+import type { TeamKey } from "../seal/team-key.js";
+import type { ChunkRow } from "../store/documents.js";
+import type { Storage } from "../store/storage.js";
+
+export type IndexState = "cold" | "building" | "ready";
+
+export interface IndexStatus {
+  state: IndexState;
+  appliedSeq: number | null;
+  builtAt: string | null;
+  buildMs: number | null;
+}
+
+/**
+ * Rows read per storage round trip during a build. Large enough that per-query overhead vanishes next to
+ * decrypting and indexing (~2 MB of sealed chunks at 1 KB each), small enough that the event loop gets a turn
+ * between pages and memory stays flat.
+ */
+const BUILD_PAGE_ROWS = 2000;
+/** Change records read per round trip while catching up. */
+const CATCHUP_PAGE = 500;
+
+class LiveIndex {
+  state: IndexState = "cold";
+  index: PassageIndex | null = null;
+  appliedSeq = 0;
+  builtAt: Date | null = null;
+  buildMs: number | null = null;
+  /** When this instance last compared its applied seq with storage's (epoch ms). */
+  checkedAt = 0;
+  #tail: Promise<unknown> = Promise.resolve();
+
+  /** Runs `task` after every task queued before it; a failed task does not poison the queue. */
+  run<T>(task: () => Promise<T>): Promise<T> {
+    const result = this.#tail.then(task);
+    this.#tail = result.catch(() => undefined);
+    return result;
+  }
+}
+
+export interface LiveIndexesDeps {
+  storage: Storage;
+  clock: Clock;
+  logger: Logger;
+  /** How stale this instance's view of a team may get before a read catches up first. */
+  catchupMs: number;
+}
+
+export class LiveIndexes {
+  readonly #teams = new Map<string, LiveIndex>();
+
+  constructor(private readonly deps: LiveIndexesDeps) {}
+
+  status(teamId: string): IndexStatus {
+    const live = this.#teams.get(teamId);
+    if (!live) return { state: "cold", appliedSeq: null, builtAt: null, buildMs: null };
+    return {
+      state: live.state,
+      appliedSeq: live.state === "ready" ? live.appliedSeq : null,
+      builtAt: live.builtAt?.toISOString() ?? null,
+      buildMs: live.buildMs,
+    };
+  }
+
+  /** The team's index, built if this is its first use and caught up if it may be stale. */
+  async ready(key: TeamKey): Promise<PassageIndex> {
+    const live = this.#live(key.teamId);
+    if (live.state === "cold") live.state = "building";
+    await live.run(async () => {
+      if (live.state !== "ready") return this.#build(key, live);
+      if (this.deps.clock.now().getTime() - live.checkedAt >= this.deps.catchupMs)
+        await this.#catchUp(key, live);
+    });
+    if (!live.index) throw new Error("index missing after a successful build");
+    return live.index;
+  }
+
+  /**
+   * Called after a write to the team has committed, before it is acknowledged, so the write is visible to
+   * the next search. A team with no index yet has nothing to update: its build will read storage.
+   */
+  async committed(key: TeamKey): Promise<void> {
+    const live = this.#teams.get(key.teamId);
+    if (!live || live.state === "cold") return;
+    await live.run(() => this.#catchUp(key, live));
+  }
+
+  /** Forgets a team's index (its team was deleted). */
+  drop(teamId: string): void {
+    const live = this.#teams.get(teamId);
+    this.#teams.delete(teamId);
+    if (live) void live.run(async () => live.index?.close());
+  }
+
+  close(): void {
+    for (const teamId of [...this.#teams.keys()]) this.drop(teamId);
+  }
+
+  #live(teamId: string): LiveIndex {
+    let live = this.#teams.get(teamId);
+    if (!live) {
+      live = new LiveIndex();
+      this.#teams.set(teamId, live);
+    }
+    return live;
+  }
+
+  async #build(key: TeamKey, live: LiveIndex): Promise<void> {
+    live.state = "building";
+    const { storage, clock, logger } = this.deps;
+    const started = performance.now();
+    const index = new PassageIndex();
+    try {
+      // The seq is read first: anything committed after it is replayed by the catch-up below, and replaying a
+      // change re-reads the document's current rows, so a write racing the build is never lost.
+      const seq = await storage.changes.latestSeq(key.teamId);
+      const documents = await this.#openDocumentMetas(key);
+      await this.#loadPassages(key, index, documents);
+      live.index = index;
+      live.appliedSeq = seq;
+      await this.#catchUp(key, live);
+      live.state = "ready";
+      live.builtAt = clock.now();
+      live.buildMs = Math.round(performance.now() - started);
+      logger.info("index built", { teamId: key.teamId, ...index.counts(), buildMs: live.buildMs });
+    } catch (error) {
+      index.close();
+      live.index = null;
+      live.state = "cold";
+      throw error;
+    }
+  }
+
+  async #openDocumentMetas(key: TeamKey): Promise<Map<string, { title: string; path: string[] }>> {
+    const out = new Map<string, { title: string; path: string[] }>();
+    let after = "";
+    for (;;) {
+      const rows = await this.deps.storage.documents.page(key.teamId, after, BUILD_PAGE_ROWS);
+      const metas = await Promise.all(rows.map((row) => openDocumentMeta(key, row.id, row.sealed)));
+      rows.forEach((row, i) => {
+        const meta = metas[i];
+        if (meta) out.set(row.id, { title: meta.title, path: meta.path });
+      });
+      const last = rows.at(-1);
+      if (!last || rows.length < BUILD_PAGE_ROWS) return out;
+      after = last.id;
+    }
+  }
+
+  /**
+   * Reads, opens and indexes every chunk, a page at a time. The next page is fetched while the current one
+   * is opened (WebCrypto runs off the main thread) and indexed, so storage, decryption and FTS5 overlap.
+   */
+  async #loadPassages(
+    key: TeamKey,
+    index: PassageIndex,
+    documents: Map<string, { title: string; path: string[] }>,
+  ): Promise<void> {
+    const { storage } = this.deps;
+    const fetchAfter = (row: ChunkRow | undefined) =>
+      row
+        ? storage.documents.pageChunks(
+            key.teamId,
+            { documentId: row.documentId, ordinal: row.ordinal },
+            BUILD_PAGE_ROWS,
+          )
+        : null;
+    let pending: Promise<ChunkRow[]> | null = storage.documents.pageChunks(key.teamId, null, BUILD_PAGE_ROWS);
+    let current: IndexedDocument | null = null;
+    while (pending) {
+      const rows: ChunkRow[] = await pending;
+      pending = rows.length === BUILD_PAGE_ROWS ? fetchAfter(rows.at(-1)) : null;
+      const bodies = await Promise.all(rows.map((row) => openChunk(key, row.id, row.sealed)));
+      const complete: IndexedDocument[] = [];
+      rows.forEach((row, i) => {
+        const meta = documents.get(row.documentId);
+        const body = bodies[i];
+        // A chunk whose document appeared after the metadata was read is picked up by the catch-up.
+        if (!meta || !body) return;
+        if (current?.id !== row.documentId) {
+          if (current) complete.push(current);
+          current = { id: row.documentId, title: meta.title, path: meta.path, passages: [] };
+        }
+        current.passages.push({
+          chunkId: row.id,
+          ordinal: row.ordinal,
+          heading: body.heading,
+          text: body.text,
+        });
+      });
+      index.apply(complete);
+    }
+    if (current) index.apply([current]);
+  }
+
+  /** Replays every change after the applied seq by re-reading each named document's current rows. */
+  async #catchUp(key: TeamKey, live: LiveIndex): Promise<void> {
+    const { storage, clock } = this.deps;
+    const index = live.index;
+    if (!index) return;
+    const checkedAt = clock.now().getTime();
+    for (;;) {
+      const changes = await storage.changes.after(key.teamId, live.appliedSeq, CATCHUP_PAGE);
+      const last = changes.at(-1);
+      if (!last) break;
+      const ids = [...new Set(changes.filter((c) => c.kind.startsWith("document.")).map((c) => c.entityId))];
+      const docs = await Promise.all(ids.map((id) => this.#readDocument(key, id)));
+      index.apply(
+        docs.filter((d): d is IndexedDocument => d !== null),
+        ids.filter((_, i) => docs[i] === null),
+      );
+      live.appliedSeq = last.seq;
+      if (changes.length < CATCHUP_PAGE) break;
+    }
+    live.checkedAt = checkedAt;
+  }
+
+  async #readDocument(key: TeamKey, id: string): Promise<IndexedDocument | null> {
+    const { documents } = this.deps.storage;
+    const row = await documents.get(key.teamId, id);
+    if (!row) return null;
+    const [meta, chunks] = await Promise.all([
+      openDocumentMeta(key, id, row.sealed),
+      documents.chunks(key.teamId, id),
+    ]);
+    const bodies = await Promise.all(chunks.map((c) => openChunk(key, c.id, c.sealed)));
+    return {
+      id,
+      title: meta.title,
+      path: meta.path,
+      passages: chunks.map((c, i) => ({
+        chunkId: c.id,
+        ordinal: c.ordinal,
+        heading: bodies[i]?.heading ?? "",
+        text: bodies[i]?.text ?? "",
+      })),
+    };
+  }
+}
