@@ -9,12 +9,18 @@ export interface StorageOptions {
   syncUrl?: string | null;
 }
 
+/** Busy timeout for `file:` databases shared by several processes. */
+export const BUSY_TIMEOUT_MS = 5000;
+
 export function openClient(options: StorageOptions): Client {
   return createClient({
     url: options.url,
     ...(options.authToken ? { authToken: options.authToken } : {}),
     ...(options.syncUrl ? { syncUrl: options.syncUrl } : {}),
     intMode: "number",
+    // How long a local write waits for another process's write lock before failing. Writes are short
+    // batches, so a few seconds only runs out when something is truly stuck.
+    timeout: BUSY_TIMEOUT_MS,
   });
 }
 

@@ -1,5 +1,7 @@
-// Applies the migrations this code knows, once, at start. Runs inside one write transaction that re-reads
-// the applied version first, so several instances starting together apply each migration exactly once.
+// Applies the migrations this code knows, at start. Each migration is one batch (one transaction) whose first
+// statement records its version: if another instance applied it first, that insert fails on the primary
+// key, the whole batch rolls back, and this instance moves on. A batch never holds a transaction across an
+// await, so instances in one process cannot deadlock on each other either.
 
 import type { Client } from "@libsql/client";
 import { latestSchemaVersion, migrations } from "./migrations/index.js";
@@ -8,31 +10,42 @@ export class SchemaTooNewError extends Error {
   override readonly name = "SchemaTooNewError";
 }
 
+async function appliedVersion(client: Client): Promise<number> {
+  const rs = await client.execute("SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations");
+  return Number(rs.rows[0]?.v ?? 0);
+}
+
+function isDuplicateVersion(error: unknown): boolean {
+  return error instanceof Error && /UNIQUE constraint failed: schema_migrations\.version/.test(error.message);
+}
+
 export async function migrate(client: Client): Promise<{ from: number; to: number }> {
   await client.execute(
     "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)",
   );
-  const tx = await client.transaction("write");
-  try {
-    const row = (await tx.execute("SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations")).rows[0];
-    const from = Number(row?.v ?? 0);
-    if (from > latestSchemaVersion) {
-      throw new SchemaTooNewError(
-        `The database schema is version ${from}, newer than this memoria knows (${latestSchemaVersion}). ` +
-          "Upgrade memoria before starting it on this database.",
-      );
-    }
-    for (const migration of migrations) {
-      if (migration.version <= from) continue;
-      for (const sql of migration.statements) await tx.execute(sql);
-      await tx.execute({
-        sql: "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
-        args: [migration.version, new Date().toISOString()],
-      });
-    }
-    await tx.commit();
-    return { from, to: Math.max(from, latestSchemaVersion) };
-  } finally {
-    tx.close();
+  const from = await appliedVersion(client);
+  if (from > latestSchemaVersion) {
+    throw new SchemaTooNewError(
+      `The database schema is version ${from}, newer than this memoria knows (${latestSchemaVersion}). ` +
+        "Upgrade memoria before starting it on this database.",
+    );
   }
+  for (const migration of migrations) {
+    if (migration.version <= from) continue;
+    try {
+      await client.batch(
+        [
+          {
+            sql: "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
+            args: [migration.version, new Date().toISOString()],
+          },
+          ...migration.statements,
+        ],
+        "write",
+      );
+    } catch (error) {
+      if (!isDuplicateVersion(error)) throw error;
+    }
+  }
+  return { from, to: Math.max(from, await appliedVersion(client)) };
 }

@@ -1,0 +1,68 @@
+// The one rule: no readable passage at rest. Ingest a corpus full of distinctive words into a file database,
+// stop, and scan every file the service wrote (database, WAL, journal, anything else in the directory).
+
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { addDocument, buildTestApp, makeTeam, search, tempDir } from "../support/app.js";
+
+// Words no library, schema or id would contain by chance.
+const distinctive = ["quetzalcoatlus", "zymurgyfest", "brontide", "xanthippe", "pellucidar", "ombrophobe"];
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? filesUnder(path) : [path];
+  });
+}
+
+/** Every distinctive word found in any file, as UTF-8 or UTF-16 (SQLite can store either). */
+function readableWords(dir: string, words: string[]): string[] {
+  const found: string[] = [];
+  for (const file of filesUnder(dir)) {
+    const bytes = readFileSync(file);
+    for (const word of words) {
+      for (const encoded of [Buffer.from(word, "utf8"), Buffer.from(word, "utf16le")]) {
+        if (bytes.includes(encoded) || bytes.includes(Buffer.from(word.toUpperCase(), "utf8"))) {
+          found.push(`${word} in ${file}`);
+        }
+      }
+    }
+  }
+  return found;
+}
+
+describe("nothing readable at rest", () => {
+  const cleanups: (() => void)[] = [];
+  afterEach(() => {
+    for (const c of cleanups.splice(0)) c();
+  });
+
+  it("leaves no title, heading, body, path, external id or team name readable in any file", async () => {
+    const tmp = tempDir();
+    cleanups.push(tmp.cleanup);
+    const app = await buildTestApp({ dbUrl: tmp.dbUrl });
+    const { apiKey } = await makeTeam(app, "Team Xanthippe");
+    const doc = await addDocument(app, apiKey, {
+      title: "Quetzalcoatlus field notes",
+      content: "# Zymurgyfest\n\n## Brontide\n\nThe brontide rolled over pellucidar at dawn.\n",
+      path: ["Ombrophobe", "Archive"],
+      externalId: "file:notes/quetzalcoatlus.md",
+    });
+    await app.request(`/v1/documents/${doc.id}`, {
+      method: "PUT",
+      token: apiKey,
+      json: { title: "Quetzalcoatlus field notes", content: "Pellucidar revisited: zymurgyfest again." },
+    });
+    await addDocument(app, apiKey, { title: "Second", content: "brontide ".repeat(2000) });
+    // Searching builds the in-memory index; it must not leave anything behind either.
+    expect((await search(app, apiKey, "brontide pellucidar")).hits.length).toBeGreaterThan(0);
+    app.close();
+
+    const files = filesUnder(tmp.dir);
+    expect(files.length).toBeGreaterThan(0);
+    expect(readableWords(tmp.dir, distinctive)).toEqual([]);
+    // The scan itself works: a word we write in the clear is found.
+    expect(readableWords(tmp.dir, ["memoria"]).length + readableWords(tmp.dir, ["documents"]).length).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,123 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { addDocument, buildTestApp, makeTeam, search, type TestApp, tempDir } from "../support/app.js";
+
+const corpus = [
+  { title: "Finance", content: "# Finance\n\n## Revenue\n\nJune revenue was four million.\n\n## Costs\n\nCosts rose in June." },
+  { title: "Onboarding", content: "## Checklist\n\nLaptop, badge, revenue dashboard access.", path: ["Handbook"] },
+  { title: "Office", content: "The office phone number is 555 0100.\n\nPhone the front desk for deliveries." },
+  { title: "Incidents", content: "## June outage\n\nRevenue reports were late during the June outage." },
+];
+
+describe("live team indexes", () => {
+  const open: TestApp[] = [];
+  const cleanups: (() => void)[] = [];
+  afterEach(() => {
+    for (const a of open.splice(0)) a.close();
+    for (const c of cleanups.splice(0)) c();
+  });
+
+  it("a restart rebuilds the index from sealed rows and answers the same hits in the same order", async () => {
+    const tmp = tempDir();
+    cleanups.push(tmp.cleanup);
+    const first = await buildTestApp({ dbUrl: tmp.dbUrl });
+    const { apiKey } = await makeTeam(first);
+    for (const doc of corpus) await addDocument(first, apiKey, doc);
+    const queries = ["june revenue", "phone number", "handbook checklist", "costs"];
+    const before = await Promise.all(queries.map((q) => search(first, apiKey, q)));
+    first.close();
+
+    const second = await buildTestApp({ dbUrl: tmp.dbUrl, masterKey: first.masterKey });
+    open.push(second);
+    const stats = (await (await second.request("/v1/stats", { token: apiKey })).json()) as { index: { state: string } };
+    expect(stats.index.state).toBe("cold");
+    const after = await Promise.all(queries.map((q) => search(second, apiKey, q)));
+    expect(after.map((r) => r.hits)).toEqual(before.map((r) => r.hits));
+    expect(before.every((r) => r.hits.length > 0)).toBe(true);
+  });
+
+  it("two teams in one process never share an index", async () => {
+    const app = await buildTestApp();
+    open.push(app);
+    const a = await makeTeam(app, "A");
+    const b = await makeTeam(app, "B");
+    const docA = await addDocument(app, a.apiKey, { title: "Alpha plan", content: "The aardvark migration plan." });
+    await addDocument(app, b.apiKey, { title: "Beta plan", content: "The bumblebee migration plan." });
+    expect((await search(app, a.apiKey, "aardvark")).hits.map((h) => h.documentId)).toEqual([docA.id]);
+    expect((await search(app, b.apiKey, "aardvark")).hits).toEqual([]);
+    expect((await search(app, a.apiKey, "bumblebee")).hits).toEqual([]);
+    const plans = await search(app, b.apiKey, "migration plan");
+    expect(plans.hits.every((h) => h.title === "Beta plan")).toBe(true);
+    expect(plans.corpus).toEqual({ documents: 1, chunks: 1 });
+    expect((await app.request(`/v1/documents/${docA.id}`, { token: b.apiKey })).status).toBe(404);
+  });
+
+  it("the index is not a file: SQLite reports no file behind any team's index", async () => {
+    const tmp = tempDir();
+    cleanups.push(tmp.cleanup);
+    const app = await buildTestApp({ dbUrl: tmp.dbUrl });
+    open.push(app);
+    const { apiKey } = await makeTeam(app);
+    await addDocument(app, apiKey, corpus[0] as { title: string; content: string });
+    await search(app, apiKey, "revenue");
+    const teamId = apiKey.split("_")[1] as string;
+    const key = await app.memoria.directory.authenticate(apiKey);
+    expect(key?.teamId).toBe(teamId);
+    const index = await app.memoria.indexes.ready(key as NonNullable<typeof key>);
+    expect(index.backingFile()).toBe("");
+  });
+
+  it("concurrent first requests share one build", async () => {
+    const tmp = tempDir();
+    cleanups.push(tmp.cleanup);
+    const first = await buildTestApp({ dbUrl: tmp.dbUrl });
+    const { apiKey } = await makeTeam(first);
+    for (const doc of corpus) await addDocument(first, apiKey, doc);
+    first.close();
+    const app = await buildTestApp({ dbUrl: tmp.dbUrl, masterKey: first.masterKey });
+    open.push(app);
+    const answers = await Promise.all(Array.from({ length: 8 }, () => search(app, apiKey, "june revenue")));
+    expect(new Set(answers.map((a) => JSON.stringify(a.hits))).size).toBe(1);
+    const stats = (await (await app.request("/v1/stats", { token: apiKey })).json()) as {
+      index: { state: string; buildMs: number; appliedSeq: number };
+    };
+    expect(stats.index.state).toBe("ready");
+    expect(stats.index.appliedSeq).toBe(corpus.length);
+  });
+
+  it("replace and delete take effect before the response returns", async () => {
+    const app = await buildTestApp();
+    open.push(app);
+    const { apiKey } = await makeTeam(app);
+    const doc = await addDocument(app, apiKey, { title: "Plan", content: "The walrus strategy." });
+    expect((await search(app, apiKey, "walrus")).hits).toHaveLength(1);
+    const put = await app.request(`/v1/documents/${doc.id}`, {
+      method: "PUT",
+      token: apiKey,
+      json: { title: "Plan", content: "The narwhal strategy." },
+    });
+    expect(put.status).toBe(200);
+    expect((await search(app, apiKey, "walrus")).hits).toEqual([]);
+    expect((await search(app, apiKey, "narwhal")).hits).toHaveLength(1);
+    expect((await app.request(`/v1/documents/${doc.id}`, { method: "DELETE", token: apiKey })).status).toBe(204);
+    expect((await search(app, apiKey, "narwhal strategy plan")).hits).toEqual([]);
+  });
+
+  it("a write by another instance over the same database is found once the catch-up bound has passed", async () => {
+    const tmp = tempDir();
+    cleanups.push(tmp.cleanup);
+    let now = Date.parse("2026-01-01T00:00:00Z");
+    const clock = { now: () => new Date(now) };
+    const a = await buildTestApp({ dbUrl: tmp.dbUrl, clock });
+    const b = await buildTestApp({ dbUrl: tmp.dbUrl, clock, masterKey: a.masterKey });
+    open.push(a, b);
+    const { apiKey } = await makeTeam(a);
+    await addDocument(a, apiKey, { title: "One", content: "The first okapi." });
+    expect((await search(b, apiKey, "okapi")).hits).toHaveLength(1);
+    const second = await addDocument(a, apiKey, { title: "Two", content: "The second okapi." });
+    now += 2000;
+    expect((await search(b, apiKey, "okapi")).hits).toHaveLength(2);
+    await a.request(`/v1/documents/${second.id}`, { method: "DELETE", token: apiKey });
+    now += 2000;
+    expect((await search(b, apiKey, "okapi")).hits).toHaveLength(1);
+  });
+});
