@@ -9,7 +9,14 @@ import { blindIndex, type TeamKey } from "../seal/team-key.js";
 import { type DocumentCursor, type DocumentRow, UniqueExternalRefError } from "../store/documents.js";
 import type { Storage } from "../store/storage.js";
 import type { LiveIndexes } from "../teams/live-indexes.js";
-import { openContent, openDocumentMeta, sealChunk, sealContent, sealDocumentMeta } from "./sealed.js";
+import {
+  chunkRuns,
+  openContent,
+  openDocumentMeta,
+  sealChunkRun,
+  sealContent,
+  sealDocumentMeta,
+} from "./sealed.js";
 
 export interface DocumentInput {
   title: string;
@@ -117,15 +124,18 @@ export class DocumentService {
     }
     const id = existing?.id ?? newId("d");
     const now = clock.now().toISOString();
+    const version = (existing?.version ?? 0) + 1;
     const passages = chunkDocument({ title: input.title, content: input.content, format: input.format });
-    const chunks = await Promise.all(
-      passages.map(async (p) => {
-        const chunkId = newId("c");
+    const runs = await Promise.all(
+      chunkRuns(passages).map(async (run) => {
+        const firstOrdinal = run[0]?.ordinal ?? 0;
+        const bodies = run.map((p) => ({ heading: p.heading, text: p.text }));
         return {
           documentId: id,
-          ordinal: p.ordinal,
-          id: chunkId,
-          sealed: await sealChunk(key, chunkId, { heading: p.heading, text: p.text }),
+          firstOrdinal,
+          count: run.length,
+          version,
+          sealed: await sealChunkRun(key, { documentId: id, version, firstOrdinal }, bodies),
         };
       }),
     );
@@ -139,14 +149,14 @@ export class DocumentService {
         externalId: input.externalId,
       }),
       externalRef: ref,
-      version: (existing?.version ?? 0) + 1,
-      chunkCount: chunks.length,
+      version,
+      chunkCount: passages.length,
       contentBytes,
       createdAt: existing?.createdAt ?? now,
       updatedAt: now,
     };
     const content = await sealContent(key, id, input.content);
-    const seq = await storage.documents.write({ row, content, chunks }, existing ? "replace" : "insert");
+    const seq = await storage.documents.write({ row, content, runs }, existing ? "replace" : "insert");
     if (seq === null) throw new NotFoundError(`No document ${id}.`);
     await indexes.committed(key);
     return this.#viewOf(row, input);

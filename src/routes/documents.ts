@@ -10,13 +10,13 @@ import type { DocumentFormat } from "../ingest/chunk.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
 import { errors, json } from "./responses.js";
 import { router } from "./router.js";
-import { codePoints, documentFormatSchema, documentSchema, idParam, intParam } from "./schemas.js";
+import { codePoints, documentFormatSchema, documentSchema, idParam, intParam, nameText } from "./schemas.js";
 
 /** externalIds with these prefixes belong to a note source; the documents API may not write them. */
 export const reservedExternalIdPrefixes = ["notion:"];
 
 export const documentBody = z.object({
-  title: codePoints(1, 512),
+  title: nameText(512),
   content: z.string(),
   format: documentFormatSchema.optional(),
   path: z.array(codePoints(1, 512)).max(32).optional(),
@@ -37,7 +37,7 @@ export const documentListAnswer = z.object({
   nextCursor: z.string().nullable(),
 });
 
-const rawTitleQuery = z.object({ title: codePoints(1, 512).optional() });
+const rawTitleQuery = z.object({ title: nameText(512).optional() });
 const uploadForm = z.object({
   file: z.instanceof(File, { message: "must be a file" }).openapi({ type: "string", format: "binary" }),
 });
@@ -49,6 +49,8 @@ const rawFormats: Record<string, DocumentFormat> = {
   "text/plain": "text",
   "text/html": "html",
 };
+
+const postTypes = ["application/json", "multipart/form-data", ...Object.keys(rawFormats)];
 
 function mediaType(c: Context): string {
   return (c.req.header("content-type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
@@ -79,7 +81,7 @@ export function documentRoutes(documents: DocumentService, team: MiddlewareHandl
       method: "post",
       path: "/v1/documents",
       security,
-      middleware: [team] as const,
+      middleware: [team, acceptOnly(postTypes)] as const,
       request: {
         query: rawTitleQuery,
         body: {
@@ -119,9 +121,7 @@ export function documentRoutes(documents: DocumentService, team: MiddlewareHandl
         if (!title) throw new InvalidRequestError("Invalid request: title: a raw body needs ?title=.");
         input = { title, content: await c.req.text(), format: rawFormats[type], path: [], externalId: null };
       } else {
-        throw new UnsupportedMediaTypeError(
-          "Send application/json, text/markdown, text/plain, text/html or multipart/form-data.",
-        );
+        throw new UnsupportedMediaTypeError(`Send ${postTypes.join(", ")}.`);
       }
       const { document, created } = await documents.create(c.get("team"), input);
       return created ? c.json({ document }, 201) : c.json({ document }, 200);
@@ -167,7 +167,7 @@ export function documentRoutes(documents: DocumentService, team: MiddlewareHandl
       method: "put",
       path: "/v1/documents/{id}",
       security,
-      middleware: [team, jsonOnly()] as const,
+      middleware: [team, acceptOnly(["application/json"])] as const,
       request: {
         params: idParams,
         body: { content: { "application/json": { schema: documentBody } }, required: true },
@@ -205,10 +205,10 @@ export function documentRoutes(documents: DocumentService, team: MiddlewareHandl
   return app;
 }
 
-/** PUT accepts JSON only; anything else is 415 before validation reads the body. */
-export function jsonOnly(): MiddlewareHandler<AppEnv> {
+/** Refuses any other media type with 415 before a validator reads the body. */
+export function acceptOnly(types: readonly string[]): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (mediaType(c) !== "application/json") throw new UnsupportedMediaTypeError("Send application/json.");
+    if (!types.includes(mediaType(c))) throw new UnsupportedMediaTypeError(`Send ${types.join(", ")}.`);
     await next();
   };
 }

@@ -15,6 +15,10 @@ export const codePoints = (min: number, max: number) =>
     { message: `must be ${min}–${max} characters` },
   );
 
+/** A name or title: 1–`max` characters, and not only white space (a blank title is never findable). */
+export const nameText = (max: number) =>
+  codePoints(1, max).refine((s) => s.trim() !== "", { message: "must not be blank" });
+
 /** A positive whole number given as a query-string parameter. */
 export const intParam = (min: number, max: number) =>
   z

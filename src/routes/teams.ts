@@ -6,9 +6,9 @@ import type { AppEnv } from "../http/env.js";
 import type { TeamDirectory } from "../teams/directory.js";
 import { errors, json } from "./responses.js";
 import { router } from "./router.js";
-import { codePoints, idParam, teamSchema } from "./schemas.js";
+import { idParam, nameText, teamSchema } from "./schemas.js";
 
-export const createTeamBody = z.object({ name: codePoints(1, 200) });
+export const createTeamBody = z.object({ name: nameText(200) });
 export const createTeamAnswer = z.object({ team: teamSchema, keyId: z.string(), apiKey: z.string() });
 export const teamsAnswer = z.object({ teams: z.array(teamSchema) });
 export const keysAnswer = z.object({

@@ -18,18 +18,21 @@ export interface DocumentRow {
   updatedAt: string;
 }
 
-export interface ChunkRow {
+/** A run of consecutive chunks of one document, sealed as one value. */
+export interface ChunkRunRow {
   documentId: string;
-  ordinal: number;
-  id: string;
-  /** Sealed heading and text. */
+  firstOrdinal: number;
+  count: number;
+  /** The document version the run belongs to. */
+  version: number;
+  /** Sealed headings and texts. */
   sealed: Uint8Array;
 }
 
 export interface DocumentWrite {
   row: DocumentRow;
   content: Uint8Array;
-  chunks: ChunkRow[];
+  runs: ChunkRunRow[];
 }
 
 export interface DocumentCursor {
@@ -54,16 +57,22 @@ function documentRow(row: Record<string, unknown>): DocumentRow {
   };
 }
 
-function chunkRow(row: Record<string, unknown>): ChunkRow {
+const runColumns = "document_id, first_ordinal, chunk_count, version, sealed";
+
+function runRow(row: Record<string, unknown>): ChunkRunRow {
   return {
     documentId: text(row.document_id),
-    ordinal: num(row.ordinal),
-    id: text(row.id),
+    firstOrdinal: num(row.first_ordinal),
+    count: num(row.chunk_count),
+    version: num(row.version),
     sealed: blob(row.sealed),
   };
 }
 
-/** Appends a change record with the team's next seq; `guard` makes it conditional on an earlier statement. */
+/**
+ * Appends a change record with the team's next seq. `guard` makes it conditional; it sits in HAVING because
+ * an aggregate without GROUP BY yields a row even when WHERE matches nothing.
+ */
 export function appendChange(
   teamId: string,
   kind: string,
@@ -73,7 +82,7 @@ export function appendChange(
 ): { sql: string; args: InValue[] } {
   return {
     sql: `INSERT INTO changes (team_id, seq, kind, entity_id, at)
-          SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ? FROM changes WHERE team_id = ? AND ${guard}`,
+          SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ? FROM changes WHERE team_id = ? HAVING ${guard}`,
     args: [teamId, kind, entityId, at, teamId],
   };
 }
@@ -134,10 +143,10 @@ export class DocumentRows {
       });
       statements.push({ sql: "DELETE FROM chunks WHERE team_id = ? AND document_id = ?", args: guardArgs });
     }
-    for (const chunk of write.chunks) {
+    for (const run of write.runs) {
       statements.push({
-        sql: `INSERT INTO chunks (team_id, document_id, ordinal, id, sealed) SELECT ?, ?, ?, ?, ? WHERE ${exists}`,
-        args: [row.teamId, row.id, chunk.ordinal, chunk.id, chunk.sealed, ...guardArgs],
+        sql: `INSERT INTO chunks (team_id, ${runColumns}) SELECT ?, ?, ?, ?, ?, ? WHERE ${exists}`,
+        args: [row.teamId, row.id, run.firstOrdinal, run.count, run.version, run.sealed, ...guardArgs],
       });
     }
     const change = appendChange(row.teamId, "document.put", row.id, row.updatedAt, exists);
@@ -225,26 +234,26 @@ export class DocumentRows {
     return rs.rows.map(documentRow);
   }
 
-  async chunks(teamId: string, documentId: string): Promise<ChunkRow[]> {
+  async chunkRuns(teamId: string, documentId: string): Promise<ChunkRunRow[]> {
     const rs = await this.client.execute({
-      sql: "SELECT document_id, ordinal, id, sealed FROM chunks WHERE team_id = ? AND document_id = ? ORDER BY ordinal",
+      sql: `SELECT ${runColumns} FROM chunks WHERE team_id = ? AND document_id = ? ORDER BY first_ordinal`,
       args: [teamId, documentId],
     });
-    return rs.rows.map(chunkRow);
+    return rs.rows.map(runRow);
   }
 
-  /** Every chunk of a team in (document, ordinal) order, a page at a time, for index builds. */
-  async pageChunks(
+  /** Every chunk run of a team in (document, ordinal) order, a page at a time, for index builds. */
+  async pageChunkRuns(
     teamId: string,
-    after: { documentId: string; ordinal: number } | null,
+    after: { documentId: string; firstOrdinal: number } | null,
     limit: number,
-  ): Promise<ChunkRow[]> {
+  ): Promise<ChunkRunRow[]> {
     const rs = await this.client.execute({
-      sql: `SELECT document_id, ordinal, id, sealed FROM chunks
-            WHERE team_id = ? AND (document_id, ordinal) > (?, ?) ORDER BY document_id, ordinal LIMIT ?`,
-      args: [teamId, after?.documentId ?? "", after?.ordinal ?? -1, limit],
+      sql: `SELECT ${runColumns} FROM chunks WHERE team_id = ? AND (document_id, first_ordinal) > (?, ?)
+            ORDER BY document_id, first_ordinal LIMIT ?`,
+      args: [teamId, after?.documentId ?? "", after?.firstOrdinal ?? -1, limit],
     });
-    return rs.rows.map(chunkRow);
+    return rs.rows.map(runRow);
   }
 
   async counts(teamId: string): Promise<{ documents: number; chunks: number }> {

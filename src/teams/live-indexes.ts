@@ -6,15 +6,21 @@
 // change to an index goes through the team's queue, so builds and catch-ups never overlap.
 
 import type { Clock } from "../clock.js";
-import { openChunk, openDocumentMeta } from "../documents/sealed.js";
+import { type ChunkBody, chunkId, openChunkRun, openDocumentMeta } from "../documents/sealed.js";
 import type { IndexedDocument } from "../index/passage-index.js";
 import { PassageIndex } from "../index/passage-index.js";
 import type { Logger } from "../logger.js";
 import type { TeamKey } from "../seal/team-key.js";
-import type { ChunkRow } from "../store/documents.js";
+import type { ChunkRunRow } from "../store/documents.js";
 import type { Storage } from "../store/storage.js";
 
 export type IndexState = "cold" | "building" | "ready";
+
+interface DocumentMeta {
+  title: string;
+  path: string[];
+  version: number;
+}
 
 export interface IndexStatus {
   state: IndexState;
@@ -25,10 +31,10 @@ export interface IndexStatus {
 
 /**
  * Rows read per storage round trip during a build. Large enough that per-query overhead vanishes next to
- * decrypting and indexing (~2 MB of sealed chunks at 1 KB each), small enough that the event loop gets a turn
- * between pages and memory stays flat.
+ * opening and indexing (256 chunk runs are up to 8 MB of text, typically ~2.5 MB), small enough that the event
+ * loop gets a turn between pages and memory stays flat.
  */
-const BUILD_PAGE_ROWS = 2000;
+const BUILD_PAGE_ROWS = 256;
 /** Change records read per round trip while catching up. */
 const CATCHUP_PAGE = 500;
 
@@ -143,66 +149,68 @@ export class LiveIndexes {
     }
   }
 
-  async #openDocumentMetas(key: TeamKey): Promise<Map<string, { title: string; path: string[] }>> {
-    const out = new Map<string, { title: string; path: string[] }>();
+  async #openDocumentMetas(key: TeamKey): Promise<Map<string, DocumentMeta>> {
+    const out = new Map<string, DocumentMeta>();
     let after = "";
     for (;;) {
-      const rows = await this.deps.storage.documents.page(key.teamId, after, BUILD_PAGE_ROWS);
+      const rows = await this.deps.storage.documents.page(key.teamId, after, BUILD_PAGE_ROWS * 8);
       const metas = await Promise.all(rows.map((row) => openDocumentMeta(key, row.id, row.sealed)));
       rows.forEach((row, i) => {
         const meta = metas[i];
-        if (meta) out.set(row.id, { title: meta.title, path: meta.path });
+        if (meta) out.set(row.id, { title: meta.title, path: meta.path, version: row.version });
       });
       const last = rows.at(-1);
-      if (!last || rows.length < BUILD_PAGE_ROWS) return out;
+      if (!last || rows.length < BUILD_PAGE_ROWS * 8) return out;
       after = last.id;
     }
   }
 
   /**
-   * Reads, opens and indexes every chunk, a page at a time. The next page is fetched while the current one
-   * is opened (WebCrypto runs off the main thread) and indexed, so storage, decryption and FTS5 overlap.
+   * Reads, opens and indexes every chunk run, a page at a time. A page's runs are being opened (WebCrypto
+   * works off the main thread) while the page before is inserted, so decryption and FTS5 overlap.
    */
   async #loadPassages(
     key: TeamKey,
     index: PassageIndex,
-    documents: Map<string, { title: string; path: string[] }>,
+    documents: Map<string, DocumentMeta>,
   ): Promise<void> {
     const { storage } = this.deps;
-    const fetchAfter = (row: ChunkRow | undefined) =>
-      row
-        ? storage.documents.pageChunks(
-            key.teamId,
-            { documentId: row.documentId, ordinal: row.ordinal },
-            BUILD_PAGE_ROWS,
-          )
-        : null;
-    let pending: Promise<ChunkRow[]> | null = storage.documents.pageChunks(key.teamId, null, BUILD_PAGE_ROWS);
     let current: IndexedDocument | null = null;
-    while (pending) {
-      const rows: ChunkRow[] = await pending;
-      pending = rows.length === BUILD_PAGE_ROWS ? fetchAfter(rows.at(-1)) : null;
-      const bodies = await Promise.all(rows.map((row) => openChunk(key, row.id, row.sealed)));
+    const insert = (rows: ChunkRunRow[], bodies: ChunkBody[][]) => {
       const complete: IndexedDocument[] = [];
       rows.forEach((row, i) => {
         const meta = documents.get(row.documentId);
-        const body = bodies[i];
-        // A chunk whose document appeared after the metadata was read is picked up by the catch-up.
-        if (!meta || !body) return;
+        const chunks = bodies[i];
+        // A run of a document written after its metadata was read belongs to the catch-up that follows.
+        if (!meta || !chunks || row.version !== meta.version) return;
         if (current?.id !== row.documentId) {
           if (current) complete.push(current);
           current = { id: row.documentId, title: meta.title, path: meta.path, passages: [] };
         }
-        current.passages.push({
-          chunkId: row.id,
-          ordinal: row.ordinal,
-          heading: body.heading,
-          text: body.text,
+        const passages = current.passages;
+        chunks.forEach((chunk, j) => {
+          const ordinal = row.firstOrdinal + j;
+          passages.push({ chunkId: chunkId(row.documentId, row.version, ordinal), ordinal, ...chunk });
         });
       });
       index.apply(complete);
+    };
+    let previous: { rows: ChunkRunRow[]; bodies: Promise<ChunkBody[][]> } | null = null;
+    let after: { documentId: string; firstOrdinal: number } | null = null;
+    for (;;) {
+      const rows = await storage.documents.pageChunkRuns(key.teamId, after, BUILD_PAGE_ROWS);
+      const opening = Promise.all(rows.map((row) => openChunkRun(key, row)));
+      // Keep a failure of this page from surfacing as unhandled while the previous page is inserted.
+      opening.catch(() => undefined);
+      if (previous) insert(previous.rows, await previous.bodies);
+      previous = { rows, bodies: opening };
+      const last = rows.at(-1);
+      if (!last || rows.length < BUILD_PAGE_ROWS) break;
+      after = { documentId: last.documentId, firstOrdinal: last.firstOrdinal };
     }
-    if (current) index.apply([current]);
+    insert(previous.rows, await previous.bodies);
+    const tail = current as IndexedDocument | null;
+    if (tail) index.apply([tail]);
   }
 
   /** Replays every change after the applied seq by re-reading each named document's current rows. */
@@ -231,21 +239,22 @@ export class LiveIndexes {
     const { documents } = this.deps.storage;
     const row = await documents.get(key.teamId, id);
     if (!row) return null;
-    const [meta, chunks] = await Promise.all([
+    const [meta, runs] = await Promise.all([
       openDocumentMeta(key, id, row.sealed),
-      documents.chunks(key.teamId, id),
+      documents.chunkRuns(key.teamId, id),
     ]);
-    const bodies = await Promise.all(chunks.map((c) => openChunk(key, c.id, c.sealed)));
+    const opened = await Promise.all(runs.map((run) => openChunkRun(key, run)));
     return {
       id,
       title: meta.title,
       path: meta.path,
-      passages: chunks.map((c, i) => ({
-        chunkId: c.id,
-        ordinal: c.ordinal,
-        heading: bodies[i]?.heading ?? "",
-        text: bodies[i]?.text ?? "",
-      })),
+      passages: runs.flatMap((run, i) =>
+        (opened[i] ?? []).map((chunk, j) => ({
+          chunkId: chunkId(id, run.version, run.firstOrdinal + j),
+          ordinal: run.firstOrdinal + j,
+          ...chunk,
+        })),
+      ),
     };
   }
 }

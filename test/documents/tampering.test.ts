@@ -59,15 +59,17 @@ describe("tampered rows", () => {
     const one = await addDocument(first, apiKey, { title: "One", content: "The capybara ledger." });
     const two = await addDocument(first, apiKey, { title: "Two", content: "The tapir ledger." });
     await first.storage.client.execute({
-      sql: `UPDATE chunks SET sealed = (SELECT sealed FROM chunks WHERE document_id = ? AND ordinal = 0)
-            WHERE document_id = ? AND ordinal = 0`,
+      sql: `UPDATE chunks SET sealed = (SELECT sealed FROM chunks WHERE document_id = ? AND first_ordinal = 0)
+            WHERE document_id = ? AND first_ordinal = 0`,
       args: [one.id, two.id],
     });
     first.close();
     const second = await buildTestApp({ dbUrl: tmp.dbUrl, masterKey: first.masterKey });
     open.push(second);
     await expectUnreadable(await second.request("/v1/search?q=ledger", { token: apiKey }), "capybara");
-    const stats = (await (await second.request("/v1/stats", { token: apiKey })).json()) as { index: { state: string } };
+    const stats = (await (await second.request("/v1/stats", { token: apiKey })).json()) as {
+      index: { state: string };
+    };
     expect(stats.index.state).toBe("cold");
   });
 

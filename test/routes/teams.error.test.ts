@@ -23,12 +23,24 @@ describe("POST /v1/teams validation", () => {
 
   it("refuses a name of 201 characters and accepts 200", () =>
     withApp(async (app) => {
-      const tooLong = await app.request("/v1/teams", { ...admin, method: "POST", json: { name: "a".repeat(201) } });
+      const tooLong = await app.request("/v1/teams", {
+        ...admin,
+        method: "POST",
+        json: { name: "a".repeat(201) },
+      });
       const body = await expectError(tooLong, 400, "invalid_request");
       expect(body.error.message).toContain("name");
-      const emoji = await app.request("/v1/teams", { ...admin, method: "POST", json: { name: "🦊".repeat(201) } });
+      const emoji = await app.request("/v1/teams", {
+        ...admin,
+        method: "POST",
+        json: { name: "🦊".repeat(201) },
+      });
       await expectError(emoji, 400, "invalid_request");
-      const fits = await app.request("/v1/teams", { ...admin, method: "POST", json: { name: "a".repeat(200) } });
+      const fits = await app.request("/v1/teams", {
+        ...admin,
+        method: "POST",
+        json: { name: "a".repeat(200) },
+      });
       await expectOk(fits, 201, createTeamAnswer);
     }));
 
@@ -80,7 +92,11 @@ describe("unknown teams and keys", () => {
           404,
           "not_found",
         );
-        await expectError(await app.request(`/v1/teams/${teamId}`, { ...admin, method: "DELETE" }), 404, "not_found");
+        await expectError(
+          await app.request(`/v1/teams/${teamId}`, { ...admin, method: "DELETE" }),
+          404,
+          "not_found",
+        );
       }
     }));
 
@@ -112,9 +128,17 @@ describe("unknown teams and keys", () => {
       );
       const path = `/v1/teams/${created.team.id}/keys/${created.keyId}`;
       expect((await app.request(path, { ...admin, method: "DELETE" })).status).toBe(204);
-      const first = await expectOk(await app.request(`/v1/teams/${created.team.id}/keys`, admin), 200, keysAnswer);
+      const first = await expectOk(
+        await app.request(`/v1/teams/${created.team.id}/keys`, admin),
+        200,
+        keysAnswer,
+      );
       expect((await app.request(path, { ...admin, method: "DELETE" })).status).toBe(204);
-      const second = await expectOk(await app.request(`/v1/teams/${created.team.id}/keys`, admin), 200, keysAnswer);
+      const second = await expectOk(
+        await app.request(`/v1/teams/${created.team.id}/keys`, admin),
+        200,
+        keysAnswer,
+      );
       expect(second).toEqual(first);
       await expectError(await app.request("/v1/stats", { token: created.apiKey }), 401, "unauthorized");
     }));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { keysAnswer, createKeyAnswer, createTeamAnswer, teamsAnswer } from "../../src/routes/teams.js";
 import { searchAnswer } from "../../src/routes/search.js";
 import { statsAnswer } from "../../src/routes/stats.js";
+import { createKeyAnswer, createTeamAnswer, keysAnswer, teamsAnswer } from "../../src/routes/teams.js";
 import { ADMIN_TOKEN } from "../support/app.js";
 import { expectError, expectNoContent, expectOk, withApp } from "./contract.js";
 
@@ -112,7 +112,10 @@ describe("team keys", () => {
       // Used once before revoking, so nothing can hide behind a cold cache.
       await expectOk(await app.request("/v1/stats", { token: created.apiKey }), 200, statsAnswer);
       await expectNoContent(
-        await app.request(`/v1/teams/${created.team.id}/keys/${created.keyId}`, { ...admin, method: "DELETE" }),
+        await app.request(`/v1/teams/${created.team.id}/keys/${created.keyId}`, {
+          ...admin,
+          method: "DELETE",
+        }),
       );
       await expectError(await app.request("/v1/stats", { token: created.apiKey }), 401, "unauthorized");
       await expectError(await app.request("/v1/documents", { token: created.apiKey }), 401, "unauthorized");
@@ -153,10 +156,16 @@ describe("DELETE /v1/teams/{teamId}", () => {
       );
       expect(before.hits.length).toBe(1);
 
-      await expectNoContent(await app.request(`/v1/teams/${created.team.id}`, { ...admin, method: "DELETE" }));
+      await expectNoContent(
+        await app.request(`/v1/teams/${created.team.id}`, { ...admin, method: "DELETE" }),
+      );
 
       await expectError(await app.request("/v1/stats", { token: created.apiKey }), 401, "unauthorized");
-      await expectError(await app.request("/v1/search?q=words", { token: created.apiKey }), 401, "unauthorized");
+      await expectError(
+        await app.request("/v1/search?q=words", { token: created.apiKey }),
+        401,
+        "unauthorized",
+      );
       await expectError(await app.request(`/v1/teams/${created.team.id}/keys`, admin), 404, "not_found");
       await expectError(
         await app.request(`/v1/teams/${created.team.id}`, { ...admin, method: "DELETE" }),

@@ -60,7 +60,11 @@ describe("admin routes without the admin token", () => {
   it.each(adminRoutes)("%s %s answers 401 to a team key", (method, path) =>
     withApp(async (app) => {
       const { apiKey } = await makeTeam(app);
-      await expectError(await send(app, method, path, { authorization: `Bearer ${apiKey}` }), 401, "unauthorized");
+      await expectError(
+        await send(app, method, path, { authorization: `Bearer ${apiKey}` }),
+        401,
+        "unauthorized",
+      );
       expect(await teamCount(app)).toBe(1);
     }),
   );
@@ -97,7 +101,11 @@ describe("admin token unset (production)", () => {
           403,
           "admin_disabled",
         );
-        await expectError(await send(app, method, path, { authorization: "Bearer null" }), 403, "admin_disabled");
+        await expectError(
+          await send(app, method, path, { authorization: "Bearer null" }),
+          403,
+          "admin_disabled",
+        );
         await expectError(await send(app, method, path, { authorization: "Bearer " }), 403, "admin_disabled");
       },
       { config: { adminToken: null } },

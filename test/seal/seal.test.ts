@@ -4,7 +4,13 @@ import { fromBase64, toBase64Url, utf8 } from "../../src/seal/bytes.js";
 import { Keyring } from "../../src/seal/keyring.js";
 import { importMasterKeys, unwrapTeamKey, wrapTeamKey } from "../../src/seal/master.js";
 import { openBytes, SEAL_VERSION, sealBytes } from "../../src/seal/seal.js";
-import { blindIndex, deriveTeamKey, generateTeamKeyMaterial, openRow, sealRow } from "../../src/seal/team-key.js";
+import {
+  blindIndex,
+  deriveTeamKey,
+  generateTeamKeyMaterial,
+  openRow,
+  sealRow,
+} from "../../src/seal/team-key.js";
 
 const master = () => importMasterKeys(crypto.getRandomValues(new Uint8Array(32)));
 
@@ -57,9 +63,14 @@ describe("sealing", () => {
   });
 
   it("raw seal rejects truncated input", async () => {
-    const key = await crypto.subtle.importKey("raw", new Uint8Array(32), "AES-GCM", false, ["encrypt", "decrypt"]);
+    const key = await crypto.subtle.importKey("raw", new Uint8Array(32), "AES-GCM", false, [
+      "encrypt",
+      "decrypt",
+    ]);
     const sealed = await sealBytes(key, utf8("x"), utf8("aad"));
-    await expect(openBytes(key, sealed.slice(0, 10), utf8("aad"), "row")).rejects.toBeInstanceOf(UnreadableError);
+    await expect(openBytes(key, sealed.slice(0, 10), utf8("aad"), "row")).rejects.toBeInstanceOf(
+      UnreadableError,
+    );
   });
 });
 

@@ -63,6 +63,8 @@ describe("nothing readable at rest", () => {
     expect(files.length).toBeGreaterThan(0);
     expect(readableWords(tmp.dir, distinctive)).toEqual([]);
     // The scan itself works: a word we write in the clear is found.
-    expect(readableWords(tmp.dir, ["memoria"]).length + readableWords(tmp.dir, ["documents"]).length).toBeGreaterThan(0);
+    expect(
+      readableWords(tmp.dir, ["memoria"]).length + readableWords(tmp.dir, ["documents"]).length,
+    ).toBeGreaterThan(0);
   });
 });

@@ -2,9 +2,19 @@ import { afterEach, describe, expect, it } from "vitest";
 import { addDocument, buildTestApp, makeTeam, search, type TestApp, tempDir } from "../support/app.js";
 
 const corpus = [
-  { title: "Finance", content: "# Finance\n\n## Revenue\n\nJune revenue was four million.\n\n## Costs\n\nCosts rose in June." },
-  { title: "Onboarding", content: "## Checklist\n\nLaptop, badge, revenue dashboard access.", path: ["Handbook"] },
-  { title: "Office", content: "The office phone number is 555 0100.\n\nPhone the front desk for deliveries." },
+  {
+    title: "Finance",
+    content: "# Finance\n\n## Revenue\n\nJune revenue was four million.\n\n## Costs\n\nCosts rose in June.",
+  },
+  {
+    title: "Onboarding",
+    content: "## Checklist\n\nLaptop, badge, revenue dashboard access.",
+    path: ["Handbook"],
+  },
+  {
+    title: "Office",
+    content: "The office phone number is 555 0100.\n\nPhone the front desk for deliveries.",
+  },
   { title: "Incidents", content: "## June outage\n\nRevenue reports were late during the June outage." },
 ];
 
@@ -28,7 +38,9 @@ describe("live team indexes", () => {
 
     const second = await buildTestApp({ dbUrl: tmp.dbUrl, masterKey: first.masterKey });
     open.push(second);
-    const stats = (await (await second.request("/v1/stats", { token: apiKey })).json()) as { index: { state: string } };
+    const stats = (await (await second.request("/v1/stats", { token: apiKey })).json()) as {
+      index: { state: string };
+    };
     expect(stats.index.state).toBe("cold");
     const after = await Promise.all(queries.map((q) => search(second, apiKey, q)));
     expect(after.map((r) => r.hits)).toEqual(before.map((r) => r.hits));
@@ -40,7 +52,10 @@ describe("live team indexes", () => {
     open.push(app);
     const a = await makeTeam(app, "A");
     const b = await makeTeam(app, "B");
-    const docA = await addDocument(app, a.apiKey, { title: "Alpha plan", content: "The aardvark migration plan." });
+    const docA = await addDocument(app, a.apiKey, {
+      title: "Alpha plan",
+      content: "The aardvark migration plan.",
+    });
     await addDocument(app, b.apiKey, { title: "Beta plan", content: "The bumblebee migration plan." });
     expect((await search(app, a.apiKey, "aardvark")).hits.map((h) => h.documentId)).toEqual([docA.id]);
     expect((await search(app, b.apiKey, "aardvark")).hits).toEqual([]);
@@ -98,7 +113,9 @@ describe("live team indexes", () => {
     expect(put.status).toBe(200);
     expect((await search(app, apiKey, "walrus")).hits).toEqual([]);
     expect((await search(app, apiKey, "narwhal")).hits).toHaveLength(1);
-    expect((await app.request(`/v1/documents/${doc.id}`, { method: "DELETE", token: apiKey })).status).toBe(204);
+    expect((await app.request(`/v1/documents/${doc.id}`, { method: "DELETE", token: apiKey })).status).toBe(
+      204,
+    );
     expect((await search(app, apiKey, "narwhal strategy plan")).hits).toEqual([]);
   });
 
