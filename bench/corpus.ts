@@ -35,7 +35,8 @@ export interface CorpusPassage {
 }
 
 /** Any fixed value works; this one spells "memo" so it is recognisable in a debugger. */
-const DEFAULT_SEED = 0x6d656d6f;
+export const CORPUS_SEED = 0x6d656d6f;
+const DEFAULT_SEED = CORPUS_SEED;
 
 /**
  * The vocabulary's rank order must not depend on the corpus seed: a query mix and a corpus built with

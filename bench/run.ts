@@ -1,180 +1,146 @@
 // `npm run bench`: memoria's cold start and search latency against the floor, measured in the same run.
 //
-// For each corpus size it prints the floor (the sync engine's plain FTS5 load of the same plaintext into a
-// fresh :memory: database), memoria's cold start (a new app over the sealed rows, until the first search is
-// answered: read, open, index), and search latency p50/p99 over a fixed mix of 1–6 word queries. Figures are
-// ratios to the floor, so a slower or busier machine shifts both sides alike.
+// For each corpus size it prints the floor (libSQL's synchronous engine loading the same plaintext into a
+// fresh :memory: FTS5 table in one transaction), memoria's cold start (a new process opening the sealed
+// database, until its first search is answered: read, open, index), and search latency p50/p99 over a fixed
+// mix of 200 queries of 1–6 words. Every measurement runs in a fresh process, alternating floor and cold
+// start, and cold starts are given as ratios to the floor of the same pair, so a busier or slower machine
+// moves both sides alike.
 //
-// The sealed database for a size is made once and kept under .bench/ (sealed, like any memoria database),
-// so later runs skip the ingest. Usage: npm run bench [-- --sizes 10000,90000] [--rounds 3]
+// The sealed database of a size is made once and kept under .bench/ (sealed, like any memoria database).
+// Usage: npm run bench [-- --sizes 10000,90000] [--pairs 2] [--rounds 2]
 
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { createApp, type Memoria } from "../src/app.js";
+import { createApp } from "../src/app.js";
 import { silentLogger } from "../src/logger.js";
-import { fromBase64, toBase64Url } from "../src/seal/bytes.js";
+import { toBase64Url } from "../src/seal/bytes.js";
 import { Keyring } from "../src/seal/keyring.js";
 import { importMasterKeys } from "../src/seal/master.js";
 import { latestSchemaVersion } from "../src/store/migrations/index.js";
-import { openStorage, type Storage } from "../src/store/storage.js";
-import { type CorpusDocument, corpusPassages, generateCorpus, queryMix } from "./corpus.js";
-import { measureFloor } from "./floor.js";
+import { openStorage } from "../src/store/storage.js";
+import { CORPUS_SEED, generateCorpus } from "./corpus.js";
+import type { SealedCorpus } from "./measure.js";
 
 const ADMIN = "bench-admin-token-0123456789";
-const SEED = 20261130;
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? (process.argv[i + 1] ?? fallback) : fallback;
 }
 
-async function build(
-  dbUrl: string,
-  masterKey: Uint8Array<ArrayBuffer>,
-): Promise<{ memoria: Memoria; storage: Storage }> {
-  const storage = await openStorage({ url: dbUrl });
-  const keyring = new Keyring(await importMasterKeys(masterKey));
-  const memoria = createApp({
-    config: { adminToken: ADMIN, cronToken: null, maxDocumentBytes: 5 * 1024 * 1024, catchupMs: 60_000 },
-    storage,
-    keyring,
-    clock: { now: () => new Date() },
-    logger: silentLogger,
-  });
-  return { memoria, storage };
-}
-
-function toMarkdownDocuments(docs: CorpusDocument[]) {
-  return docs.map((d) => ({ title: d.title, content: d.content, path: d.path, format: "markdown" }));
-}
-
-/** Makes (or reuses) the sealed database for a corpus: a team, every document through the documents API. */
-async function sealedCorpus(dir: string, docs: CorpusDocument[], chunks: number) {
-  const name = `sealed-${chunks}-${SEED}-v${latestSchemaVersion}`;
+/** Makes (or reuses) the sealed database of a corpus: one team, every document through the documents API. */
+async function sealedCorpus(dir: string, chunks: number): Promise<string> {
+  const name = `sealed-${chunks}-${CORPUS_SEED}-v${latestSchemaVersion}`;
+  const corpusFile = join(dir, `${name}.json`);
+  if (existsSync(corpusFile)) return corpusFile;
   const dbFile = join(dir, `${name}.db`);
-  const metaFile = join(dir, `${name}.json`);
-  if (existsSync(dbFile) && existsSync(metaFile)) {
-    const meta = JSON.parse(readFileSync(metaFile, "utf8")) as { key: string; apiKey: string };
-    return {
-      dbUrl: `file:${dbFile}`,
-      masterKey: fromBase64(meta.key) as Uint8Array<ArrayBuffer>,
-      apiKey: meta.apiKey,
-    };
-  }
   rmSync(dbFile, { force: true });
   const masterKey = crypto.getRandomValues(new Uint8Array(32));
   const dbUrl = `file:${dbFile}`;
-  const { memoria, storage } = await build(dbUrl, masterKey);
+  const storage = await openStorage({ url: dbUrl });
+  const memoria = createApp({
+    config: { adminToken: ADMIN, cronToken: null, maxDocumentBytes: 5 * 1024 * 1024, catchupMs: 60_000 },
+    storage,
+    keyring: new Keyring(await importMasterKeys(masterKey)),
+    clock: { now: () => new Date() },
+    logger: silentLogger,
+  });
   const team = await memoria.app.request("/v1/teams", {
     method: "POST",
     headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
     body: JSON.stringify({ name: "Bench" }),
   });
   const { apiKey } = (await team.json()) as { apiKey: string };
+  const docs = generateCorpus({ chunks, seed: CORPUS_SEED });
   const started = performance.now();
-  const bodies = toMarkdownDocuments(docs);
-  let done = 0;
   // A few writes in flight overlap sealing (off the main thread) with storage.
   const inFlight = 4;
-  for (let i = 0; i < bodies.length; i += inFlight) {
+  for (let i = 0; i < docs.length; i += inFlight) {
     await Promise.all(
-      bodies.slice(i, i + inFlight).map(async (body) => {
+      docs.slice(i, i + inFlight).map(async (d) => {
         const res = await memoria.app.request("/v1/documents", {
           method: "POST",
           headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
-          body: JSON.stringify(body),
+          body: JSON.stringify({ title: d.title, content: d.content, path: d.path, format: "markdown" }),
         });
         if (res.status !== 201) throw new Error(`ingest answered ${res.status}`);
       }),
     );
-    done += Math.min(inFlight, bodies.length - i);
-    if (done % 500 < inFlight) process.stderr.write(`\r  sealing corpus: ${done}/${bodies.length} documents`);
+    if ((i / inFlight) % 100 === 0) process.stderr.write(`\r  sealing corpus: ${i}/${docs.length} documents`);
   }
-  process.stderr.write(
-    `\r  sealed ${bodies.length} documents in ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  process.stderr.write(`\r  sealed ${docs.length} documents (${chunks} chunks) in ${seconds} s\n`);
+  memoria.close();
+  storage.close();
+  const corpus: SealedCorpus = { dbUrl, key: toBase64Url(masterKey), apiKey, chunks };
+  writeFileSync(corpusFile, JSON.stringify(corpus));
+  return corpusFile;
+}
+
+function measure(args: string[]): Record<string, number> {
+  const out = execFileSync(process.execPath, ["--import", "tsx", "bench/measure.ts", ...args], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+    maxBuffer: 1 << 20,
+  });
+  return JSON.parse(out.trim().split("\n").at(-1) ?? "{}") as Record<string, number>;
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[m] ?? Number.NaN) : ((s[m - 1] ?? 0) + (s[m] ?? 0)) / 2;
+};
+const fmt = (xs: number[], digits = 2) => xs.map((x) => x.toFixed(digits)).join(", ");
+
+async function benchSize(chunks: number, pairs: number, rounds: number, dir: string) {
+  const corpusFile = await sealedCorpus(dir, chunks);
+  const floors: number[] = [];
+  const colds: number[] = [];
+  const runs: Record<string, number>[] = [];
+  for (let i = 0; i < pairs; i++) {
+    floors.push(measure(["floor", String(chunks)]).floorMs ?? Number.NaN);
+    const run = measure(["cold", corpusFile, String(rounds)]);
+    runs.push(run);
+    colds.push(run.coldMs ?? Number.NaN);
+  }
+  const ratios = colds.map((c, i) => c / (floors[i] ?? Number.NaN));
+  const p50s = runs.map((r) => r.p50 ?? Number.NaN);
+  const p99s = runs.map((r) => r.p99 ?? Number.NaN);
+  console.log(
+    `\n## ${chunks.toLocaleString("en")} chunks (${pairs} fresh-process pairs, medians; every run in brackets)`,
   );
-  memoria.close();
-  storage.close();
-  writeFileSync(metaFile, JSON.stringify({ key: toBase64Url(masterKey), apiKey }));
-  return { dbUrl, masterKey, apiKey };
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-}
-
-async function benchSize(chunks: number, rounds: number, dir: string) {
-  console.log(`\n## ${chunks.toLocaleString("en")} chunks`);
-  const docs = generateCorpus({ chunks, seed: SEED });
-  const passages = corpusPassages(docs);
-  const corpus = await sealedCorpus(dir, docs, chunks);
-  const queries = queryMix();
-
-  const floorBefore = measureFloor(passages).ms;
-
-  const { memoria, storage } = await build(corpus.dbUrl, corpus.masterKey);
-  const headers = { authorization: `Bearer ${corpus.apiKey}` };
-  const ask = (q: string) =>
-    memoria.app.request(`/v1/search?${new URLSearchParams({ q, limit: "20" })}`, { headers });
-  const coldStarted = performance.now();
-  const first = await ask(queries[0] ?? "report");
-  const coldMs = performance.now() - coldStarted;
-  if (first.status !== 200) throw new Error(`first search answered ${first.status}`);
-  const firstBody = (await first.json()) as { corpus: { chunks: number } };
-  if (firstBody.corpus.chunks !== chunks) throw new Error(`index holds ${firstBody.corpus.chunks} chunks`);
-  const rss = process.memoryUsage().rss;
-
-  const times: number[] = [];
-  let hits = 0;
-  for (let r = 0; r < rounds; r++) {
-    for (const q of queries) {
-      const t = performance.now();
-      const res = await ask(q);
-      const body = (await res.json()) as { hits: unknown[] };
-      times.push(performance.now() - t);
-      hits += body.hits.length;
-    }
-  }
-  times.sort((a, b) => a - b);
-  memoria.close();
-  storage.close();
-
-  const floorAfter = measureFloor(passages).ms;
-  // The faster floor is the stricter comparison.
-  const floor = Math.min(floorBefore, floorAfter);
   const rows: [string, string][] = [
     [
-      "floor (sync engine, plain FTS5 load)",
-      `${(floor / 1000).toFixed(2)} s  (runs: ${(floorBefore / 1000).toFixed(2)}, ${(floorAfter / 1000).toFixed(2)})`,
+      "floor: plain FTS5 load of the plaintext",
+      `${(median(floors) / 1000).toFixed(2)} s  [${fmt(floors.map((f) => f / 1000))}]`,
     ],
     [
-      "cold start, sealed rows → first answer",
-      `${(coldMs / 1000).toFixed(2)} s  = ${(coldMs / floor).toFixed(2)}× floor (target ≤ 1.5×)`,
+      "cold start: sealed rows → first answer",
+      `${(median(colds) / 1000).toFixed(2)} s  [${fmt(colds.map((c) => c / 1000))}]`,
     ],
+    ["cold start / floor (target ≤ 1.5)", `${median(ratios).toFixed(2)}×  [${fmt(ratios)}]`],
+    ["search p50 (target < 10 ms)", `${median(p50s).toFixed(2)} ms  [${fmt(p50s)}]`],
+    ["search p99 (target < 100 ms)", `${median(p99s).toFixed(2)} ms  [${fmt(p99s)}]`],
     [
-      "search p50",
-      `${percentile(times, 50).toFixed(2)} ms  = ${(percentile(times, 50) / floor).toExponential(2)}× floor (target < 10 ms)`,
+      "queries per run",
+      `${runs[0]?.queries ?? 0} (200-query mix × ${rounds}), ${(runs[0]?.hitsPerQuery ?? 0).toFixed(1)} hits each`,
     ],
-    [
-      "search p99",
-      `${percentile(times, 99).toFixed(2)} ms  = ${(percentile(times, 99) / floor).toExponential(2)}× floor (target < 100 ms)`,
-    ],
-    [
-      "queries",
-      `${times.length} (${queries.length} × ${rounds}), ${(hits / times.length).toFixed(1)} hits each on average`,
-    ],
-    ["resident memory after build", `${(rss / 1024 / 1024).toFixed(0)} MiB`],
+    ["resident memory after the build", `${median(runs.map((r) => r.rssMiB ?? 0)).toFixed(0)} MiB`],
   ];
-  for (const [k, v] of rows) console.log(`${k.padEnd(40)} ${v}`);
+  for (const [k, v] of rows) console.log(`${k.padEnd(42)} ${v}`);
 }
 
 async function main() {
   const sizes = arg("sizes", "10000,90000").split(",").map(Number);
-  const rounds = Number(arg("rounds", "3"));
+  const pairs = Number(arg("pairs", "2"));
+  const rounds = Number(arg("rounds", "2"));
   const dir = resolve(".bench");
   mkdirSync(dir, { recursive: true });
   console.log(`memoria bench — node ${process.version}, ${new Date().toISOString()}`);
-  for (const size of sizes) await benchSize(size, rounds, dir);
+  for (const size of sizes) await benchSize(size, pairs, rounds, dir);
 }
 
 await main();

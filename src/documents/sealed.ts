@@ -16,7 +16,14 @@ export type DocumentMeta = z.infer<typeof documentMetaSchema>;
 
 export const chunkBodySchema = z.object({ heading: z.string(), text: z.string() });
 export type ChunkBody = z.infer<typeof chunkBodySchema>;
-const chunkRunSchema = z.array(chunkBodySchema);
+// A run carries its document's title and path as well as its chunks, so an index build reads chunk rows
+// only: opening every document row as well cost 0.43 s of a 90k-chunk build (9,000 more WebCrypto calls).
+const chunkRunSchema = z.object({
+  title: z.string(),
+  path: z.array(z.string()),
+  chunks: z.array(chunkBodySchema),
+});
+export type ChunkRun = z.infer<typeof chunkRunSchema>;
 
 /**
  * How many chunks, and how much text, one sealed chunk run holds. Opening a value through WebCrypto costs a
@@ -85,16 +92,17 @@ export const openContent = async (key: TeamKey, id: string, sealed: Uint8Array) 
 export const sealChunkRun = (
   key: TeamKey,
   run: { documentId: string; version: number; firstOrdinal: number },
-  chunks: ChunkBody[],
-) => sealRow(key, sealedTables.chunks, runRowId(run.documentId, run.version, run.firstOrdinal), chunks);
+  content: ChunkRun,
+) => sealRow(key, sealedTables.chunks, runRowId(run.documentId, run.version, run.firstOrdinal), content);
 
 export async function openChunkRun(
   key: TeamKey,
   run: { documentId: string; version: number; firstOrdinal: number; count: number; sealed: Uint8Array },
-): Promise<ChunkBody[]> {
+): Promise<ChunkRun> {
   const id = runRowId(run.documentId, run.version, run.firstOrdinal);
-  const chunks = await openAs(chunkRunSchema, key, sealedTables.chunks, id, run.sealed);
-  if (chunks.length !== run.count)
+  const content = await openAs(chunkRunSchema, key, sealedTables.chunks, id, run.sealed);
+  if (content.chunks.length !== run.count) {
     throw new UnreadableError(`Stored chunks row ${id} does not hold its count.`);
-  return chunks;
+  }
+  return content;
 }

@@ -135,7 +135,11 @@ export class DocumentService {
           firstOrdinal,
           count: run.length,
           version,
-          sealed: await sealChunkRun(key, { documentId: id, version, firstOrdinal }, bodies),
+          sealed: await sealChunkRun(
+            key,
+            { documentId: id, version, firstOrdinal },
+            { title: input.title, path: input.path, chunks: bodies },
+          ),
         };
       }),
     );

@@ -7,6 +7,7 @@
 // transaction can never be interleaved with a search (docs/decisions/0002-index-engine.md).
 
 import Database from "libsql";
+import { type MatchQuery, orExpression } from "./query.js";
 import {
   MATCH_CLOSE,
   MATCH_OPEN,
@@ -61,20 +62,36 @@ const schema = `CREATE VIRTUAL TABLE passages USING fts5(
 )`;
 
 const weights = bm25Weights.join(", ");
-// Equal scores fall back to document id, then ordinal, so the same data answers in the same order every
-// time, a rebuilt index included.
-const searchSql = `SELECT chunk_id, document_id, ordinal, heading,
-    snippet(passages, 1, '${MATCH_OPEN}', '${MATCH_CLOSE}', '${SNIPPET_ELLIPSIS}', ${SNIPPET_TOKENS}) AS snippet,
-    bm25(passages, ${weights}) AS rank
-  FROM passages WHERE passages MATCH ?
-  ORDER BY rank, document_id, ordinal LIMIT ?`;
+// Ranking and snippets are separate statements. The ranking one sorts by score alone: document_id and
+// ordinal are UNINDEXED columns, so ordering by them reads every matching row's stored columns (measured at
+// 90k passages for a word in 5,550 of them: 2.9 ms by score, 15.1 ms by score, document id and ordinal), and
+// a snippet in the same statement is built for every matching row, not just the ones returned. Equal scores
+// are ordered by document id, then ordinal, in code; only when equal scores straddle the cut-off does the
+// statement that sorts by all three run, so the same data always answers in the same order.
+const rankSql = `SELECT rowid, bm25(passages, ${weights}) AS rank
+  FROM passages WHERE passages MATCH ? ORDER BY rank LIMIT ?`;
+const rankWithTiesSql = `SELECT rowid, bm25(passages, ${weights}) AS rank
+  FROM passages WHERE passages MATCH ? ORDER BY rank, document_id, ordinal LIMIT ?`;
+const detailSql = `SELECT rowid, chunk_id, document_id, ordinal, heading,
+    snippet(passages, 1, '${MATCH_OPEN}', '${MATCH_CLOSE}', '${SNIPPET_ELLIPSIS}', ${SNIPPET_TOKENS}) AS snippet
+  FROM passages WHERE passages MATCH ? AND rowid IN (SELECT value FROM json_each(?))`;
+
+// How many passages a quoted term matches: bm25()'s own document count for the phrase. FTS5 counts a
+// doclist without decoding positions (measured at 90k passages: 1.2 ms for a term in 39k of them, 2.7 ms for
+// one in all), which is cheaper than reading the same number from an fts5vocab table (5.8 ms).
+const termCountSql = "SELECT count(*) AS n FROM passages WHERE passages MATCH ?";
 
 export class PassageIndex {
   readonly #db: Database.Database;
   readonly #documents = new Map<string, DocumentEntry>();
   readonly #insert: Database.Statement;
   readonly #remove: Database.Statement;
-  readonly #search: Database.Statement;
+  readonly #rank: Database.Statement;
+  readonly #rankWithTies: Database.Statement;
+  readonly #detail: Database.Statement;
+  readonly #termCount: Database.Statement;
+  /** Passages matching each query term, valid until the next change to the index. */
+  readonly #frequencies = new Map<string, number>();
   #passages = 0;
   #nextRowid = 1;
 
@@ -85,7 +102,10 @@ export class PassageIndex {
       "INSERT INTO passages (rowid, heading, body, title, path, chunk_id, document_id, ordinal) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
     );
     this.#remove = this.#db.prepare("DELETE FROM passages WHERE rowid = ?");
-    this.#search = this.#db.prepare(searchSql);
+    this.#rank = this.#db.prepare(rankSql);
+    this.#rankWithTies = this.#db.prepare(rankWithTiesSql);
+    this.#detail = this.#db.prepare(detailSql);
+    this.#termCount = this.#db.prepare(termCountSql);
   }
 
   /**
@@ -93,6 +113,7 @@ export class PassageIndex {
    * and a document's old passages are gone before its new ones are in.
    */
   apply(put: IndexedDocument[], remove: string[] = []): void {
+    this.#frequencies.clear();
     this.#db.transaction(() => {
       for (const id of remove) this.#removeDocument(id);
       for (const doc of put) {
@@ -102,29 +123,86 @@ export class PassageIndex {
     })();
   }
 
-  search(expression: string, limit: number): PassageHit[] {
+  /**
+   * Answers a query as its full expression would, doing less work when some terms are in at least half of
+   * all passages. FTS5's BM25 clamps such a term's IDF to 1e-6, so it moves no score by more than ~1e-5, yet
+   * OR-ing it in makes FTS5 visit nearly every passage: at 30k passages one such term cost ~30 ms of a
+   * query's time, a rare one ~0.1 ms. So those terms are left out of the OR (they stay in the NEAR group,
+   * which is what ranks "phone number" together), unless every term is that common. When the shorter
+   * expression finds fewer than `limit` passages the full one runs, so the tail of weak matches is the same
+   * too (docs/decisions/0006-common-terms.md).
+   */
+  find(query: MatchQuery, limit: number): PassageHit[] {
+    // One term has nothing to leave out.
+    if (query.terms.length < 2) return this.search(query.expression, limit);
+    const common = this.#commonTerms(query.terms);
+    const kept = query.terms.filter((_, i) => !common[i]);
+    if (kept.length === 0 || kept.length === query.terms.length) return this.search(query.expression, limit);
+    const hits = this.search(orExpression(kept, query.terms), limit, query.expression);
+    return hits.length < limit ? this.search(query.expression, limit) : hits;
+  }
+
+  /**
+   * Runs one FTS5 expression. `highlight` is the expression whose matches the snippets mark (by default the
+   * same one), so a search that ranked with fewer terms still highlights every word the person typed.
+   */
+  search(expression: string, limit: number, highlight = expression): PassageHit[] {
     if (expression === "") return [];
-    const rows = this.#search.all(expression, limit) as {
-      chunk_id: string;
-      document_id: string;
-      ordinal: number;
-      heading: string;
-      snippet: string;
-      rank: number;
-    }[];
-    return rows.map((row) => {
-      const doc = this.#documents.get(row.document_id);
+    type Ranked = { rowid: number; rank: number };
+    let ranked = this.#rank.all(expression, limit + 1) as Ranked[];
+    if (ranked.length > limit) {
+      if (ranked[limit]?.rank === ranked[limit - 1]?.rank)
+        ranked = this.#rankWithTies.all(expression, limit) as Ranked[];
+      else ranked = ranked.slice(0, limit);
+    }
+    if (ranked.length === 0) return [];
+    const details = new Map(
+      (
+        this.#detail.all(highlight, JSON.stringify(ranked.map((r) => r.rowid))) as {
+          rowid: number;
+          chunk_id: string;
+          document_id: string;
+          ordinal: number;
+          heading: string;
+          snippet: string;
+        }[]
+      ).map((d) => [d.rowid, d]),
+    );
+    const hits = ranked.map((row): PassageHit => {
+      const detail = details.get(row.rowid);
+      const documentId = detail?.document_id ?? "";
+      const doc = this.#documents.get(documentId);
       return {
-        chunkId: row.chunk_id,
-        documentId: row.document_id,
-        ordinal: row.ordinal,
+        chunkId: detail?.chunk_id ?? "",
+        documentId,
+        ordinal: detail?.ordinal ?? 0,
         title: doc?.title ?? "",
-        heading: row.heading,
+        heading: detail?.heading ?? "",
         path: doc?.path ?? [],
-        snippet: renderSnippet(row.snippet),
+        snippet: renderSnippet(detail?.snippet ?? ""),
         score: -row.rank,
       };
     });
+    return hits.sort(
+      (a, b) =>
+        b.score - a.score ||
+        (a.documentId < b.documentId ? -1 : a.documentId > b.documentId ? 1 : a.ordinal - b.ordinal),
+    );
+  }
+
+  /** For each term, whether it is in at least half of all passages (where FTS5 clamps its IDF). */
+  #commonTerms(terms: readonly string[]): boolean[] {
+    const half = this.#passages / 2;
+    return terms.map((term) => this.#frequency(term) >= half);
+  }
+
+  #frequency(term: string): number {
+    let n = this.#frequencies.get(term);
+    if (n === undefined) {
+      n = (this.#termCount.get(`"${term}"`) as { n: number }).n;
+      this.#frequencies.set(term, n);
+    }
+    return n;
   }
 
   counts(): { documents: number; chunks: number } {

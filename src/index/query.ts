@@ -6,8 +6,10 @@
 // "nothing matched". So every run of letters and digits, in any script, becomes one quoted term, and
 // everything else only separates terms. Quoting is what makes punctuation and operators inert.
 
-// Letters, digits and combining marks: marks are part of words in Devanagari, Thai and many other scripts,
-// and FTS5's unicode61 tokenizer keeps them inside tokens too, so splitting on them would cut words apart.
+// Letters, digits and combining marks. Marks belong to words in Devanagari, Thai and other scripts; FTS5's
+// unicode61 tokenizer drops some of them (Latin accents are folded away, and a virama splits a Devanagari
+// word in two), but a quoted term goes through that same tokenizer, so keeping the mark in the term makes it
+// match exactly what the index holds instead of splitting the query where the index did not.
 const TERM = /[\p{L}\p{N}\p{M}]+/gu;
 
 /**
@@ -54,10 +56,19 @@ export function queryTerms(raw: string): string[] {
  */
 export function matchQuery(raw: string): MatchQuery {
   const terms = queryTerms(raw);
-  if (terms.length === 0) return { expression: "", terms };
-  const quoted = terms.map((t) => `"${t}"`);
-  const operands = terms.length > 1 ? [...quoted, `NEAR(${quoted.join(" ")}, ${NEAR_DISTANCE})`] : quoted;
-  return { expression: operands.join(" OR "), terms };
+  return { expression: orExpression(terms, terms), terms };
+}
+
+/**
+ * The expression for already-split terms: `orTerms` ORed, plus one NEAR group of `nearTerms` when there are
+ * two or more of them. The index uses it to leave out terms too common to change a score (see
+ * PassageIndex.find) while keeping every term in the NEAR group.
+ */
+export function orExpression(orTerms: readonly string[], nearTerms: readonly string[]): string {
+  const quote = (t: string) => `"${t}"`;
+  const operands = orTerms.map(quote);
+  if (nearTerms.length > 1) operands.push(`NEAR(${nearTerms.map(quote).join(" ")}, ${NEAR_DISTANCE})`);
+  return operands.join(" OR ");
 }
 
 export function utf8Length(text: string): number {

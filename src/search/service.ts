@@ -17,5 +17,5 @@ export async function searchPassages(
   limit: number,
 ): Promise<SearchResult> {
   const index = await indexes.ready(key);
-  return { hits: index.search(matchQuery(q).expression, limit), corpus: index.counts() };
+  return { hits: index.find(matchQuery(q), limit), corpus: index.counts() };
 }

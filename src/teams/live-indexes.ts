@@ -6,7 +6,7 @@
 // change to an index goes through the team's queue, so builds and catch-ups never overlap.
 
 import type { Clock } from "../clock.js";
-import { type ChunkBody, chunkId, openChunkRun, openDocumentMeta } from "../documents/sealed.js";
+import { type ChunkRun, chunkId, openChunkRun } from "../documents/sealed.js";
 import type { IndexedDocument } from "../index/passage-index.js";
 import { PassageIndex } from "../index/passage-index.js";
 import type { Logger } from "../logger.js";
@@ -15,12 +15,6 @@ import type { ChunkRunRow } from "../store/documents.js";
 import type { Storage } from "../store/storage.js";
 
 export type IndexState = "cold" | "building" | "ready";
-
-interface DocumentMeta {
-  title: string;
-  path: string[];
-  version: number;
-}
 
 export interface IndexStatus {
   state: IndexState;
@@ -132,8 +126,7 @@ export class LiveIndexes {
       // The seq is read first: anything committed after it is replayed by the catch-up below, and replaying a
       // change re-reads the document's current rows, so a write racing the build is never lost.
       const seq = await storage.changes.latestSeq(key.teamId);
-      const documents = await this.#openDocumentMetas(key);
-      await this.#loadPassages(key, index, documents);
+      await this.#loadPassages(key, index);
       live.index = index;
       live.appliedSeq = seq;
       await this.#catchUp(key, live);
@@ -149,66 +142,46 @@ export class LiveIndexes {
     }
   }
 
-  async #openDocumentMetas(key: TeamKey): Promise<Map<string, DocumentMeta>> {
-    const out = new Map<string, DocumentMeta>();
-    let after = "";
-    for (;;) {
-      const rows = await this.deps.storage.documents.page(key.teamId, after, BUILD_PAGE_ROWS * 8);
-      const metas = await Promise.all(rows.map((row) => openDocumentMeta(key, row.id, row.sealed)));
-      rows.forEach((row, i) => {
-        const meta = metas[i];
-        if (meta) out.set(row.id, { title: meta.title, path: meta.path, version: row.version });
-      });
-      const last = rows.at(-1);
-      if (!last || rows.length < BUILD_PAGE_ROWS * 8) return out;
-      after = last.id;
-    }
-  }
-
   /**
    * Reads, opens and indexes every chunk run, a page at a time. A page's runs are being opened (WebCrypto
    * works off the main thread) while the page before is inserted, so decryption and FTS5 overlap.
    */
-  async #loadPassages(
-    key: TeamKey,
-    index: PassageIndex,
-    documents: Map<string, DocumentMeta>,
-  ): Promise<void> {
+  async #loadPassages(key: TeamKey, index: PassageIndex): Promise<void> {
     const { storage } = this.deps;
     let current: IndexedDocument | null = null;
-    const insert = (rows: ChunkRunRow[], bodies: ChunkBody[][]) => {
+    const insert = (rows: ChunkRunRow[], runs: ChunkRun[]) => {
       const complete: IndexedDocument[] = [];
       rows.forEach((row, i) => {
-        const meta = documents.get(row.documentId);
-        const chunks = bodies[i];
-        // A run of a document written after its metadata was read belongs to the catch-up that follows.
-        if (!meta || !chunks || row.version !== meta.version) return;
+        const run = runs[i];
+        if (!run) return;
+        // A document whose runs straddle a write racing the build may mix versions here; the catch-up that
+        // ends the build replays that write and replaces the whole document.
         if (current?.id !== row.documentId) {
           if (current) complete.push(current);
-          current = { id: row.documentId, title: meta.title, path: meta.path, passages: [] };
+          current = { id: row.documentId, title: run.title, path: run.path, passages: [] };
         }
         const passages = current.passages;
-        chunks.forEach((chunk, j) => {
+        run.chunks.forEach((chunk, j) => {
           const ordinal = row.firstOrdinal + j;
           passages.push({ chunkId: chunkId(row.documentId, row.version, ordinal), ordinal, ...chunk });
         });
       });
       index.apply(complete);
     };
-    let previous: { rows: ChunkRunRow[]; bodies: Promise<ChunkBody[][]> } | null = null;
+    let previous: { rows: ChunkRunRow[]; runs: Promise<ChunkRun[]> } | null = null;
     let after: { documentId: string; firstOrdinal: number } | null = null;
     for (;;) {
       const rows = await storage.documents.pageChunkRuns(key.teamId, after, BUILD_PAGE_ROWS);
       const opening = Promise.all(rows.map((row) => openChunkRun(key, row)));
       // Keep a failure of this page from surfacing as unhandled while the previous page is inserted.
       opening.catch(() => undefined);
-      if (previous) insert(previous.rows, await previous.bodies);
-      previous = { rows, bodies: opening };
+      if (previous) insert(previous.rows, await previous.runs);
+      previous = { rows, runs: opening };
       const last = rows.at(-1);
       if (!last || rows.length < BUILD_PAGE_ROWS) break;
       after = { documentId: last.documentId, firstOrdinal: last.firstOrdinal };
     }
-    insert(previous.rows, await previous.bodies);
+    insert(previous.rows, await previous.runs);
     const tail = current as IndexedDocument | null;
     if (tail) index.apply([tail]);
   }
@@ -236,22 +209,18 @@ export class LiveIndexes {
   }
 
   async #readDocument(key: TeamKey, id: string): Promise<IndexedDocument | null> {
-    const { documents } = this.deps.storage;
-    const row = await documents.get(key.teamId, id);
-    if (!row) return null;
-    const [meta, runs] = await Promise.all([
-      openDocumentMeta(key, id, row.sealed),
-      documents.chunkRuns(key.teamId, id),
-    ]);
-    const opened = await Promise.all(runs.map((run) => openChunkRun(key, run)));
+    const rows = await this.deps.storage.documents.chunkRuns(key.teamId, id);
+    if (rows.length === 0) return null;
+    const runs = await Promise.all(rows.map((row) => openChunkRun(key, row)));
+    const first = runs[0] as ChunkRun;
     return {
       id,
-      title: meta.title,
-      path: meta.path,
-      passages: runs.flatMap((run, i) =>
-        (opened[i] ?? []).map((chunk, j) => ({
-          chunkId: chunkId(id, run.version, run.firstOrdinal + j),
-          ordinal: run.firstOrdinal + j,
+      title: first.title,
+      path: first.path,
+      passages: rows.flatMap((row, i) =>
+        (runs[i]?.chunks ?? []).map((chunk, j) => ({
+          chunkId: chunkId(id, row.version, row.firstOrdinal + j),
+          ordinal: row.firstOrdinal + j,
           ...chunk,
         })),
       ),
