@@ -1,0 +1,81 @@
+// Nothing readable reaches a log line: not a passage, not a title, not a search query, not the text of a
+// malformed body, not the message of an unexpected error.
+
+import { describe, expect, it } from "vitest";
+import { createApp } from "../../src/app.js";
+import { createLogger } from "../../src/logger.js";
+import { Keyring } from "../../src/seal/keyring.js";
+import { importMasterKeys } from "../../src/seal/master.js";
+import { openStorage } from "../../src/store/storage.js";
+import { ADMIN_TOKEN, newMasterKey } from "../support/app.js";
+
+const secretWords = ["zanzibarquokka", "plutoniumtulip", "oxbowlantern"];
+
+describe("logs", () => {
+  it("carry route patterns, statuses and ids, never team content or queries", async () => {
+    const lines: string[] = [];
+    const storage = await openStorage({ url: ":memory:" });
+    const memoria = createApp({
+      config: { adminToken: ADMIN_TOKEN, cronToken: null, maxDocumentBytes: 10_000, catchupMs: 0 },
+      storage,
+      keyring: new Keyring(await importMasterKeys(newMasterKey())),
+      clock: { now: () => new Date() },
+      logger: createLogger("debug", (line) => lines.push(line)),
+    });
+    const json = (token: string, body: unknown) => ({
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: typeof body === "string" ? body : JSON.stringify(body),
+    });
+    const team = (await (
+      await memoria.app.request("/v1/teams", json(ADMIN_TOKEN, { name: "Oxbowlantern" }))
+    ).json()) as {
+      apiKey: string;
+    };
+    const key = team.apiKey;
+    const doc = (await (
+      await memoria.app.request(
+        "/v1/documents",
+        json(key, {
+          title: "Zanzibarquokka plan",
+          content: "The plutoniumtulip ledger.",
+          path: ["Oxbowlantern"],
+        }),
+      )
+    ).json()) as { document: { id: string } };
+    await memoria.app.request(`/v1/search?q=${encodeURIComponent("zanzibarquokka plutoniumtulip")}`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    await memoria.app.request(
+      "/v1/documents",
+      json(key, '{"title": "zanzibarquokka", "content": oxbowlantern'),
+    );
+    await memoria.app.request(
+      "/v1/documents",
+      json(key, { title: "x", content: "plutoniumtulip ".repeat(1000) }),
+    );
+    await memoria.app.request(`/v1/search?q=${encodeURIComponent("oxbowlantern ".repeat(200))}`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    // A tampered row: its error is logged, and the log says which kind of failure, not what the row held.
+    await storage.client.execute({ sql: "UPDATE documents SET content = x'00'", args: [] });
+    const unreadable = await memoria.app.request(`/v1/documents/${doc.document.id}`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(unreadable.status).toBe(500);
+
+    expect(lines.length).toBeGreaterThan(5);
+    const all = lines.join("\n").toLowerCase();
+    for (const word of secretWords) expect(all).not.toContain(word);
+    expect(all).not.toContain(key.toLowerCase());
+    // The request lines are there and say what happened.
+    const requests = lines
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.message === "request");
+    expect(requests.map((r) => r.route)).toContain("/v1/search");
+    expect(requests.map((r) => r.status)).toEqual(expect.arrayContaining([201, 200, 400, 413, 500]));
+    expect(lines.some((l) => l.includes("sealed row failed to open"))).toBe(true);
+    memoria.close();
+    storage.close();
+  });
+});
