@@ -11,6 +11,7 @@
 // Usage: npm run bench [-- --sizes 10000,90000] [--pairs 2] [--rounds 2]
 
 import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { createApp } from "../src/app.js";
@@ -18,7 +19,7 @@ import { silentLogger } from "../src/logger.js";
 import { toBase64Url } from "../src/seal/bytes.js";
 import { Keyring } from "../src/seal/keyring.js";
 import { importMasterKeys } from "../src/seal/master.js";
-import { latestSchemaVersion } from "../src/store/migrations/index.js";
+import { migrations } from "../src/store/migrations/index.js";
 import { openStorage } from "../src/store/storage.js";
 import { CORPUS_SEED, generateCorpus } from "./corpus.js";
 import type { SealedCorpus } from "./measure.js";
@@ -32,7 +33,9 @@ function arg(name: string, fallback: string): string {
 
 /** Makes (or reuses) the sealed database of a corpus: one team, every document through the documents API. */
 async function sealedCorpus(dir: string, chunks: number): Promise<string> {
-  const name = `sealed-${chunks}-${CORPUS_SEED}-v${latestSchemaVersion}`;
+  // Named by the schema's own text, so a changed migration never reuses a database made under the old one.
+  const schema = createHash("sha256").update(JSON.stringify(migrations)).digest("hex").slice(0, 12);
+  const name = `sealed-${chunks}-${CORPUS_SEED}-${schema}`;
   const corpusFile = join(dir, `${name}.json`);
   if (existsSync(corpusFile)) return corpusFile;
   const dbFile = join(dir, `${name}.db`);

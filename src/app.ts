@@ -61,15 +61,11 @@ export function createApp(deps: AppDeps): Memoria {
   const app = new OpenAPIHono<AppEnv>();
   app.use("*", requestId());
   app.use("*", accessLog(logger));
-  app.on(
-    ["POST", "PUT"],
-    ["/v1/documents", "/v1/documents/*"],
-    limitBody(documentBodyLimit(config.maxDocumentBytes)),
+  const documentLimit = limitBody(documentBodyLimit(config.maxDocumentBytes));
+  const defaultLimit = limitBody(DEFAULT_BODY_LIMIT);
+  app.use("*", (c, next) =>
+    c.req.path.startsWith("/v1/documents") ? documentLimit(c, next) : defaultLimit(c, next),
   );
-  app.use("*", async (c, next) => {
-    if (c.req.path.startsWith("/v1/documents")) return next();
-    return limitBody(DEFAULT_BODY_LIMIT)(c, next);
-  });
 
   app.route("/", healthRoutes(storage));
   app.route("/", teamRoutes(directory, admin));
