@@ -8,7 +8,7 @@
 
 import Database from "libsql";
 import { type MatchQuery, orExpression } from "./query.js";
-import { MAX_ORDERED_ORDINAL, orderedRowidBase, rowidKey, UNORDERED_ROWIDS_START } from "./rowids.js";
+import { MAX_ORDERED_ORDINAL, OrderedKeys, rowidOf, UNORDERED_ROWIDS_START } from "./rowids.js";
 import {
   MATCH_CLOSE,
   MATCH_OPEN,
@@ -51,9 +51,9 @@ export interface PassageHit {
 interface DocumentEntry {
   title: string;
   path: string[];
-  rowids: bigint[];
-  /** The id prefix its ordered rowids stand for, or null when it has unordered rowids. */
-  key: bigint | null;
+  rowids: number[];
+  /** Whether its rowids follow (document id, ordinal) order. */
+  ordered: boolean;
 }
 
 // Column order is load-bearing: bm25() and snippet() address columns by position, so body must stay second
@@ -113,8 +113,7 @@ export class PassageIndex {
   readonly #frequencies = new Map<string, number>();
   #passages = 0;
   #nextUnorderedRowid = UNORDERED_ROWIDS_START;
-  /** Documents holding each ordered-rowid prefix; more than one means those rowids could not be ordered. */
-  readonly #keys = new Map<bigint, string>();
+  readonly #keys = new OrderedKeys();
   /** Documents whose rowids do not follow (document id, ordinal) order; zero lets ties be ordered by rowid. */
   #unordered = 0;
 
@@ -128,8 +127,6 @@ export class PassageIndex {
     this.#rank = this.#db.prepare(rankSql);
     this.#rankWithTies = this.#db.prepare(rankWithTiesSql);
     this.#rankByRowid = this.#db.prepare(rankByRowidSql);
-    // Rowids go up to 2^63; as JavaScript numbers they would lose their low bits.
-    for (const statement of [this.#rank, this.#rankWithTies, this.#rankByRowid]) statement.safeIntegers(true);
     this.#passage = this.#db.prepare(passageSql);
     this.#db.exec(scratchSchema);
     this.#scratchInsert = this.#db.prepare(
@@ -180,7 +177,7 @@ export class PassageIndex {
    */
   search(expression: string, limit: number, highlight = expression): PassageHit[] {
     if (expression === "") return [];
-    type Ranked = { rowid: bigint; rank: number };
+    type Ranked = { rowid: number; rank: number };
     let ranked: Ranked[];
     if (this.#unordered === 0) {
       ranked = this.#rankByRowid.all(expression, limit) as Ranked[];
@@ -276,28 +273,23 @@ export class PassageIndex {
     for (const rowid of doc.rowids) this.#remove.run(rowid);
     this.#passages -= doc.rowids.length;
     this.#documents.delete(id);
-    if (doc.key === null) this.#unordered--;
-    else this.#keys.delete(doc.key);
+    if (doc.ordered) this.#keys.release(id);
+    else this.#unordered--;
   }
 
   #addDocument(doc: IndexedDocument): void {
     const path = doc.path.join(TRAIL_SEPARATOR);
-    const base = orderedRowidBase(doc.id);
-    const key = base === null ? null : rowidKey(base);
-    const ordered =
-      base !== null &&
-      key !== null &&
-      !this.#keys.has(key) &&
-      doc.passages.every(
-        (p, i) =>
-          Number.isInteger(p.ordinal) &&
-          p.ordinal >= 0 &&
-          p.ordinal <= MAX_ORDERED_ORDINAL &&
-          (i === 0 || p.ordinal > (doc.passages[i - 1]?.ordinal ?? -1)),
-      );
-    const rowids: bigint[] = [];
+    const orderable = doc.passages.every(
+      (p, i) =>
+        Number.isInteger(p.ordinal) &&
+        p.ordinal >= 0 &&
+        p.ordinal <= MAX_ORDERED_ORDINAL &&
+        (i === 0 || p.ordinal > (doc.passages[i - 1]?.ordinal ?? -1)),
+    );
+    const key = orderable ? this.#keys.assign(doc.id) : null;
+    const rowids: number[] = [];
     for (const p of doc.passages) {
-      const rowid = ordered ? (base as bigint) + BigInt(p.ordinal) : this.#nextUnorderedRowid++;
+      const rowid = key === null ? this.#nextUnorderedRowid++ : rowidOf(key, p.ordinal);
       this.#insert.run(
         rowid,
         p.heading,
@@ -310,9 +302,8 @@ export class PassageIndex {
       );
       rowids.push(rowid);
     }
-    if (ordered) this.#keys.set(key as bigint, doc.id);
-    else this.#unordered++;
-    this.#documents.set(doc.id, { title: doc.title, path: doc.path, rowids, key: ordered ? key : null });
+    if (key === null) this.#unordered++;
+    this.#documents.set(doc.id, { title: doc.title, path: doc.path, rowids, ordered: key !== null });
     this.#passages += rowids.length;
   }
 }

@@ -11,7 +11,8 @@ export const SNIPPET_TOKENS = 24;
 export const SNIPPET_ELLIPSIS = "…";
 
 export function withoutMarkers(text: string): string {
-  return text.replace(markers, " ");
+  // Checked first because a build passes every passage through here and almost none hold a marker.
+  return text.includes(MATCH_OPEN) || text.includes(MATCH_CLOSE) ? text.replace(markers, " ") : text;
 }
 
 const escapes: Record<string, string> = {
