@@ -8,7 +8,7 @@
 
 import Database from "libsql";
 import { type MatchQuery, orExpression } from "./query.js";
-import { MAX_ORDERED_ORDINAL, OrderedKeys, rowidOf, UNORDERED_ROWIDS_START } from "./rowids.js";
+import { OrderedRanges, UNORDERED_ROWIDS_START } from "./rowids.js";
 import {
   MATCH_CLOSE,
   MATCH_OPEN,
@@ -113,7 +113,7 @@ export class PassageIndex {
   readonly #frequencies = new Map<string, number>();
   #passages = 0;
   #nextUnorderedRowid = UNORDERED_ROWIDS_START;
-  readonly #keys = new OrderedKeys();
+  readonly #ranges = new OrderedRanges();
   /** Documents whose rowids do not follow (document id, ordinal) order; zero lets ties be ordered by rowid. */
   #unordered = 0;
 
@@ -273,23 +273,17 @@ export class PassageIndex {
     for (const rowid of doc.rowids) this.#remove.run(rowid);
     this.#passages -= doc.rowids.length;
     this.#documents.delete(id);
-    if (doc.ordered) this.#keys.release(id);
+    if (doc.ordered) this.#ranges.release(id);
     else this.#unordered--;
   }
 
   #addDocument(doc: IndexedDocument): void {
     const path = doc.path.join(TRAIL_SEPARATOR);
-    const orderable = doc.passages.every(
-      (p, i) =>
-        Number.isInteger(p.ordinal) &&
-        p.ordinal >= 0 &&
-        p.ordinal <= MAX_ORDERED_ORDINAL &&
-        (i === 0 || p.ordinal > (doc.passages[i - 1]?.ordinal ?? -1)),
-    );
-    const key = orderable ? this.#keys.assign(doc.id) : null;
+    const inOrder = doc.passages.every((p, i) => i === 0 || p.ordinal > (doc.passages[i - 1]?.ordinal ?? 0));
+    const start = inOrder ? this.#ranges.place(doc.id, doc.passages.length) : null;
     const rowids: number[] = [];
-    for (const p of doc.passages) {
-      const rowid = key === null ? this.#nextUnorderedRowid++ : rowidOf(key, p.ordinal);
+    for (const [i, p] of doc.passages.entries()) {
+      const rowid = start === null ? this.#nextUnorderedRowid++ : start + i;
       this.#insert.run(
         rowid,
         p.heading,
@@ -302,8 +296,8 @@ export class PassageIndex {
       );
       rowids.push(rowid);
     }
-    if (key === null) this.#unordered++;
-    this.#documents.set(doc.id, { title: doc.title, path: doc.path, rowids, ordered: key !== null });
+    if (start === null) this.#unordered++;
+    this.#documents.set(doc.id, { title: doc.title, path: doc.path, rowids, ordered: start !== null });
     this.#passages += rowids.length;
   }
 }

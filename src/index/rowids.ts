@@ -3,58 +3,52 @@
 // cut-off (path and title matches tie by the thousand), and the full tie-break cost ~17 ms each time: search
 // p50 went 14.4 → 11.3 ms and p99 115 → 84 ms with ordered rowids.
 //
-// A rowid is a document's key times 2^18 plus the passage's ordinal. Keys follow the documents' id order and
-// are handed out densely: an index build meets documents in id order and gives each the previous key plus
-// KEY_SPACING; a document added later takes the midpoint of its neighbours' keys. Dense keys matter because
-// FTS5 stores rowid deltas as varints: keys spread over the whole 2^63 range made the 90k load ~12% slower,
-// spaced keys cost ~4%. A document that finds no room between its neighbours, or has more than 2^18
-// passages, gets an unordered rowid, and the index orders ties the slow way while any such document exists.
+// Each document holds a range of consecutive rowids, one per passage in ordinal order, and the ranges follow
+// the documents' id order with a gap between neighbours. An index build meets documents in id order and
+// places each a gap after the one before; a document added later goes in the middle of the free space
+// between its neighbours. Ranges are packed because FTS5 stores rowid deltas as varints: keys spread over
+// 2^62 made the 90k load ~12% slower than sequential rowids, and a gap under 2^14 keeps every delta within
+// two bytes. A document that finds no room, or whose passages are not in ordinal order, gets unordered rowids,
+// and the index orders ties the slow way while any such document exists.
 
-/** Bits of the ordinal: 262,144 passages is far past any document within the 5 MiB limit at ~1 KB each. */
-export const ORDINAL_BITS = 18;
-export const MAX_ORDERED_ORDINAL = 2 ** ORDINAL_BITS - 1;
-/** Room left between two documents' keys at a build: eight halvings before a later insert finds none. */
-export const KEY_SPACING = 256;
-/** Keys stay below 2^34 so every rowid stays below 2^52, exact as a JavaScript number. */
-const MAX_KEY = 2 ** 34 - 1;
-/** Where keys start, leaving room for documents whose ids sort before the first one. */
-const FIRST_KEY = 2 ** 20;
-/** Unordered rowids are handed out from here, above every ordered one and still below 2^53. */
+/** Free rowids left after each document at a build: room for several later documents of ordinary size. */
+export const ROWID_GAP = 8192;
+/** Unordered rowids are handed out from here, far above every ordered one and below 2^53. */
 export const UNORDERED_ROWIDS_START = 2 ** 52;
 
-export function rowidOf(key: number, ordinal: number): number {
-  return key * 2 ** ORDINAL_BITS + ordinal;
-}
-
-/** Document ids in order, each with a key that sorts the same way. */
-export class OrderedKeys {
+/** Document ids in order, each with the range of rowids it holds. */
+export class OrderedRanges {
   readonly #ids: string[] = [];
-  readonly #keys: number[] = [];
+  readonly #starts: number[] = [];
+  readonly #ends: number[] = [];
 
-  /** A key for a document not yet holding one, or null when there is no room at its place in the order. */
-  assign(id: string): number | null {
+  /** The first rowid of a range of `count` for a document, or null when there is no room at its place. */
+  place(id: string, count: number): number | null {
     const at = this.#position(id);
-    if (this.#ids[at] === id) return this.#keys[at] ?? null;
-    const before = at > 0 ? (this.#keys[at - 1] ?? null) : null;
-    const after = at < this.#keys.length ? (this.#keys[at] ?? null) : null;
-    let key: number | null;
-    if (before === null && after === null) key = FIRST_KEY;
-    else if (after === null)
-      key = (before as number) + KEY_SPACING <= MAX_KEY ? (before as number) + KEY_SPACING : null;
-    else if (before === null)
-      key = after >= KEY_SPACING ? after - KEY_SPACING : after > 0 ? Math.floor(after / 2) : null;
-    else key = after - before >= 2 ? before + Math.floor((after - before) / 2) : null;
-    if (key === null) return null;
+    if (this.#ids[at] === id) return null;
+    const before = at > 0 ? (this.#ends[at - 1] ?? null) : null;
+    const after = at < this.#starts.length ? (this.#starts[at] ?? null) : null;
+    let start: number | null;
+    if (before === null && after === null) start = ROWID_GAP;
+    else if (after === null) start = (before as number) + ROWID_GAP;
+    else {
+      const floor = before ?? 0;
+      const free = after - floor;
+      start = free >= count + 2 ? floor + Math.floor((free - count) / 2) : null;
+    }
+    if (start === null || start < 1 || start + count >= UNORDERED_ROWIDS_START) return null;
     this.#ids.splice(at, 0, id);
-    this.#keys.splice(at, 0, key);
-    return key;
+    this.#starts.splice(at, 0, start);
+    this.#ends.splice(at, 0, start + count);
+    return start;
   }
 
   release(id: string): void {
     const at = this.#position(id);
     if (this.#ids[at] !== id) return;
     this.#ids.splice(at, 1);
-    this.#keys.splice(at, 1);
+    this.#starts.splice(at, 1);
+    this.#ends.splice(at, 1);
   }
 
   /** The first index whose id is not below `id` (ids compare as SQLite's BINARY collation does for ASCII). */

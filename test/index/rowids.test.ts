@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { newId } from "../../src/ids.js";
 import { type IndexedDocument, type PassageHit, PassageIndex } from "../../src/index/passage-index.js";
 import { matchQuery } from "../../src/index/query.js";
-import { KEY_SPACING, OrderedKeys } from "../../src/index/rowids.js";
+import { OrderedRanges, ROWID_GAP } from "../../src/index/rowids.js";
 
 const base32 = "abcdefghijklmnopqrstuvwxyz234567";
 const canonicalId = fc
@@ -44,50 +44,59 @@ function oracle(index: PassageIndex, q: string, limit: number): string[] {
 const chunkIds = (hits: PassageHit[]) => hits.map((h) => h.chunkId);
 
 describe("ordered rowids", () => {
-  it("keys sort like the ids they belong to, whatever order ids arrive and leave in", () => {
+  it("ranges sort like the ids they belong to and never overlap, whatever order ids arrive and leave in", () => {
     fc.assert(
       fc.property(
-        fc.array(fc.oneof(canonicalId, fc.string({ minLength: 1, maxLength: 6 })), {
-          minLength: 1,
-          maxLength: 80,
-        }),
+        fc.array(
+          fc.tuple(
+            fc.oneof(canonicalId, fc.string({ minLength: 1, maxLength: 6 })),
+            fc.integer({ min: 1, max: 3000 }),
+          ),
+          {
+            minLength: 1,
+            maxLength: 80,
+          },
+        ),
         fc.array(fc.nat(), { maxLength: 40 }),
-        (ids, removals) => {
-          const keys = new OrderedKeys();
-          const held = new Map<string, number>();
-          for (const id of ids) {
-            const key = keys.assign(id);
-            if (key !== null) held.set(id, key);
+        (docs, removals) => {
+          const ranges = new OrderedRanges();
+          const held = new Map<string, [number, number]>();
+          for (const [id, count] of docs) {
+            if (held.has(id)) continue;
+            const start = ranges.place(id, count);
+            if (start !== null) held.set(id, [start, start + count]);
           }
           for (const r of removals) {
-            const id = ids[r % ids.length] as string;
-            keys.release(id);
+            const id = docs[r % docs.length]?.[0] as string;
+            ranges.release(id);
             held.delete(id);
           }
           const byId = [...held.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-          for (let i = 1; i < byId.length; i++)
-            expect((byId[i]?.[1] ?? 0) > (byId[i - 1]?.[1] ?? 0)).toBe(true);
+          for (let i = 1; i < byId.length; i++) {
+            expect((byId[i]?.[1][0] ?? 0) >= (byId[i - 1]?.[1][1] ?? 0)).toBe(true);
+          }
         },
       ),
       { numRuns: 500 },
     );
   });
 
-  it("a build's documents, met in id order, get keys a spacing apart", () => {
-    const keys = new OrderedKeys();
+  it("a build's documents, met in id order, are placed a gap apart", () => {
+    const ranges = new OrderedRanges();
     const ids = Array.from({ length: 50 }, () => newId("d")).sort();
-    const given = ids.map((id) => keys.assign(id) as number);
-    for (let i = 1; i < given.length; i++) expect((given[i] ?? 0) - (given[i - 1] ?? 0)).toBe(KEY_SPACING);
+    const starts = ids.map((id) => ranges.place(id, 10) as number);
+    for (let i = 1; i < starts.length; i++)
+      expect((starts[i] ?? 0) - (starts[i - 1] ?? 0)).toBe(10 + ROWID_GAP);
   });
 
-  it("runs out of room between two neighbours after a few halvings, and says so", () => {
-    const keys = new OrderedKeys();
-    keys.assign("a");
-    keys.assign("b");
+  it("runs out of room between two neighbours, and says so", () => {
+    const ranges = new OrderedRanges();
+    ranges.place("a", 10);
+    ranges.place("b", 10);
     const between = Array.from({ length: 20 }, (_, i) => `a${String.fromCharCode(122 - i)}`);
-    const results = between.map((id) => keys.assign(id));
+    const results = between.map((id) => ranges.place(id, 1000));
     expect(results.filter((k) => k === null).length).toBeGreaterThan(0);
-    expect(results.slice(0, Math.log2(KEY_SPACING)).every((k) => k !== null)).toBe(true);
+    expect(results[0]).not.toBeNull();
   });
 
   it("tied hits come back by document id, then ordinal, at any limit", () => {
