@@ -119,6 +119,8 @@ export class PassageIndex {
 
   constructor() {
     this.#db = new Database(":memory:");
+    // A large sort may otherwise spill to a temporary file, and here every row is plaintext.
+    this.#db.exec("PRAGMA temp_store = MEMORY");
     this.#db.exec(schema);
     this.#insert = this.#db.prepare(
       "INSERT INTO passages (rowid, heading, body, title, path, chunk_id, document_id, ordinal) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -261,6 +263,12 @@ export class PassageIndex {
   backingFile(): string {
     const rows = this.#db.prepare("PRAGMA database_list").all() as { name: string; file: string }[];
     return rows.find((r) => r.name === "main")?.file ?? "";
+  }
+
+  /** Where SQLite keeps temporary tables and sort space: "memory", or a test fails. */
+  temporaryStore(): "memory" | "file" | "default" {
+    const mode = (this.#db.prepare("PRAGMA temp_store").get() as { temp_store: number }).temp_store;
+    return mode === 2 ? "memory" : mode === 1 ? "file" : "default";
   }
 
   close(): void {

@@ -37,8 +37,9 @@ export async function openBytes(
     throw new UnreadableError(`Stored ${what} is not in a known sealed format.`);
   }
   try {
-    const iv = sealed.slice(1, 1 + IV_BYTES);
-    const body = sealed.slice(1 + IV_BYTES);
+    // Views, not copies: a build opens ~90 MB of sealed chunks at 90k passages.
+    const iv = sealed.subarray(1, 1 + IV_BYTES);
+    const body = sealed.subarray(1 + IV_BYTES);
     return new Uint8Array(
       await crypto.subtle.decrypt({ name: "AES-GCM", iv, additionalData: aad }, key, body),
     );

@@ -641,3 +641,11 @@ describe("storage", () => {
     expect(index.backingFile()).toBe("");
   });
 });
+
+describe("never on disk", () => {
+  it("keeps even temporary sort space in memory", () => {
+    const own = new PassageIndex();
+    expect(own.temporaryStore()).toBe("memory");
+    own.close();
+  });
+});
