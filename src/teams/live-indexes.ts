@@ -38,6 +38,8 @@ class LiveIndex {
   appliedSeq = 0;
   builtAt: Date | null = null;
   buildMs: number | null = null;
+  /** The merging left over from the build, done in steps after it; settled when there is none left. */
+  merging: Promise<void> = Promise.resolve();
   /** When this instance last compared its applied seq with storage's (epoch ms). */
   checkedAt = 0;
   #tail: Promise<unknown> = Promise.resolve();
@@ -97,6 +99,14 @@ export class LiveIndexes {
     await live.run(() => this.#catchUp(key, live));
   }
 
+  /**
+   * Resolves once the team's index has finished the merging its build held back: from then on searches run
+   * at their steady speed. Benchmarks wait for it; nothing else needs to.
+   */
+  async settled(teamId: string): Promise<void> {
+    await this.#teams.get(teamId)?.merging;
+  }
+
   /** Forgets a team's index (its team was deleted). */
   drop(teamId: string): void {
     const live = this.#teams.get(teamId);
@@ -126,7 +136,12 @@ export class LiveIndexes {
       // The seq is read first: anything committed after it is replayed by the catch-up below, and replaying a
       // change re-reads the document's current rows, so a write racing the build is never lost.
       const seq = await storage.changes.latestSeq(key.teamId);
-      await this.#loadPassages(key, index);
+      index.holdMerges(true);
+      try {
+        await this.#loadPassages(key, index);
+      } finally {
+        index.holdMerges(false);
+      }
       live.index = index;
       live.appliedSeq = seq;
       await this.#catchUp(key, live);
@@ -134,12 +149,35 @@ export class LiveIndexes {
       live.builtAt = clock.now();
       live.buildMs = Math.round(performance.now() - started);
       logger.info("index built", { teamId: key.teamId, ...index.counts(), buildMs: live.buildMs });
+      this.#settle(live, index);
     } catch (error) {
       index.close();
       live.index = null;
       live.state = "cold";
       throw error;
     }
+  }
+
+  /**
+   * Finishes the segment merging the build held back, one short step per turn of the event loop and through
+   * the team's queue, so searches and writes interleave with it and the first answer never waits for it.
+   */
+  #settle(live: LiveIndex, index: PassageIndex): void {
+    live.merging = new Promise<void>((done) => {
+      const step = () => {
+        if (live.index !== index) return done();
+        live
+          .run(async () => (live.index === index ? index.mergeStep() : false))
+          .then((more) => (more ? setTimeout(step, 0) : done()))
+          .catch((error: unknown) => {
+            this.deps.logger.warn("index merge step failed", {
+              error: error instanceof Error ? error.name : "unknown",
+            });
+            done();
+          });
+      };
+      setTimeout(step, 0);
+    });
   }
 
   /**
