@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type AppConfig, createApp, type Memoria } from "../../src/app.js";
 import type { Clock } from "../../src/clock.js";
+import type { PassageHit } from "../../src/index/passage-index.js";
 import { silentLogger } from "../../src/logger.js";
 import { toBase64Url } from "../../src/seal/bytes.js";
 import { Keyring } from "../../src/seal/keyring.js";
@@ -101,16 +102,7 @@ export async function addDocument(
 
 export interface SearchBody {
   query: string;
-  hits: {
-    chunkId: string;
-    documentId: string;
-    ordinal: number;
-    title: string;
-    heading: string;
-    path: string[];
-    snippet: string;
-    score: number;
-  }[];
+  hits: PassageHit[];
   corpus: { documents: number; chunks: number };
 }
 
