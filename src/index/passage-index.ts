@@ -9,14 +9,8 @@
 import Database from "libsql";
 import { type MatchQuery, orExpression } from "./query.js";
 import { OrderedRanges, UNORDERED_ROWIDS_START } from "./rowids.js";
-import {
-  MATCH_CLOSE,
-  MATCH_OPEN,
-  renderSnippet,
-  SNIPPET_ELLIPSIS,
-  SNIPPET_TOKENS,
-  withoutMarkers,
-} from "./snippet.js";
+import { withoutMarkers } from "./snippet.js";
+import { SnippetTable } from "./snippet-table.js";
 import { bm25Weights } from "./weights.js";
 
 /** Joins a heading trail or an ancestry path into one indexed string. */
@@ -65,37 +59,20 @@ const schema = `CREATE VIRTUAL TABLE passages USING fts5(
 )`;
 
 const weights = bm25Weights.join(", ");
-// Ranking and snippets are separate statements. The ranking one sorts by score alone: document_id and
-// ordinal are UNINDEXED columns, so ordering by them reads every matching row's stored columns (measured at
-// 90k passages for a word in 5,550 of them: 2.9 ms by score, 15.1 ms by score, document id and ordinal), and
-// a snippet in the same statement is built for every matching row, not just the ones returned. Equal scores
-// are ordered by document id, then ordinal, in code; only when equal scores straddle the cut-off does the
-// statement that sorts by all three run, so the same data always answers in the same order.
+// The ranking statements return rowids and scores only; snippets are cut afterwards for the returned rows
+// (snippet-table.ts). Ties: when every document holds ordered rowids (rowids.ts), `ORDER BY rank, rowid` is
+// the contract's order (score, then document id, then ordinal). Otherwise the statement ranks by score alone
+// and fetches one row past the limit; only when equal scores straddle the cut-off does the one ordering by
+// the stored columns run, because reading document_id and ordinal costs every matching row a lookup
+// (measured at 90k passages for a word in 5,550 of them: 2.9 ms by score, 15.1 ms by all three).
 const rankSql = `SELECT rowid, bm25(passages, ${weights}) AS rank
   FROM passages WHERE passages MATCH ? ORDER BY rank LIMIT ?`;
-// When every document has an ordered rowid (src/index/rowids.ts), rowid order is (document id, ordinal).
 const rankByRowidSql = `SELECT rowid, bm25(passages, ${weights}) AS rank
   FROM passages WHERE passages MATCH ? ORDER BY rank, rowid LIMIT ?`;
 const rankWithTiesSql = `SELECT rowid, bm25(passages, ${weights}) AS rank
   FROM passages WHERE passages MATCH ? ORDER BY rank, document_id, ordinal LIMIT ?`;
 const passageSql =
   "SELECT chunk_id, document_id, ordinal, heading, body, title, path FROM passages WHERE rowid = ?";
-
-// Snippets are cut from a scratch table holding only the returned passages. snippet() needs a MATCH cursor,
-// and opening one on the main table for each returned row cost ~0.4 ms (seeking every phrase through every
-// segment), 8 of the 13 ms of a 20-hit search at 90k passages. snippet() looks only at its own row and the
-// expression, so the same passages in a table of twenty rows give the same snippets, for a fraction of the
-// cost. Same columns in the same order, so a passage matched only by its heading still gets its body's start.
-// The scratch index takes its text from a plain table (external content), so emptying it is FTS5's
-// 'delete-all', which drops the postings without tokenizing every row a third time as a DELETE would.
-const scratchSchema = [
-  "CREATE TABLE returned_rows (rowid INTEGER PRIMARY KEY, heading TEXT, body TEXT, title TEXT, path TEXT)",
-  `CREATE VIRTUAL TABLE returned USING fts5(heading, body, title, path,
-     content = 'returned_rows', tokenize = 'porter unicode61')`,
-];
-const scratchSnippetSql = `SELECT rowid,
-    snippet(returned, 1, '${MATCH_OPEN}', '${MATCH_CLOSE}', '${SNIPPET_ELLIPSIS}', ${SNIPPET_TOKENS}) AS snippet
-  FROM returned WHERE returned MATCH ?`;
 
 /** FTS5's own default: merge once 4 segments of one level exist. Kept for everyday writes. */
 const DEFAULT_AUTOMERGE = 4;
@@ -118,9 +95,7 @@ export class PassageIndex {
   readonly #rankWithTies: Database.Statement;
   readonly #rankByRowid: Database.Statement;
   readonly #passage: Database.Statement;
-  readonly #scratchInsert: { run(...values: unknown[]): void };
-  readonly #scratchSnippets: Database.Statement;
-  readonly #scratchClear: { run(): void };
+  readonly #snippets: SnippetTable;
   readonly #termCount: Database.Statement;
   readonly #mergeStep: Database.Statement;
   readonly #totalChanges: Database.Statement;
@@ -145,28 +120,7 @@ export class PassageIndex {
     this.#rankWithTies = this.#db.prepare(rankWithTiesSql);
     this.#rankByRowid = this.#db.prepare(rankByRowidSql);
     this.#passage = this.#db.prepare(passageSql);
-    for (const sql of scratchSchema) this.#db.exec(sql);
-    const scratchRow = this.#db.prepare(
-      "INSERT INTO returned_rows (rowid, heading, body, title, path) VALUES (?, ?, ?, ?, ?)",
-    );
-    const scratchIndex = this.#db.prepare(
-      "INSERT INTO returned (rowid, heading, body, title, path) VALUES (?, ?, ?, ?, ?)",
-    );
-    this.#scratchInsert = {
-      run: (...values: unknown[]) => {
-        scratchRow.run(...values);
-        scratchIndex.run(...values);
-      },
-    };
-    this.#scratchSnippets = this.#db.prepare(scratchSnippetSql);
-    const clearIndex = this.#db.prepare("INSERT INTO returned (returned) VALUES ('delete-all')");
-    const clearRows = this.#db.prepare("DELETE FROM returned_rows");
-    this.#scratchClear = {
-      run: () => {
-        clearIndex.run();
-        clearRows.run();
-      },
-    };
+    this.#snippets = new SnippetTable(this.#db);
     this.#termCount = this.#db.prepare(termCountSql);
     this.#mergeStep = this.#db.prepare(
       `INSERT INTO passages (passages, rank) VALUES ('merge', ${MERGE_STEP_PAGES})`,
@@ -228,33 +182,21 @@ export class PassageIndex {
       }
     }
     if (ranked.length === 0) return [];
-    type Stored = {
-      chunk_id: string;
-      document_id: string;
-      ordinal: number;
-      heading: string;
-      body: string;
-      title: string;
-      path: string;
-    };
-    const details: (Stored & { snippet: string })[] = [];
-    this.#db.transaction(() => {
-      for (const [i, { rowid }] of ranked.entries()) {
-        const row = this.#passage.get(rowid) as Stored;
-        this.#scratchInsert.run(i, row.heading, row.body, row.title, row.path);
-        details.push({ ...row, snippet: "" });
-      }
-      for (const { rowid, snippet } of this.#scratchSnippets.all(highlight) as {
-        rowid: number;
-        snippet: string;
-      }[]) {
-        const detail = details[rowid];
-        if (detail) detail.snippet = snippet;
-      }
-      this.#scratchClear.run();
-    })();
+    const stored = ranked.map(
+      (r) =>
+        this.#passage.get(r.rowid) as {
+          chunk_id: string;
+          document_id: string;
+          ordinal: number;
+          heading: string;
+          body: string;
+          title: string;
+          path: string;
+        },
+    );
+    const snippets = this.#snippets.cut(stored, highlight);
     const hits = ranked.map((row, i): PassageHit => {
-      const detail = details[i];
+      const detail = stored[i];
       const documentId = detail?.document_id ?? "";
       const doc = this.#documents.get(documentId);
       return {
@@ -264,7 +206,7 @@ export class PassageIndex {
         title: doc?.title ?? "",
         heading: detail?.heading ?? "",
         path: doc?.path ?? [],
-        snippet: renderSnippet(detail?.snippet ?? ""),
+        snippet: snippets[i] ?? "",
         score: -row.rank,
       };
     });
