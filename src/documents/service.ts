@@ -4,9 +4,15 @@
 import type { Clock } from "../clock.js";
 import { ConflictError, NotFoundError, PayloadTooLargeError } from "../errors.js";
 import { newId } from "../ids.js";
-import { chunkDocument, type DocumentFormat } from "../ingest/chunk.js";
+import { chunkDocument, type DocumentFormat, type Passage } from "../ingest/chunk.js";
+import { toHex } from "../seal/bytes.js";
 import { blindIndex, type TeamKey } from "../seal/team-key.js";
-import { type DocumentCursor, type DocumentRow, UniqueExternalRefError } from "../store/documents.js";
+import {
+  type DocumentCursor,
+  type DocumentRow,
+  type DocumentWrite,
+  UniqueExternalRefError,
+} from "../store/documents.js";
 import type { Storage } from "../store/storage.js";
 import type { LiveIndexes } from "../teams/live-indexes.js";
 import {
@@ -38,6 +44,12 @@ export interface DocumentView {
   updatedAt: string;
 }
 
+/**
+ * How often a write is retried after losing a race to another write of the same document. Each retry
+ * follows a write that did commit, so running out means the document is being rewritten non-stop.
+ */
+const MAX_WRITE_ATTEMPTS = 5;
+
 export interface DocumentsDeps {
   storage: Storage;
   indexes: LiveIndexes;
@@ -46,46 +58,70 @@ export interface DocumentsDeps {
 }
 
 export class DocumentService {
+  /** Writes of one document (by id or by external id) in this process, each waiting for the one before. */
+  readonly #writing = new Map<string, Promise<unknown>>();
+
   constructor(private readonly deps: DocumentsDeps) {}
+
+  /**
+   * Runs writes of the same document one at a time within this instance, so they never race each other's
+   * version check; writes from other instances still can, and are retried (see #write).
+   */
+  async #serially<T>(lock: string, task: () => Promise<T>): Promise<T> {
+    const before = this.#writing.get(lock) ?? Promise.resolve();
+    const result = before.then(task, task);
+    const tail = result.catch(() => undefined);
+    this.#writing.set(lock, tail);
+    try {
+      return await result;
+    } finally {
+      if (this.#writing.get(lock) === tail) this.#writing.delete(lock);
+    }
+  }
 
   /**
    * Stores a new document, or replaces the one holding the same externalId (then `created` is false).
    */
   async create(key: TeamKey, input: DocumentInput): Promise<{ document: DocumentView; created: boolean }> {
     const ref = input.externalId === null ? null : await blindIndex(key, input.externalId);
-    const existing = ref ? await this.deps.storage.documents.findByExternalRef(key.teamId, ref) : null;
-    if (existing) return { document: await this.#write(key, input, ref, existing), created: false };
-    try {
-      return { document: await this.#write(key, input, ref, null), created: true };
-    } catch (error) {
-      // Another request stored the same externalId between our lookup and our insert: replace that one.
-      if (!(error instanceof UniqueExternalRefError) || !ref) throw error;
-      const winner = await this.deps.storage.documents.findByExternalRef(key.teamId, ref);
-      if (!winner) throw error;
-      return { document: await this.#write(key, input, ref, winner), created: false };
-    }
+    const store = async () => {
+      const existing = ref ? await this.deps.storage.documents.findByExternalRef(key.teamId, ref) : null;
+      try {
+        return await this.#write(key, input, ref, existing, "insert");
+      } catch (error) {
+        // Another instance stored the same externalId between our lookup and our insert: replace that one.
+        if (!(error instanceof UniqueExternalRefError) || !ref) throw error;
+        const winner = await this.deps.storage.documents.findByExternalRef(key.teamId, ref);
+        if (!winner) throw error;
+        return this.#write(key, input, ref, winner, "insert");
+      }
+    };
+    return ref ? this.#serially(`${key.teamId}/ref/${toHex(ref)}`, store) : store();
   }
 
   async replace(key: TeamKey, id: string, input: DocumentInput): Promise<DocumentView> {
-    const existing = await this.deps.storage.documents.get(key.teamId, id);
-    if (!existing) throw new NotFoundError(`No document ${id}.`);
     const ref = input.externalId === null ? null : await blindIndex(key, input.externalId);
-    try {
-      return await this.#write(key, input, ref, existing);
-    } catch (error) {
-      if (error instanceof UniqueExternalRefError) {
-        throw new ConflictError("Another document of this team already holds that externalId.");
+    return this.#serially(`${key.teamId}/id/${id}`, async () => {
+      const existing = await this.deps.storage.documents.get(key.teamId, id);
+      if (!existing) throw new NotFoundError(`No document ${id}.`);
+      try {
+        return (await this.#write(key, input, ref, existing, "not_found")).document;
+      } catch (error) {
+        if (error instanceof UniqueExternalRefError) {
+          throw new ConflictError("Another document of this team already holds that externalId.");
+        }
+        throw error;
       }
-      throw error;
-    }
+    });
   }
 
   async get(key: TeamKey, id: string): Promise<DocumentView & { content: string }> {
-    const { documents } = this.deps.storage;
-    const row = await documents.get(key.teamId, id);
-    const sealedContent = row ? await documents.content(key.teamId, id) : null;
-    if (!row || !sealedContent) throw new NotFoundError(`No document ${id}.`);
-    const [view, content] = await Promise.all([this.#view(key, row), openContent(key, id, sealedContent)]);
+    const stored = await this.deps.storage.documents.getWithContent(key.teamId, id);
+    if (!stored) throw new NotFoundError(`No document ${id}.`);
+    const [view, content] = await Promise.all([
+      this.#view(key, stored.row),
+      openContent(key, id, stored.content),
+    ]);
     return { ...view, content };
   }
 
@@ -109,23 +145,55 @@ export class DocumentService {
     await this.deps.indexes.committed(key);
   }
 
+  /**
+   * Seals and stores a document: a new one when `existing` is null, else a replacement of `existing` at the
+   * version read. A replacement that loses a race (another write or a delete committed since the read) is
+   * retried on the current row, so concurrent writes apply one after another and versions only go up; when
+   * the document is gone, `whenGone` says whether to store it anew (a POST) or answer 404 (a PUT).
+   */
   async #write(
     key: TeamKey,
     input: DocumentInput,
     ref: Uint8Array | null,
     existing: DocumentRow | null,
-  ): Promise<DocumentView> {
-    const { storage, indexes, clock, maxDocumentBytes } = this.deps;
+    whenGone: "insert" | "not_found",
+  ): Promise<{ document: DocumentView; created: boolean }> {
+    const { storage, indexes, maxDocumentBytes } = this.deps;
     const contentBytes = new TextEncoder().encode(input.content).length;
     if (contentBytes > maxDocumentBytes) {
       throw new PayloadTooLargeError(
         `Document content is ${contentBytes} bytes; the limit is ${maxDocumentBytes}.`,
       );
     }
-    const id = existing?.id ?? newId("d");
-    const now = clock.now().toISOString();
-    const version = (existing?.version ?? 0) + 1;
     const passages = chunkDocument({ title: input.title, content: input.content, format: input.format });
+    let base = existing;
+    for (let attempt = 1; ; attempt++) {
+      const sealed = await this.#seal(key, input, ref, base, passages, contentBytes);
+      const seq = await storage.documents.write(sealed, base?.version ?? null);
+      if (seq !== null) {
+        await indexes.committed(key);
+        return { document: this.#viewOf(sealed.row, input), created: base === null };
+      }
+      if (attempt >= MAX_WRITE_ATTEMPTS) {
+        throw new ConflictError("The document kept changing while this write was applied; send it again.");
+      }
+      const current = base ? await storage.documents.get(key.teamId, base.id) : null;
+      if (!current && whenGone === "not_found") throw new NotFoundError(`No document ${base?.id ?? ""}.`);
+      base = current;
+    }
+  }
+
+  async #seal(
+    key: TeamKey,
+    input: DocumentInput,
+    ref: Uint8Array | null,
+    base: DocumentRow | null,
+    passages: Passage[],
+    contentBytes: number,
+  ): Promise<DocumentWrite> {
+    const id = base?.id ?? newId("d");
+    const now = this.deps.clock.now().toISOString();
+    const version = (base?.version ?? 0) + 1;
     const runs = await Promise.all(
       chunkRuns(passages).map(async (run) => {
         const firstOrdinal = run[0]?.ordinal ?? 0;
@@ -143,27 +211,19 @@ export class DocumentService {
         };
       }),
     );
+    const meta = { title: input.title, path: input.path, format: input.format, externalId: input.externalId };
     const row: DocumentRow = {
       teamId: key.teamId,
       id,
-      sealed: await sealDocumentMeta(key, id, {
-        title: input.title,
-        path: input.path,
-        format: input.format,
-        externalId: input.externalId,
-      }),
+      sealed: await sealDocumentMeta(key, id, meta),
       externalRef: ref,
       version,
       chunkCount: passages.length,
       contentBytes,
-      createdAt: existing?.createdAt ?? now,
+      createdAt: base?.createdAt ?? now,
       updatedAt: now,
     };
-    const content = await sealContent(key, id, input.content);
-    const seq = await storage.documents.write({ row, content, runs }, existing ? "replace" : "insert");
-    if (seq === null) throw new NotFoundError(`No document ${id}.`);
-    await indexes.committed(key);
-    return this.#viewOf(row, input);
+    return { row, content: await sealContent(key, id, input.content), runs };
   }
 
   async #view(key: TeamKey, row: DocumentRow): Promise<DocumentView> {

@@ -271,6 +271,11 @@ export class PassageIndex {
     return mode === 2 ? "memory" : mode === 1 ? "file" : "default";
   }
 
+  /** False once closed (its team was deleted or its index discarded). */
+  isOpen(): boolean {
+    return this.#db.open;
+  }
+
   close(): void {
     this.#db.close();
   }

@@ -100,16 +100,18 @@ export class DocumentRows {
   constructor(private readonly client: Client) {}
 
   /**
-   * Inserts a new document or replaces an existing one (same id) with all of its chunks, and appends
-   * `document.put`. A replace of a document deleted meanwhile changes nothing and returns null. Returns the
-   * change seq.
+   * Inserts a new document (`replacing` null) or replaces the stored one if it is still at version
+   * `replacing`, with all of its chunks and a `document.put` change, in one transaction. Returns the change
+   * seq, or null when the replace found the document gone or at another version (nothing is changed then).
    */
-  async write(write: DocumentWrite, mode: "insert" | "replace"): Promise<number | null> {
+  async write(write: DocumentWrite, replacing: number | null): Promise<number | null> {
     const { row } = write;
-    const exists = "EXISTS (SELECT 1 FROM documents WHERE team_id = ? AND id = ?)";
-    const guardArgs = [row.teamId, row.id];
+    // Every later statement is conditional on this write's own metadata being the row's: its seal has a
+    // random IV, so no other write can match it, and a replace that lost a race touches nothing.
+    const ours = "EXISTS (SELECT 1 FROM documents WHERE team_id = ? AND id = ? AND sealed = ?)";
+    const oursArgs = [row.teamId, row.id, row.sealed];
     const statements: InStatement[] = [];
-    if (mode === "insert") {
+    if (replacing === null) {
       statements.push({
         sql: `INSERT INTO documents (${documentColumns}, content) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         args: [
@@ -128,7 +130,7 @@ export class DocumentRows {
     } else {
       statements.push({
         sql: `UPDATE documents SET sealed = ?, content = ?, external_ref = ?, version = ?, chunk_count = ?,
-                content_bytes = ?, updated_at = ? WHERE team_id = ? AND id = ?`,
+                content_bytes = ?, updated_at = ? WHERE team_id = ? AND id = ? AND version = ?`,
         args: [
           row.sealed,
           write.content,
@@ -139,18 +141,22 @@ export class DocumentRows {
           row.updatedAt,
           row.teamId,
           row.id,
+          replacing,
         ],
       });
-      statements.push({ sql: "DELETE FROM chunks WHERE team_id = ? AND document_id = ?", args: guardArgs });
+      statements.push({
+        sql: `DELETE FROM chunks WHERE team_id = ? AND document_id = ? AND ${ours}`,
+        args: [row.teamId, row.id, ...oursArgs],
+      });
     }
     for (const run of write.runs) {
       statements.push({
-        sql: `INSERT INTO chunks (team_id, ${runColumns}) SELECT ?, ?, ?, ?, ?, ? WHERE ${exists}`,
-        args: [row.teamId, row.id, run.firstOrdinal, run.count, run.version, run.sealed, ...guardArgs],
+        sql: `INSERT INTO chunks (team_id, ${runColumns}) SELECT ?, ?, ?, ?, ?, ? WHERE ${ours}`,
+        args: [row.teamId, row.id, run.firstOrdinal, run.count, run.version, run.sealed, ...oursArgs],
       });
     }
-    const change = appendChange(row.teamId, "document.put", row.id, row.updatedAt, exists);
-    statements.push({ sql: change.sql, args: [...change.args, ...guardArgs] });
+    const change = appendChange(row.teamId, "document.put", row.id, row.updatedAt, ours);
+    statements.push({ sql: change.sql, args: [...change.args, ...oursArgs] });
     statements.push({
       sql: "SELECT COALESCE(MAX(seq), 0) AS seq FROM changes WHERE team_id = ?",
       args: [row.teamId],
@@ -164,6 +170,19 @@ export class DocumentRows {
     }
     if ((results[0]?.rowsAffected ?? 0) === 0) return null;
     return num(results.at(-1)?.rows[0]?.seq);
+  }
+
+  /** A document's row and sealed content read together, so they always belong to the same version. */
+  async getWithContent(
+    teamId: string,
+    id: string,
+  ): Promise<{ row: DocumentRow; content: Uint8Array } | null> {
+    const rs = await this.client.execute({
+      sql: `SELECT ${documentColumns}, content FROM documents WHERE team_id = ? AND id = ?`,
+      args: [teamId, id],
+    });
+    const row = rs.rows[0];
+    return row ? { row: documentRow(row), content: blob(row.content) } : null;
   }
 
   /** Deletes a document and its chunks and appends `document.delete`; null when there was nothing to delete. */
@@ -189,15 +208,6 @@ export class DocumentRows {
     });
     const row = rs.rows[0];
     return row ? documentRow(row) : null;
-  }
-
-  async content(teamId: string, id: string): Promise<Uint8Array | null> {
-    const rs = await this.client.execute({
-      sql: "SELECT content FROM documents WHERE team_id = ? AND id = ?",
-      args: [teamId, id],
-    });
-    const row = rs.rows[0];
-    return row ? blob(row.content) : null;
   }
 
   async findByExternalRef(teamId: string, ref: Uint8Array): Promise<DocumentRow | null> {

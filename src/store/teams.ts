@@ -78,10 +78,10 @@ export class TeamRows {
   }
 
   /**
-   * Two steps, in this order: the team row (its wrapped key) and its API keys go first, in one transaction,
-   * so from that commit on nothing can open its rows; then the rows themselves.
+   * Destroys a team's key material: its row (holding the wrapped data key) and its API keys, in one
+   * transaction. From that commit on nothing can open the team's rows or authenticate as the team.
    */
-  async delete(id: string): Promise<boolean> {
+  async deleteKeyMaterial(id: string): Promise<boolean> {
     const [team] = await this.client.batch(
       [
         { sql: "DELETE FROM teams WHERE id = ?", args: [id] },
@@ -89,6 +89,11 @@ export class TeamRows {
       ],
       "write",
     );
+    return (team?.rowsAffected ?? 0) > 0;
+  }
+
+  /** Deletes a team's (by now unreadable) rows. */
+  async deleteRows(id: string): Promise<void> {
     await this.client.batch(
       ["chunks", "documents", "changes"].map((table) => ({
         sql: `DELETE FROM ${table} WHERE team_id = ?`,
@@ -96,7 +101,6 @@ export class TeamRows {
       })),
       "write",
     );
-    return (team?.rowsAffected ?? 0) > 0;
   }
 
   async insertKey(key: { id: string; teamId: string; secretHash: string; createdAt: string }): Promise<void> {

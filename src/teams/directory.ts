@@ -107,13 +107,19 @@ export class TeamDirectory {
     if (!revoked) throw new NotFoundError(`No key ${keyId} in team ${teamId}.`);
   }
 
-  /** Destroys the team's key material first (its rows are unreadable from then on), then deletes its rows. */
+  /**
+   * Destroys the team's key material first (its rows are unreadable from that commit on), then forgets the
+   * opened key and the in-memory index, then deletes the rows. Forgetting only after the commit means a
+   * request racing the delete cannot open the key again and rebuild an index that outlives the team.
+   */
   async delete(teamId: string): Promise<void> {
     const { storage, keyring, indexes } = this.deps;
-    await this.#requireTeam(teamId);
+    if (!teamIdPattern.test(teamId) || !(await storage.teams.deleteKeyMaterial(teamId))) {
+      throw new NotFoundError(`No team ${teamId}.`);
+    }
     keyring.forget(teamId);
     indexes.drop(teamId);
-    await storage.teams.delete(teamId);
+    await storage.teams.deleteRows(teamId);
   }
 
   /** The team a presented API key belongs to, with its opened key; null for anything not a live key. */

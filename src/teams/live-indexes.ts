@@ -7,6 +7,7 @@
 
 import type { Clock } from "../clock.js";
 import { type ChunkRun, chunkId, openChunkRun } from "../documents/sealed.js";
+import { UnavailableError } from "../errors.js";
 import type { IndexedDocument } from "../index/passage-index.js";
 import { PassageIndex } from "../index/passage-index.js";
 import type { Logger } from "../logger.js";
@@ -31,6 +32,11 @@ export interface IndexStatus {
 const BUILD_PAGE_ROWS = 256;
 /** Change records read per round trip while catching up. */
 const CATCHUP_PAGE = 500;
+/**
+ * Documents read and opened at once while catching up: enough to overlap storage and decryption, few enough
+ * that a lagging instance replaying 500 changes of 5 MiB documents does not hold them all in memory.
+ */
+const CATCHUP_DOCUMENTS_AT_ONCE = 16;
 
 class LiveIndex {
   state: IndexState = "cold";
@@ -85,7 +91,8 @@ export class LiveIndexes {
       if (this.deps.clock.now().getTime() - live.checkedAt >= this.deps.catchupMs)
         await this.#catchUp(key, live);
     });
-    if (!live.index) throw new Error("index missing after a successful build");
+    // Only a drop (the team was deleted meanwhile) leaves a successful run without an index.
+    if (!live.index) throw new UnavailableError("The team's index was closed while answering; try again.");
     return live.index;
   }
 
@@ -111,7 +118,7 @@ export class LiveIndexes {
   drop(teamId: string): void {
     const live = this.#teams.get(teamId);
     this.#teams.delete(teamId);
-    if (live) void live.run(async () => live.index?.close());
+    if (live) void live.run(async () => this.#discard(live));
   }
 
   close(): void {
@@ -224,26 +231,47 @@ export class LiveIndexes {
     if (tail) index.apply([tail]);
   }
 
-  /** Replays every change after the applied seq by re-reading each named document's current rows. */
+  /**
+   * Replays every change after the applied seq by re-reading each named document's current rows. A failure
+   * leaves the index as it was and due for another catch-up on the next read; a failure inside the index
+   * itself discards it, since its bookkeeping may no longer match its rows, and the next read rebuilds.
+   */
   async #catchUp(key: TeamKey, live: LiveIndex): Promise<void> {
     const { storage, clock } = this.deps;
     const index = live.index;
     if (!index) return;
     const checkedAt = clock.now().getTime();
+    live.checkedAt = 0;
     for (;;) {
       const changes = await storage.changes.after(key.teamId, live.appliedSeq, CATCHUP_PAGE);
       const last = changes.at(-1);
       if (!last) break;
       const ids = [...new Set(changes.filter((c) => c.kind.startsWith("document.")).map((c) => c.entityId))];
-      const docs = await Promise.all(ids.map((id) => this.#readDocument(key, id)));
-      index.apply(
-        docs.filter((d): d is IndexedDocument => d !== null),
-        ids.filter((_, i) => docs[i] === null),
-      );
+      for (let i = 0; i < ids.length; i += CATCHUP_DOCUMENTS_AT_ONCE) {
+        const batch = ids.slice(i, i + CATCHUP_DOCUMENTS_AT_ONCE);
+        const docs = await Promise.all(batch.map((id) => this.#readDocument(key, id)));
+        try {
+          index.apply(
+            docs.filter((d): d is IndexedDocument => d !== null),
+            batch.filter((_, j) => docs[j] === null),
+          );
+        } catch (error) {
+          this.#discard(live);
+          throw error;
+        }
+      }
       live.appliedSeq = last.seq;
       if (changes.length < CATCHUP_PAGE) break;
     }
     live.checkedAt = checkedAt;
+  }
+
+  /** Closes a team's index and returns the team to cold: the next read builds it afresh. */
+  #discard(live: LiveIndex): void {
+    live.index?.close();
+    live.index = null;
+    live.state = "cold";
+    live.checkedAt = 0;
   }
 
   async #readDocument(key: TeamKey, id: string): Promise<IndexedDocument | null> {
