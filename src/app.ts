@@ -11,6 +11,7 @@ import { DEFAULT_BODY_LIMIT, documentBodyLimit, limitBody } from "./http/body-li
 import type { AppEnv } from "./http/env.js";
 import { errorResponse, onError } from "./http/errors.js";
 import { requestId } from "./http/request-id.js";
+import type { PassageIndexOptions } from "./index/passage-index.js";
 import type { Logger } from "./logger.js";
 import { documentRoutes } from "./routes/documents.js";
 import { healthRoutes } from "./routes/health.js";
@@ -35,6 +36,8 @@ export interface AppDeps {
   keyring: Keyring;
   clock: Clock;
   logger: Logger;
+  /** Options for the teams' in-memory indexes; tests use them to make rowid ranges run out early. */
+  indexOptions?: PassageIndexOptions;
 }
 
 export interface Memoria {
@@ -47,7 +50,13 @@ export interface Memoria {
 
 export function createApp(deps: AppDeps): Memoria {
   const { config, storage, keyring, clock, logger } = deps;
-  const indexes = new LiveIndexes({ storage, clock, logger, catchupMs: config.catchupMs });
+  const indexes = new LiveIndexes({
+    storage,
+    clock,
+    logger,
+    catchupMs: config.catchupMs,
+    ...(deps.indexOptions ? { indexOptions: deps.indexOptions } : {}),
+  });
   const directory = new TeamDirectory({ storage, keyring, clock, indexes });
   const documents = new DocumentService({
     storage,

@@ -30,6 +30,11 @@ export interface IndexedDocument {
   passages: IndexedPassage[];
 }
 
+export interface PassageIndexOptions {
+  /** Free rowids after each document (src/index/rowids.ts); only tests change it. */
+  rowidGap?: number;
+}
+
 export interface PassageHit {
   chunkId: string;
   documentId: string;
@@ -103,11 +108,12 @@ export class PassageIndex {
   readonly #frequencies = new Map<string, number>();
   #passages = 0;
   #nextUnorderedRowid = UNORDERED_ROWIDS_START;
-  readonly #ranges = new OrderedRanges();
+  readonly #ranges: OrderedRanges;
   /** Documents whose rowids do not follow (document id, ordinal) order; zero lets ties be ordered by rowid. */
   #unordered = 0;
 
-  constructor() {
+  constructor(options: PassageIndexOptions = {}) {
+    this.#ranges = new OrderedRanges(options.rowidGap);
     this.#db = new Database(":memory:");
     // A large sort may otherwise spill to a temporary file, and here every row is plaintext.
     this.#db.exec("PRAGMA temp_store = MEMORY");
@@ -269,6 +275,11 @@ export class PassageIndex {
   temporaryStore(): "memory" | "file" | "default" {
     const mode = (this.#db.prepare("PRAGMA temp_store").get() as { temp_store: number }).temp_store;
     return mode === 2 ? "memory" : mode === 1 ? "file" : "default";
+  }
+
+  /** Documents whose rowids do not follow (document id, ordinal) order; a rebuild puts them in order. */
+  unorderedDocuments(): number {
+    return this.#unordered;
   }
 
   /** False once closed (its team was deleted or its index discarded). */

@@ -9,7 +9,8 @@
 // between its neighbours. Ranges are packed because FTS5 stores rowid deltas as varints: keys spread over
 // 2^62 made the 90k load ~12% slower than sequential rowids, and a gap under 2^14 keeps every delta within
 // two bytes. A document that finds no room, or whose passages are not in ordinal order, gets unordered rowids,
-// and the index orders ties the slow way while any such document exists.
+// and the index orders ties the slow way while any such document exists, until the team's index is rebuilt
+// in the background (LiveIndexes repacks it).
 
 /** Free rowids left after each document at a build: room for several later documents of ordinary size. */
 export const ROWID_GAP = 8192;
@@ -18,9 +19,15 @@ export const UNORDERED_ROWIDS_START = 2 ** 52;
 
 /** Document ids in order, each with the range of rowids it holds. */
 export class OrderedRanges {
+  /** Free rowids left after each document placed at the end; tests pass a tiny one to run out of room. */
+  readonly #gap: number;
   readonly #ids: string[] = [];
   readonly #starts: number[] = [];
   readonly #ends: number[] = [];
+
+  constructor(gap: number = ROWID_GAP) {
+    this.#gap = gap;
+  }
 
   /** The first rowid of a range of `count` for a document, or null when there is no room at its place. */
   place(id: string, count: number): number | null {
@@ -29,8 +36,8 @@ export class OrderedRanges {
     const before = at > 0 ? (this.#ends[at - 1] ?? null) : null;
     const after = at < this.#starts.length ? (this.#starts[at] ?? null) : null;
     let start: number | null;
-    if (before === null && after === null) start = ROWID_GAP;
-    else if (after === null) start = (before as number) + ROWID_GAP;
+    if (before === null && after === null) start = this.#gap;
+    else if (after === null) start = (before as number) + this.#gap;
     else {
       const floor = before ?? 0;
       const free = after - floor;

@@ -9,7 +9,7 @@ import type { Clock } from "../clock.js";
 import { type ChunkRun, chunkId, openChunkRun } from "../documents/sealed.js";
 import { UnavailableError } from "../errors.js";
 import type { IndexedDocument } from "../index/passage-index.js";
-import { PassageIndex } from "../index/passage-index.js";
+import { PassageIndex, type PassageIndexOptions } from "../index/passage-index.js";
 import type { Logger } from "../logger.js";
 import type { TeamKey } from "../seal/team-key.js";
 import type { ChunkRunRow } from "../store/documents.js";
@@ -30,6 +30,8 @@ export interface IndexStatus {
  * loop gets a turn between pages and memory stays flat.
  */
 const BUILD_PAGE_ROWS = 256;
+/** The least time between two background rebuilds of one team's index. */
+const REPACK_INTERVAL_MS = 60_000;
 /** Change records read per round trip while catching up. */
 const CATCHUP_PAGE = 500;
 /**
@@ -46,6 +48,10 @@ class LiveIndex {
   buildMs: number | null = null;
   /** The merging left over from the build, done in steps after it; settled when there is none left. */
   merging: Promise<void> = Promise.resolve();
+  /** A rebuild in the background that puts every document's rowids back in order, while one runs. */
+  repacking: Promise<void> | null = null;
+  /** When the last background rebuild finished (epoch ms). */
+  repackedAt = 0;
   /** When this instance last compared its applied seq with storage's (epoch ms). */
   checkedAt = 0;
   #tail: Promise<unknown> = Promise.resolve();
@@ -64,6 +70,8 @@ export interface LiveIndexesDeps {
   logger: Logger;
   /** How stale this instance's view of a team may get before a read catches up first. */
   catchupMs: number;
+  /** Options for every team index built; tests use them to make rowid ranges run out early. */
+  indexOptions?: PassageIndexOptions;
 }
 
 export class LiveIndexes {
@@ -104,6 +112,7 @@ export class LiveIndexes {
     const live = this.#teams.get(key.teamId);
     if (!live || live.state === "cold") return;
     await live.run(() => this.#catchUp(key, live));
+    this.#repackIfNeeded(key, live);
   }
 
   /**
@@ -111,7 +120,9 @@ export class LiveIndexes {
    * at their steady speed. Benchmarks wait for it; nothing else needs to.
    */
   async settled(teamId: string): Promise<void> {
-    await this.#teams.get(teamId)?.merging;
+    const live = this.#teams.get(teamId);
+    await live?.repacking;
+    await live?.merging;
   }
 
   /** Forgets a team's index (its team was deleted). */
@@ -138,7 +149,7 @@ export class LiveIndexes {
     live.state = "building";
     const { storage, clock, logger } = this.deps;
     const started = performance.now();
-    const index = new PassageIndex();
+    const index = new PassageIndex(this.deps.indexOptions);
     try {
       // The seq is read first: anything committed after it is replayed by the catch-up below, and replaying a
       // change re-reads the document's current rows, so a write racing the build is never lost.
@@ -185,6 +196,64 @@ export class LiveIndexes {
       };
       setTimeout(step, 0);
     });
+  }
+
+  /**
+   * Starts a background rebuild when documents written since the build found no room in rowid order (see
+   * src/index/rowids.ts): until then that team's ties are ordered the slow way. At most one at a time, and
+   * at most one per REPACK_INTERVAL_MS, since each costs what a cold start does (without blocking anyone).
+   */
+  #repackIfNeeded(key: TeamKey, live: LiveIndex): void {
+    const index = live.index;
+    if (!index || live.repacking || index.unorderedDocuments() === 0) return;
+    if (this.deps.clock.now().getTime() - live.repackedAt < REPACK_INTERVAL_MS) return;
+    live.repacking = this.#repack(key, live, index)
+      .catch((error: unknown) => {
+        this.deps.logger.warn("index repack failed", {
+          teamId: key.teamId,
+          error: error instanceof Error ? error.name : "unknown",
+        });
+      })
+      .finally(() => {
+        live.repacking = null;
+        live.repackedAt = this.deps.clock.now().getTime();
+      });
+  }
+
+  /**
+   * Loads a fresh index from storage outside the team's queue (searches and writes go on against the old
+   * one), then, in the queue, catches it up from the seq read before loading and swaps it in.
+   */
+  async #repack(key: TeamKey, live: LiveIndex, old: PassageIndex): Promise<void> {
+    const seq = await this.deps.storage.changes.latestSeq(key.teamId);
+    const fresh = new PassageIndex(this.deps.indexOptions);
+    try {
+      fresh.holdMerges(true);
+      await this.#loadPassages(key, fresh);
+      fresh.holdMerges(false);
+    } catch (error) {
+      fresh.close();
+      throw error;
+    }
+    const swapped = await live.run(async () => {
+      if (live.index !== old) {
+        fresh.close();
+        return false;
+      }
+      const shadow = new LiveIndex();
+      shadow.index = fresh;
+      shadow.appliedSeq = seq;
+      await this.#catchUp(key, shadow);
+      live.index = fresh;
+      live.appliedSeq = shadow.appliedSeq;
+      live.checkedAt = shadow.checkedAt;
+      old.close();
+      return true;
+    });
+    if (swapped) {
+      this.deps.logger.info("index repacked", { teamId: key.teamId, ...fresh.counts() });
+      this.#settle(live, fresh);
+    }
   }
 
   /**

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type AppConfig, createApp, type Memoria } from "../../src/app.js";
 import type { Clock } from "../../src/clock.js";
-import type { PassageHit } from "../../src/index/passage-index.js";
+import type { PassageHit, PassageIndexOptions } from "../../src/index/passage-index.js";
 import { silentLogger } from "../../src/logger.js";
 import { toBase64Url } from "../../src/seal/bytes.js";
 import { Keyring } from "../../src/seal/keyring.js";
@@ -31,6 +31,7 @@ export interface TestAppOptions {
   previousMasterKey?: Uint8Array<ArrayBuffer> | null;
   config?: Partial<AppConfig>;
   clock?: Clock;
+  indexOptions?: PassageIndexOptions;
 }
 
 export function newMasterKey(): Uint8Array<ArrayBuffer> {
@@ -57,6 +58,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     keyring,
     clock: options.clock ?? { now: () => new Date() },
     logger: silentLogger,
+    ...(options.indexOptions ? { indexOptions: options.indexOptions } : {}),
   });
   return {
     memoria,
