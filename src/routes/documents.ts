@@ -107,10 +107,12 @@ export function documentRoutes(documents: DocumentService, team: MiddlewareHandl
         input = fromBody(c.req.valid("json") as DocumentBody);
       } else if (type === "multipart/form-data") {
         const { file } = c.req.valid("form") as z.infer<typeof uploadForm>;
-        const title = [...file.name].length >= 1 && [...file.name].length <= 512 ? file.name : null;
-        if (!title) throw new InvalidRequestError("Invalid request: file needs a name of 1–512 characters.");
+        const title = nameText(512).safeParse(file.name);
+        if (!title.success) {
+          throw new InvalidRequestError("Invalid request: file needs a name of 1–512 characters, not blank.");
+        }
         input = {
-          title,
+          title: title.data,
           content: await file.text(),
           format: formatOfFileName(file.name),
           path: [],

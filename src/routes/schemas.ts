@@ -41,7 +41,8 @@ export const queryText = z
   })
   .refine((q) => q.trim() !== "", { message: "must not be blank" });
 
-export const idParam = z.string().min(1).max(64);
+/** A path id: any non-empty segment. One that no row has answers 404 like any unknown id (API.md). */
+export const idParam = z.string().min(1);
 
 export const documentFormatSchema = z.enum(documentFormats);
 

@@ -471,11 +471,11 @@ describe("GET /v1/documents errors", () => {
         404,
         "not_found",
       );
-      // An id no document can have (ids are at most 64 characters) is a malformed request.
+      // An id no document can have is still just an id that does not exist.
       await expectError(
-        await app.request(`/v1/documents/${"d".repeat(65)}`, { token: apiKey }),
-        400,
-        "invalid_request",
+        await app.request(`/v1/documents/${"d".repeat(300)}`, { token: apiKey }),
+        404,
+        "not_found",
       );
     }));
 });
