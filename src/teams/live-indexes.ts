@@ -6,14 +6,13 @@
 // change to an index goes through the team's queue, so builds and catch-ups never overlap.
 
 import type { Clock } from "../clock.js";
-import { type ChunkRun, chunkId, openChunkRun } from "../documents/sealed.js";
 import { UnavailableError } from "../errors.js";
 import type { IndexedDocument } from "../index/passage-index.js";
 import { PassageIndex, type PassageIndexOptions } from "../index/passage-index.js";
 import type { Logger } from "../logger.js";
 import type { TeamKey } from "../seal/team-key.js";
-import type { ChunkRunRow } from "../store/documents.js";
 import type { Storage } from "../store/storage.js";
+import { loadPassages, readDocument } from "./load-passages.js";
 
 export type IndexState = "cold" | "building" | "ready";
 
@@ -156,7 +155,7 @@ export class LiveIndexes {
       const seq = await storage.changes.latestSeq(key.teamId);
       index.holdMerges(true);
       try {
-        await this.#loadPassages(key, index);
+        await loadPassages(this.deps.storage, key, index, BUILD_PAGE_ROWS);
       } finally {
         index.holdMerges(false);
       }
@@ -229,7 +228,7 @@ export class LiveIndexes {
     const fresh = new PassageIndex(this.deps.indexOptions);
     try {
       fresh.holdMerges(true);
-      await this.#loadPassages(key, fresh);
+      await loadPassages(this.deps.storage, key, fresh, BUILD_PAGE_ROWS);
       fresh.holdMerges(false);
     } catch (error) {
       fresh.close();
@@ -257,50 +256,6 @@ export class LiveIndexes {
   }
 
   /**
-   * Reads, opens and indexes every chunk run, a page at a time. A page's runs are being opened (WebCrypto
-   * works off the main thread) while the page before is inserted, so decryption and FTS5 overlap.
-   */
-  async #loadPassages(key: TeamKey, index: PassageIndex): Promise<void> {
-    const { storage } = this.deps;
-    let current: IndexedDocument | null = null;
-    const insert = (rows: ChunkRunRow[], runs: ChunkRun[]) => {
-      const complete: IndexedDocument[] = [];
-      rows.forEach((row, i) => {
-        const run = runs[i];
-        if (!run) return;
-        // A document whose runs straddle a write racing the build may mix versions here; the catch-up that
-        // ends the build replays that write and replaces the whole document.
-        if (current?.id !== row.documentId) {
-          if (current) complete.push(current);
-          current = { id: row.documentId, title: run.title, path: run.path, passages: [] };
-        }
-        const passages = current.passages;
-        run.chunks.forEach((chunk, j) => {
-          const ordinal = row.firstOrdinal + j;
-          passages.push({ chunkId: chunkId(row.documentId, row.version, ordinal), ordinal, ...chunk });
-        });
-      });
-      index.apply(complete);
-    };
-    let previous: { rows: ChunkRunRow[]; runs: Promise<ChunkRun[]> } | null = null;
-    let after: { documentId: string; firstOrdinal: number } | null = null;
-    for (;;) {
-      const rows = await storage.documents.pageChunkRuns(key.teamId, after, BUILD_PAGE_ROWS);
-      const opening = Promise.all(rows.map((row) => openChunkRun(key, row)));
-      // Keep a failure of this page from surfacing as unhandled while the previous page is inserted.
-      opening.catch(() => undefined);
-      if (previous) insert(previous.rows, await previous.runs);
-      previous = { rows, runs: opening };
-      const last = rows.at(-1);
-      if (!last || rows.length < BUILD_PAGE_ROWS) break;
-      after = { documentId: last.documentId, firstOrdinal: last.firstOrdinal };
-    }
-    insert(previous.rows, await previous.runs);
-    const tail = current as IndexedDocument | null;
-    if (tail) index.apply([tail]);
-  }
-
-  /**
    * Replays every change after the applied seq by re-reading each named document's current rows. A failure
    * leaves the index as it was and due for another catch-up on the next read; a failure inside the index
    * itself discards it, since its bookkeeping may no longer match its rows, and the next read rebuilds.
@@ -318,7 +273,7 @@ export class LiveIndexes {
       const ids = [...new Set(changes.filter((c) => c.kind.startsWith("document.")).map((c) => c.entityId))];
       for (let i = 0; i < ids.length; i += CATCHUP_DOCUMENTS_AT_ONCE) {
         const batch = ids.slice(i, i + CATCHUP_DOCUMENTS_AT_ONCE);
-        const docs = await Promise.all(batch.map((id) => this.#readDocument(key, id)));
+        const docs = await Promise.all(batch.map((id) => readDocument(this.deps.storage, key, id)));
         try {
           index.apply(
             docs.filter((d): d is IndexedDocument => d !== null),
@@ -341,24 +296,5 @@ export class LiveIndexes {
     live.index = null;
     live.state = "cold";
     live.checkedAt = 0;
-  }
-
-  async #readDocument(key: TeamKey, id: string): Promise<IndexedDocument | null> {
-    const rows = await this.deps.storage.documents.chunkRuns(key.teamId, id);
-    if (rows.length === 0) return null;
-    const runs = await Promise.all(rows.map((row) => openChunkRun(key, row)));
-    const first = runs[0] as ChunkRun;
-    return {
-      id,
-      title: first.title,
-      path: first.path,
-      passages: rows.flatMap((row, i) =>
-        (runs[i]?.chunks ?? []).map((chunk, j) => ({
-          chunkId: chunkId(id, row.version, row.firstOrdinal + j),
-          ordinal: row.firstOrdinal + j,
-          ...chunk,
-        })),
-      ),
-    };
   }
 }
