@@ -29,6 +29,8 @@ export interface IndexStatus {
  * loop gets a turn between pages and memory stays flat.
  */
 const BUILD_PAGE_ROWS = 256;
+/** How often a long build reports its progress in the log. */
+const PROGRESS_LOG_MS = 2000;
 /** The least time between two background rebuilds of one team's index. */
 const REPACK_INTERVAL_MS = 60_000;
 /** Change records read per round trip while catching up. */
@@ -155,7 +157,13 @@ export class LiveIndexes {
       const seq = await storage.changes.latestSeq(key.teamId);
       index.holdMerges(true);
       try {
-        await loadPassages(this.deps.storage, key, index, BUILD_PAGE_ROWS);
+        await loadPassages(
+          this.deps.storage,
+          key,
+          index,
+          BUILD_PAGE_ROWS,
+          this.#progress(key.teamId, started),
+        );
       } finally {
         index.holdMerges(false);
       }
@@ -228,7 +236,13 @@ export class LiveIndexes {
     const fresh = new PassageIndex(this.deps.indexOptions);
     try {
       fresh.holdMerges(true);
-      await loadPassages(this.deps.storage, key, fresh, BUILD_PAGE_ROWS);
+      await loadPassages(
+        this.deps.storage,
+        key,
+        fresh,
+        BUILD_PAGE_ROWS,
+        this.#progress(key.teamId, performance.now()),
+      );
       fresh.holdMerges(false);
     } catch (error) {
       fresh.close();
@@ -288,6 +302,17 @@ export class LiveIndexes {
       if (changes.length < CATCHUP_PAGE) break;
     }
     live.checkedAt = checkedAt;
+  }
+
+  /** Logs a long build's progress every PROGRESS_LOG_MS: passages indexed so far (a count, never content). */
+  #progress(teamId: string, started: number): (passages: number) => void {
+    let last = started;
+    return (passages) => {
+      const now = performance.now();
+      if (now - last < PROGRESS_LOG_MS) return;
+      last = now;
+      this.deps.logger.info("index building", { teamId, passages, ms: Math.round(now - started) });
+    };
   }
 
   /** Closes a team's index and returns the team to cold: the next read builds it afresh. */

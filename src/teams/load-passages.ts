@@ -16,6 +16,7 @@ export async function loadPassages(
   key: TeamKey,
   index: PassageIndex,
   pageRows: number,
+  onPage: (passagesSoFar: number) => void = () => {},
 ): Promise<void> {
   let current: IndexedDocument | null = null;
   const insert = (rows: ChunkRunRow[], runs: ChunkRun[]) => {
@@ -36,6 +37,7 @@ export async function loadPassages(
       });
     });
     index.apply(complete);
+    onPage(index.counts().chunks);
   };
   let previous: { rows: ChunkRunRow[]; runs: Promise<ChunkRun[]> } | null = null;
   let after: { documentId: string; firstOrdinal: number } | null = null;
