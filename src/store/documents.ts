@@ -235,15 +235,6 @@ export class DocumentRows {
     return rs.rows.map(documentRow);
   }
 
-  /** Every document of a team in id order, a page at a time, for index builds. */
-  async page(teamId: string, afterId: string, limit: number): Promise<DocumentRow[]> {
-    const rs = await this.client.execute({
-      sql: `SELECT ${documentColumns} FROM documents WHERE team_id = ? AND id > ? ORDER BY id LIMIT ?`,
-      args: [teamId, afterId, limit],
-    });
-    return rs.rows.map(documentRow);
-  }
-
   async chunkRuns(teamId: string, documentId: string): Promise<ChunkRunRow[]> {
     const rs = await this.client.execute({
       sql: `SELECT ${runColumns} FROM chunks WHERE team_id = ? AND document_id = ? ORDER BY first_ordinal`,
