@@ -5,6 +5,7 @@ import { swaggerUI } from "@hono/swagger-ui";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Clock } from "./clock.js";
 import { DocumentService } from "./documents/service.js";
+import { EntryService } from "./entries/service.js";
 import { accessLog } from "./http/access-log.js";
 import { adminAuth, teamAuth } from "./http/auth.js";
 import { DEFAULT_BODY_LIMIT, documentBodyLimit, limitBody } from "./http/body-limit.js";
@@ -14,7 +15,9 @@ import { requestId } from "./http/request-id.js";
 import type { PassageIndexOptions } from "./index/passage-index.js";
 import type { Logger } from "./logger.js";
 import { documentRoutes } from "./routes/documents.js";
+import { entryRoutes } from "./routes/entries.js";
 import { healthRoutes } from "./routes/health.js";
+import { memoryRoutes } from "./routes/memory.js";
 import { searchRoutes } from "./routes/search.js";
 import { statsRoutes } from "./routes/stats.js";
 import { teamRoutes } from "./routes/teams.js";
@@ -64,6 +67,7 @@ export function createApp(deps: AppDeps): Memoria {
     clock,
     maxDocumentBytes: config.maxDocumentBytes,
   });
+  const entries = new EntryService({ storage, indexes, clock });
   const admin = adminAuth(config.adminToken);
   const team = teamAuth(directory);
 
@@ -80,6 +84,8 @@ export function createApp(deps: AppDeps): Memoria {
   app.route("/", teamRoutes(directory, admin));
   app.route("/", documentRoutes(documents, team));
   app.route("/", searchRoutes(indexes, team));
+  app.route("/", entryRoutes(entries, team));
+  app.route("/", memoryRoutes(indexes, team));
   app.route("/", statsRoutes(storage, indexes, team));
 
   app.openAPIRegistry.registerComponent("securitySchemes", "adminToken", { type: "http", scheme: "bearer" });

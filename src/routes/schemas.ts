@@ -19,27 +19,39 @@ export const codePoints = (min: number, max: number) =>
 export const nameText = (max: number) =>
   codePoints(1, max).refine((s) => s.trim() !== "", { message: "must not be blank" });
 
-/** A positive whole number given as a query-string parameter. */
+/**
+ * A whole number, given as a query-string parameter ("20") or as a JSON number (20, from an MCP tool call),
+ * so one schema serves both. Only plain digits are converted: "1e2", "0x10", " 5" and "" stay strings and
+ * are refused, where z.coerce would have read them as numbers.
+ */
 export const intParam = (min: number, max: number) =>
-  z
-    .string()
-    .regex(/^\d+$/, `must be a whole number from ${min} to ${max}`)
-    .transform(Number)
-    .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
+  z.preprocess(
+    (value) => (typeof value === "string" && /^\d+$/.test(value) ? Number(value) : value),
+    z
+      .number({ error: `must be a whole number from ${min} to ${max}` })
+      .int(`must be a whole number from ${min} to ${max}`)
+      .min(min, `must be at least ${min}`)
+      .max(max, `must be at most ${max}`),
+  );
 
-/** A search text: not blank, at most 1024 UTF-8 bytes (a longer one answers `query_too_long`). */
-export const queryText = z
+/** A text to match: at most 1024 UTF-8 bytes (a longer one answers `query_too_long`). */
+export const matchText = z.string().superRefine((q, ctx) => {
+  if (utf8Length(q) > MAX_QUERY_BYTES) {
+    ctx.addIssue({
+      code: "custom",
+      message: `The query is longer than ${MAX_QUERY_BYTES} bytes.`,
+      params: { [errorCodeParam]: "query_too_long" },
+    });
+  }
+});
+
+/** A search text: not blank, at most 1024 UTF-8 bytes. */
+export const queryText = matchText.refine((q) => q.trim() !== "", { message: "must not be blank" });
+
+/** A project or entry type, as API.md defines them. */
+export const labelText = z
   .string()
-  .superRefine((q, ctx) => {
-    if (utf8Length(q) > MAX_QUERY_BYTES) {
-      ctx.addIssue({
-        code: "custom",
-        message: `The query is longer than ${MAX_QUERY_BYTES} bytes.`,
-        params: { [errorCodeParam]: "query_too_long" },
-      });
-    }
-  })
-  .refine((q) => q.trim() !== "", { message: "must not be blank" });
+  .regex(/^[A-Za-z0-9._-]{1,64}$/, "must be 1–64 characters of A–Z, a–z, 0–9, '.', '_' or '-'");
 
 /** A path id: any non-empty segment. One that no row has answers 404 like any unknown id (API.md). */
 export const idParam = z.string().min(1);

@@ -32,9 +32,11 @@ export function statsRoutes(storage: Storage, indexes: LiveIndexes, team: Middle
     }),
     async (c) => {
       const teamId = c.get("team").teamId;
-      const counts = await storage.documents.counts(teamId);
-      // Entries arrive with the working-memory feature; until then a team has none.
-      return c.json({ ...counts, entries: 0, index: indexes.status(teamId) }, 200);
+      const [counts, entries] = await Promise.all([
+        storage.documents.counts(teamId),
+        storage.entries.count(teamId),
+      ]);
+      return c.json({ ...counts, entries, index: indexes.status(teamId) }, 200);
     },
   );
   return app;

@@ -17,7 +17,7 @@ export async function searchPassages(
   q: string,
   limit: number,
 ): Promise<SearchResult> {
-  const index = await indexes.ready(key);
+  const index = (await indexes.ready(key)).passages;
   // The index can be closed between being handed over and being asked, when its team is deleted meanwhile.
   if (!index.isOpen()) throw new UnavailableError("The team's index was closed while answering; try again.");
   return { hits: index.find(matchQuery(q), limit), corpus: index.counts() };

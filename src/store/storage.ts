@@ -5,17 +5,20 @@ import type { Client } from "@libsql/client";
 import { ChangeLog } from "./changes.js";
 import { openClient, type StorageOptions } from "./client.js";
 import { DocumentRows } from "./documents.js";
+import { EntryRows } from "./entries.js";
 import { migrate } from "./migrate.js";
 import { TeamRows } from "./teams.js";
 
 export class Storage {
   readonly teams: TeamRows;
   readonly documents: DocumentRows;
+  readonly entries: EntryRows;
   readonly changes: ChangeLog;
 
   constructor(readonly client: Client) {
     this.teams = new TeamRows(client);
     this.documents = new DocumentRows(client);
+    this.entries = new EntryRows(client);
     this.changes = new ChangeLog(client);
   }
 

@@ -95,7 +95,7 @@ export class TeamRows {
   /** Deletes a team's (by now unreadable) rows. */
   async deleteRows(id: string): Promise<void> {
     await this.client.batch(
-      ["chunks", "documents", "changes"].map((table) => ({
+      ["chunks", "documents", "entries", "changes"].map((table) => ({
         sql: `DELETE FROM ${table} WHERE team_id = ?`,
         args: [id],
       })),

@@ -7,12 +7,20 @@
 
 import type { Clock } from "../clock.js";
 import { UnavailableError } from "../errors.js";
+import { EntryIndex, type IndexedEntry } from "../index/entry-index.js";
 import type { IndexedDocument } from "../index/passage-index.js";
 import { PassageIndex, type PassageIndexOptions } from "../index/passage-index.js";
 import type { Logger } from "../logger.js";
 import type { TeamKey } from "../seal/team-key.js";
 import type { Storage } from "../store/storage.js";
+import { loadEntries, readEntry } from "./load-entries.js";
 import { loadPassages, readDocument } from "./load-passages.js";
+
+/** A team's two in-memory indexes: its document passages and its memory entries. */
+export interface TeamIndex {
+  passages: PassageIndex;
+  entries: EntryIndex;
+}
 
 export type IndexState = "cold" | "building" | "ready";
 
@@ -29,6 +37,8 @@ export interface IndexStatus {
  * loop gets a turn between pages and memory stays flat.
  */
 const BUILD_PAGE_ROWS = 256;
+/** Entries read per storage round trip during a build: each is one small sealed row (~1 KB). */
+const BUILD_PAGE_ENTRIES = 1024;
 /** How often a long build reports its progress in the log. */
 const PROGRESS_LOG_MS = 2000;
 /** The least time between two background rebuilds of one team's index. */
@@ -40,10 +50,13 @@ const CATCHUP_PAGE = 500;
  * that a lagging instance replaying 500 changes of 5 MiB documents does not hold them all in memory.
  */
 const CATCHUP_DOCUMENTS_AT_ONCE = 16;
+/** Entries read and opened at once while catching up: each is one small row, so many overlap cheaply. */
+const CATCHUP_ENTRIES_AT_ONCE = 256;
 
 class LiveIndex {
   state: IndexState = "cold";
   index: PassageIndex | null = null;
+  entries: EntryIndex | null = null;
   appliedSeq = 0;
   builtAt: Date | null = null;
   buildMs: number | null = null;
@@ -91,8 +104,8 @@ export class LiveIndexes {
     };
   }
 
-  /** The team's index, built if this is its first use and caught up if it may be stale. */
-  async ready(key: TeamKey): Promise<PassageIndex> {
+  /** The team's indexes, built if this is its first use and caught up if they may be stale. */
+  async ready(key: TeamKey): Promise<TeamIndex> {
     const live = this.#live(key.teamId);
     if (live.state === "cold") live.state = "building";
     await live.run(async () => {
@@ -101,8 +114,9 @@ export class LiveIndexes {
         await this.#catchUp(key, live);
     });
     // Only a drop (the team was deleted meanwhile) leaves a successful run without an index.
-    if (!live.index) throw new UnavailableError("The team's index was closed while answering; try again.");
-    return live.index;
+    if (!live.index || !live.entries)
+      throw new UnavailableError("The team's index was closed while answering; try again.");
+    return { passages: live.index, entries: live.entries };
   }
 
   /**
@@ -151,6 +165,7 @@ export class LiveIndexes {
     const { storage, clock, logger } = this.deps;
     const started = performance.now();
     const index = new PassageIndex(this.deps.indexOptions);
+    const entries = new EntryIndex();
     try {
       // The seq is read first: anything committed after it is replayed by the catch-up below, and replaying a
       // change re-reads the document's current rows, so a write racing the build is never lost.
@@ -167,17 +182,26 @@ export class LiveIndexes {
       } finally {
         index.holdMerges(false);
       }
+      await loadEntries(storage, key, entries, BUILD_PAGE_ENTRIES);
       live.index = index;
+      live.entries = entries;
       live.appliedSeq = seq;
       await this.#catchUp(key, live);
       live.state = "ready";
       live.builtAt = clock.now();
       live.buildMs = Math.round(performance.now() - started);
-      logger.info("index built", { teamId: key.teamId, ...index.counts(), buildMs: live.buildMs });
+      logger.info("index built", {
+        teamId: key.teamId,
+        ...index.counts(),
+        entries: entries.count(),
+        buildMs: live.buildMs,
+      });
       this.#settle(live, index);
     } catch (error) {
       index.close();
+      entries.close();
       live.index = null;
+      live.entries = null;
       live.state = "cold";
       throw error;
     }
@@ -255,8 +279,19 @@ export class LiveIndexes {
       }
       const shadow = new LiveIndex();
       shadow.index = fresh;
+      // The entry index is not rebuilt, only caught up alongside: replaying a change re-reads the entry's
+      // current row, so applying one it already has changes nothing.
+      shadow.entries = live.entries;
       shadow.appliedSeq = seq;
-      await this.#catchUp(key, shadow);
+      try {
+        await this.#catchUp(key, shadow);
+      } catch (error) {
+        // A failure inside an index discards the shadow, and with it the entry index it shares with the live
+        // team: then the live team goes cold too, and the next read rebuilds both.
+        fresh.close();
+        if (live.entries && !live.entries.isOpen()) this.#discard(live);
+        throw error;
+      }
       live.index = fresh;
       live.appliedSeq = shadow.appliedSeq;
       live.checkedAt = shadow.checkedAt;
@@ -270,14 +305,15 @@ export class LiveIndexes {
   }
 
   /**
-   * Replays every change after the applied seq by re-reading each named document's current rows. A failure
+   * Replays every change after the applied seq by re-reading each named document's or entry's current rows. A failure
    * leaves the index as it was and due for another catch-up on the next read; a failure inside the index
    * itself discards it, since its bookkeeping may no longer match its rows, and the next read rebuilds.
    */
   async #catchUp(key: TeamKey, live: LiveIndex): Promise<void> {
     const { storage, clock } = this.deps;
     const index = live.index;
-    if (!index) return;
+    const entries = live.entries;
+    if (!index || !entries) return;
     const checkedAt = clock.now().getTime();
     live.checkedAt = 0;
     for (;;) {
@@ -292,6 +328,22 @@ export class LiveIndexes {
           index.apply(
             docs.filter((d): d is IndexedDocument => d !== null),
             batch.filter((_, j) => docs[j] === null),
+          );
+        } catch (error) {
+          this.#discard(live);
+          throw error;
+        }
+      }
+      const entryIds = [
+        ...new Set(changes.filter((c) => c.kind.startsWith("entry.")).map((c) => c.entityId)),
+      ];
+      for (let i = 0; i < entryIds.length; i += CATCHUP_ENTRIES_AT_ONCE) {
+        const batch = entryIds.slice(i, i + CATCHUP_ENTRIES_AT_ONCE);
+        const read = await Promise.all(batch.map((id) => readEntry(this.deps.storage, key, id)));
+        try {
+          entries.apply(
+            read.filter((e): e is IndexedEntry => e !== null),
+            batch.filter((_, j) => read[j] === null),
           );
         } catch (error) {
           this.#discard(live);
@@ -318,7 +370,9 @@ export class LiveIndexes {
   /** Closes a team's index and returns the team to cold: the next read builds it afresh. */
   #discard(live: LiveIndex): void {
     live.index?.close();
+    live.entries?.close();
     live.index = null;
+    live.entries = null;
     live.state = "cold";
     live.checkedAt = 0;
   }

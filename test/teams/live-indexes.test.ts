@@ -77,7 +77,7 @@ describe("live team indexes", () => {
     const teamId = apiKey.split("_")[1] as string;
     const key = await app.memoria.directory.authenticate(apiKey);
     expect(key?.teamId).toBe(teamId);
-    const index = await app.memoria.indexes.ready(key as NonNullable<typeof key>);
+    const index = (await app.memoria.indexes.ready(key as NonNullable<typeof key>)).passages;
     expect(index.backingFile()).toBe("");
   });
 
@@ -157,7 +157,7 @@ describe("rowid order after writes", () => {
       now += 61_000;
       await addDocument(app, apiKey, { title: "Rota", content: page });
       await app.memoria.indexes.settled(teamId);
-      const index = await app.memoria.indexes.ready(key);
+      const index = (await app.memoria.indexes.ready(key)).passages;
       expect(index.unorderedDocuments()).toBe(0);
       const after = await search(app, apiKey, "weekend rota", 50);
       expect(after.hits).toHaveLength(31);

@@ -2,12 +2,13 @@
 // the bundle on every runtime (Workers and Deno have no file system to read it from).
 
 import * as initial from "./001_initial.js";
+import * as entries from "./002_entries.js";
 
 export interface Migration {
   version: number;
   statements: string[];
 }
 
-export const migrations: Migration[] = [initial];
+export const migrations: Migration[] = [initial, entries];
 
 export const latestSchemaVersion = Math.max(...migrations.map((m) => m.version));

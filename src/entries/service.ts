@@ -1,0 +1,87 @@
+// Memory entries: seal and store with the change record, then bring the team's live index level before the
+// write is acknowledged; reads open the sealed rows.
+
+import type { Clock } from "../clock.js";
+import { NotFoundError } from "../errors.js";
+import { newId } from "../ids.js";
+import type { TeamKey } from "../seal/team-key.js";
+import type { EntryCursor, EntryRow } from "../store/entries.js";
+import type { Storage } from "../store/storage.js";
+import type { LiveIndexes } from "../teams/live-indexes.js";
+import { type EntryContent, openEntry, projectRef, sealEntry } from "./sealed.js";
+
+export interface EntryInput {
+  title: string;
+  impact: string | null;
+  project: string | null;
+  type: string | null;
+  body: string | null;
+}
+
+export interface EntryView extends EntryContent {
+  id: string;
+  createdAt: string;
+}
+
+export interface EntriesDeps {
+  storage: Storage;
+  indexes: LiveIndexes;
+  clock: Clock;
+}
+
+export class EntryService {
+  constructor(private readonly deps: EntriesDeps) {}
+
+  async create(key: TeamKey, input: EntryInput): Promise<EntryView> {
+    const { storage, indexes, clock } = this.deps;
+    const id = newId("e");
+    const content: EntryContent = {
+      project: input.project,
+      type: input.type,
+      title: input.title,
+      impact: input.impact,
+      body: input.body,
+    };
+    const row: EntryRow = {
+      teamId: key.teamId,
+      id,
+      createdAt: clock.now().toISOString(),
+      projectRef: input.project === null ? null : await projectRef(key, input.project),
+      sealed: await sealEntry(key, id, content),
+    };
+    await storage.entries.insert(row);
+    await indexes.committed(key);
+    return { id, createdAt: row.createdAt, ...content };
+  }
+
+  async get(key: TeamKey, id: string): Promise<EntryView> {
+    const row = await this.deps.storage.entries.get(key.teamId, id);
+    if (!row) throw new NotFoundError(`No entry ${id}.`);
+    return this.#view(key, row);
+  }
+
+  /** Newest first, optionally one project's only. */
+  async list(
+    key: TeamKey,
+    options: { project: string | null; limit: number; after: EntryCursor | null },
+  ): Promise<{ entries: EntryView[]; next: EntryCursor | null }> {
+    const ref = options.project === null ? null : await projectRef(key, options.project);
+    const rows = await this.deps.storage.entries.list(key.teamId, options.limit + 1, options.after, ref);
+    const page = rows.slice(0, options.limit);
+    const last = page.at(-1);
+    return {
+      entries: await Promise.all(page.map((row) => this.#view(key, row))),
+      next: rows.length > options.limit && last ? { createdAt: last.createdAt, id: last.id } : null,
+    };
+  }
+
+  async delete(key: TeamKey, id: string): Promise<void> {
+    const seq = await this.deps.storage.entries.delete(key.teamId, id, this.deps.clock.now().toISOString());
+    if (seq === null) throw new NotFoundError(`No entry ${id}.`);
+    await this.deps.indexes.committed(key);
+  }
+
+  async #view(key: TeamKey, row: EntryRow): Promise<EntryView> {
+    return { id: row.id, createdAt: row.createdAt, ...(await openEntry(key, row.id, row.sealed)) };
+  }
+}

@@ -1,0 +1,45 @@
+// One entry as one line of the working-memory block, and what the line costs in tokens.
+
+import { BYTES_PER_TOKEN } from "./constants.js";
+import type { MemoryEntry } from "./entry.js";
+
+/** UTF-8 bytes of a string, counted without encoding it (this runs for every candidate of every request). */
+export function utf8Bytes(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0x80) bytes += 1;
+    else if (unit < 0x800) bytes += 2;
+    else if (unit >= 0xd800 && unit < 0xdc00 && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      // A surrogate pair is one code point of four bytes; a lone surrogate encodes as U+FFFD, three bytes.
+      if (next >= 0xdc00 && next < 0xe000) {
+        bytes += 4;
+        i++;
+      } else bytes += 3;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+/** ceil(UTF-8 bytes / 4): an estimate that errs towards too many tokens, never too few. */
+export function estimateTokens(text: string): number {
+  return Math.ceil(utf8Bytes(text) / BYTES_PER_TOKEN);
+}
+
+// Line breaks of any kind, with the spaces around them. A title or impact typed over two lines must not
+// break the one-entry-per-line block an agent reads (a second line would look like a line of its own).
+const LINE_BREAKS = /\s*[\n\r\u0085\u2028\u2029]\s*/g;
+
+const oneLine = (text: string) => text.replace(LINE_BREAKS, " ");
+
+/**
+ * `- <id> <YYYY-MM-DD> [<project>/<type>] <title> — <impact>`: "-" for a missing project or type, and the
+ * impact clause only when there is an impact, so no line ends in a dangling dash. The date is createdAt's UTC
+ * calendar day.
+ */
+export function renderLine(entry: MemoryEntry): string {
+  const day = new Date(entry.createdAt).toISOString().slice(0, 10);
+  const head = `- ${entry.id} ${day} [${entry.project ?? "-"}/${entry.type ?? "-"}] ${oneLine(entry.title)}`;
+  return entry.impact ? `${head} — ${oneLine(entry.impact)}` : head;
+}

@@ -1,0 +1,126 @@
+// Rows of memory entries, each written or deleted in one batch with its change-log record.
+
+import type { Client } from "@libsql/client";
+import { blob, num, text } from "./client.js";
+import { appendChange } from "./documents.js";
+
+export interface EntryRow {
+  teamId: string;
+  id: string;
+  createdAt: string;
+  /** Blind index of the project, null when the entry has none. */
+  projectRef: Uint8Array | null;
+  /** Sealed project, type, title, impact and body. */
+  sealed: Uint8Array;
+}
+
+export interface EntryCursor {
+  createdAt: string;
+  id: string;
+}
+
+const columns = "team_id, id, created_at, project_ref, sealed";
+
+function entryRow(row: Record<string, unknown>): EntryRow {
+  return {
+    teamId: text(row.team_id),
+    id: text(row.id),
+    createdAt: text(row.created_at),
+    projectRef: row.project_ref == null ? null : blob(row.project_ref),
+    sealed: blob(row.sealed),
+  };
+}
+
+const latestSeq = (teamId: string) => ({
+  sql: "SELECT COALESCE(MAX(seq), 0) AS seq FROM changes WHERE team_id = ?",
+  args: [teamId],
+});
+
+export class EntryRows {
+  constructor(private readonly client: Client) {}
+
+  /** Stores a new entry with its `entry.create` change; returns the change's seq. */
+  async insert(row: EntryRow): Promise<number> {
+    const results = await this.client.batch(
+      [
+        {
+          sql: `INSERT INTO entries (${columns}) VALUES (?, ?, ?, ?, ?)`,
+          args: [row.teamId, row.id, row.createdAt, row.projectRef, row.sealed],
+        },
+        appendChange(row.teamId, "entry.create", row.id, row.createdAt),
+        latestSeq(row.teamId),
+      ],
+      "write",
+    );
+    return num(results.at(-1)?.rows[0]?.seq);
+  }
+
+  /** Deletes an entry and appends `entry.delete`; null when there was nothing to delete. */
+  async delete(teamId: string, id: string, at: string): Promise<number | null> {
+    const results = await this.client.batch(
+      [
+        { sql: "DELETE FROM entries WHERE team_id = ? AND id = ?", args: [teamId, id] },
+        // changes() counts the delete just before: no record for a delete that found nothing.
+        appendChange(teamId, "entry.delete", id, at, "changes() > 0"),
+        latestSeq(teamId),
+      ],
+      "write",
+    );
+    if ((results[0]?.rowsAffected ?? 0) === 0) return null;
+    return num(results.at(-1)?.rows[0]?.seq);
+  }
+
+  async get(teamId: string, id: string): Promise<EntryRow | null> {
+    const rs = await this.client.execute({
+      sql: `SELECT ${columns} FROM entries WHERE team_id = ? AND id = ?`,
+      args: [teamId, id],
+    });
+    const row = rs.rows[0];
+    return row ? entryRow(row) : null;
+  }
+
+  /**
+   * Newest first: createdAt, then id, descending; `after` is the last row of the previous page. With
+   * `projectRef`, only that project's entries.
+   */
+  async list(
+    teamId: string,
+    limit: number,
+    after: EntryCursor | null,
+    projectRef: Uint8Array | null,
+  ): Promise<EntryRow[]> {
+    const where = ["team_id = ?"];
+    const args: (string | number | Uint8Array)[] = [teamId];
+    if (projectRef) {
+      where.push("project_ref = ?");
+      args.push(projectRef);
+    }
+    if (after) {
+      where.push("(created_at, id) < (?, ?)");
+      args.push(after.createdAt, after.id);
+    }
+    const rs = await this.client.execute({
+      sql: `SELECT ${columns} FROM entries WHERE ${where.join(" AND ")}
+            ORDER BY created_at DESC, id DESC LIMIT ?`,
+      args: [...args, limit],
+    });
+    return rs.rows.map(entryRow);
+  }
+
+  /** Every entry of a team in id order, a page at a time, for index builds. */
+  async page(teamId: string, afterId: string | null, limit: number): Promise<EntryRow[]> {
+    const rs = await this.client.execute({
+      sql: `SELECT ${columns} FROM entries WHERE team_id = ? AND id > ? ORDER BY id LIMIT ?`,
+      args: [teamId, afterId ?? "", limit],
+    });
+    return rs.rows.map(entryRow);
+  }
+
+  async count(teamId: string): Promise<number> {
+    const rs = await this.client.execute({
+      sql: "SELECT COUNT(*) AS n FROM entries WHERE team_id = ?",
+      args: [teamId],
+    });
+    return num(rs.rows[0]?.n ?? 0);
+  }
+}
