@@ -17,6 +17,7 @@ import type { Logger } from "./logger.js";
 import { documentRoutes } from "./routes/documents.js";
 import { entryRoutes } from "./routes/entries.js";
 import { healthRoutes } from "./routes/health.js";
+import { mcpRoutes } from "./routes/mcp.js";
 import { memoryRoutes } from "./routes/memory.js";
 import { searchRoutes } from "./routes/search.js";
 import { statsRoutes } from "./routes/stats.js";
@@ -86,6 +87,7 @@ export function createApp(deps: AppDeps): Memoria {
   app.route("/", searchRoutes(indexes, team));
   app.route("/", entryRoutes(entries, team));
   app.route("/", memoryRoutes(indexes, team));
+  app.route("/", mcpRoutes({ indexes, entries, logger }, team));
   app.route("/", statsRoutes(storage, indexes, team));
 
   app.openAPIRegistry.registerComponent("securitySchemes", "adminToken", { type: "http", scheme: "bearer" });

@@ -1,0 +1,165 @@
+// POST /mcp (team key): the Model Context Protocol over Streamable HTTP, stateless. Agents reach the same
+// operations as the HTTP API — search, memory, remember, forget — validated by the same schemas.
+//
+// Stateless: every request gets its own server and transport, so no session outlives a request and any
+// instance can answer any call. Answers are plain JSON, not an event stream: each tool finishes in one step.
+
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { MiddlewareHandler } from "hono";
+import { z } from "zod";
+import type { EntryService } from "../entries/service.js";
+import { DomainError } from "../errors.js";
+import type { AppEnv } from "../http/env.js";
+import type { Logger } from "../logger.js";
+import type { TeamKey } from "../seal/team-key.js";
+import type { LiveIndexes } from "../teams/live-indexes.js";
+import { entryAnswer, entryBody, entryIdInput, entryInput } from "./entries.js";
+import { answerMemory, memoryAnswer, memoryInput } from "./memory.js";
+import { router } from "./router.js";
+import { answerSearch, searchAnswer, searchQuery } from "./search.js";
+
+export interface McpDeps {
+  indexes: LiveIndexes;
+  entries: EntryService;
+  logger: Logger;
+}
+
+/** The version agents see in the MCP handshake. */
+const SERVER_INFO = { name: "memoria", version: "1" };
+
+const forgetAnswer = z.object({ forgotten: z.string() });
+
+const text = (value: string) => ({ type: "text" as const, text: value });
+
+/**
+ * A tool's failure as a tool result the agent can read, never a protocol error: a domain error's message
+ * (written never to quote team content) with its code; anything else a fixed sentence, since an unknown
+ * error's text could quote input.
+ */
+function toolError(error: unknown, logger: Logger, requestId: string): CallToolResult {
+  if (error instanceof DomainError)
+    return { isError: true, content: [text(`${error.code}: ${error.message}`)] };
+  logger.error("mcp tool failed", { requestId, error: error instanceof Error ? error.name : "unknown" });
+  return { isError: true, content: [text(`internal: Internal error (request ${requestId}).`)] };
+}
+
+function buildServer(deps: McpDeps, key: TeamKey, requestId: string): McpServer {
+  const server = new McpServer(SERVER_INFO, { capabilities: { tools: {} } });
+  const guarded =
+    <A>(run: (args: A) => Promise<CallToolResult>) =>
+    async (args: A): Promise<CallToolResult> => {
+      try {
+        return await run(args);
+      } catch (error) {
+        return toolError(error, deps.logger, requestId);
+      }
+    };
+
+  server.registerTool(
+    "search",
+    {
+      description:
+        "Full-text search over the team's documents. Returns passages, best first, with highlighted snippets.",
+      inputSchema: searchQuery,
+      outputSchema: searchAnswer,
+      annotations: { readOnlyHint: true },
+    },
+    guarded(async (args) => {
+      const answer = await answerSearch(deps.indexes, key, args);
+      return { content: [text(JSON.stringify(answer))], structuredContent: answer };
+    }),
+  );
+
+  server.registerTool(
+    "memory",
+    {
+      description:
+        "The team's working memory: its decision, incident and learning entries ranked by recency, relevance to " +
+        "q and membership of project, cut to a token budget. Returns the block to put in your context, then " +
+        "the accounting.",
+      inputSchema: memoryInput,
+      outputSchema: memoryAnswer,
+      annotations: { readOnlyHint: true },
+    },
+    guarded(async (args) => {
+      const answer = await answerMemory(deps.indexes, key, args);
+      const { items: _items, text: block, ...accounting } = answer;
+      return {
+        content: [text(block === "" ? "(no entries)" : block), text(JSON.stringify(accounting))],
+        structuredContent: { ...answer },
+      };
+    }),
+  );
+
+  server.registerTool(
+    "remember",
+    {
+      description:
+        "Records a memory entry for the team: a decision, incident or learning, with its impact. It is in " +
+        "working memory as soon as this returns.",
+      inputSchema: entryBody,
+      outputSchema: entryAnswer,
+    },
+    guarded(async (args) => {
+      const entry = await deps.entries.create(key, entryInput(args));
+      return { content: [text(JSON.stringify({ entry }))], structuredContent: { entry } };
+    }),
+  );
+
+  server.registerTool(
+    "forget",
+    {
+      description: "Deletes one of the team's memory entries by id.",
+      inputSchema: entryIdInput,
+      outputSchema: forgetAnswer,
+      annotations: { destructiveHint: true, idempotentHint: true },
+    },
+    guarded(async (args) => {
+      await deps.entries.delete(key, args.id);
+      return { content: [text(`Forgot entry ${args.id}.`)], structuredContent: { forgotten: args.id } };
+    }),
+  );
+
+  return server;
+}
+
+export function mcpRoutes(deps: McpDeps, team: MiddlewareHandler<AppEnv>): OpenAPIHono<AppEnv> {
+  const app = router();
+
+  app.post("/mcp", team, async (c) => {
+    const server = buildServer(deps, c.get("team"), c.get("requestId"));
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    try {
+      await server.connect(transport);
+      // Read c.req.raw here, not earlier: the body limit replaces it when it has to count a chunked body.
+      return await transport.handleRequest(c.req.raw);
+    } finally {
+      // The answer is complete JSON by now, so closing cuts nothing short.
+      await server.close();
+    }
+  });
+
+  // Without sessions there is no stream to open (GET) and none to end (DELETE). 405 is the answer the
+  // protocol names for a server that offers no stream; clients take it as "POST only".
+  app.on(["GET", "DELETE"], "/mcp", team, (c) => {
+    c.header("allow", "POST");
+    return c.json(
+      {
+        error: {
+          code: "invalid_request",
+          message: "This MCP endpoint is stateless: send each message with POST.",
+          requestId: c.get("requestId"),
+        },
+      },
+      405,
+    );
+  });
+
+  return app;
+}
