@@ -13,11 +13,11 @@ import type { MemoryEntry } from "./entry.js";
 /** Where the pool is read from: a team's entries, however they are held. */
 export interface EntrySource {
   /** The newest entries, newest first. */
-  newest(limit: number): MemoryEntry[];
+  newest(limit: number): readonly MemoryEntry[];
   /** Entries matching the query, best first by FTS5 rank, newest first among equal ranks. */
-  matching(query: MatchQuery, limit: number): MemoryEntry[];
+  matching(query: MatchQuery, limit: number): readonly MemoryEntry[];
   /** The newest entries of one project, newest first. */
-  newestOfProject(project: string, limit: number): MemoryEntry[];
+  newestOfProject(project: string, limit: number): readonly MemoryEntry[];
 }
 
 export interface GatherOptions {
@@ -36,7 +36,7 @@ export interface Pool {
 
 export function gather(source: EntrySource, options: GatherOptions): Pool {
   const byId = new Map<string, MemoryEntry>();
-  const add = (entries: MemoryEntry[]) => {
+  const add = (entries: readonly MemoryEntry[]) => {
     for (const entry of entries) if (!byId.has(entry.id)) byId.set(entry.id, entry);
   };
   add(source.newest(POOL_LIMIT));

@@ -9,7 +9,7 @@
 
 import { FUSION_K, WEIGHT_MATCH, WEIGHT_PROJECT, WEIGHT_RECENCY } from "./constants.js";
 import { type MemoryEntry, newerFirst } from "./entry.js";
-import { estimateTokens, renderLine } from "./line.js";
+import { estimateTokens, minimumTokens, renderLine } from "./line.js";
 
 export interface SliceOptions {
   /** Entry ids in relevance order (the match read's order); empty when there was no query. */
@@ -42,11 +42,37 @@ export interface SliceResult {
   budget: number;
 }
 
+/**
+ * An entry's fused score as an exact fraction. Summed as floating point, two equal scores made of the same
+ * terms in another order (1/62 + 1/70 + 1/61 and 1/70 + 1/61 + 1/62) can differ in the last bit, and the
+ * rounding, not the tie-break, would order them. With the weights whole numbers (they are 1.0) numerator and
+ * denominator stay whole and exact: a denominator is at most (K + pool size)³, 2.9e8 for 600 candidates.
+ */
+interface Fraction {
+  num: number;
+  den: number;
+}
+
 /** Adds weight / (K + rank) for each position of `list` to its entry's score. */
-function vote(scores: Map<string, number>, list: readonly string[], weight: number): void {
+function vote(scores: Map<string, Fraction>, list: readonly string[], weight: number): void {
   list.forEach((id, i) => {
-    scores.set(id, (scores.get(id) ?? 0) + weight / (FUSION_K + i + 1));
+    const d = FUSION_K + i + 1;
+    const score = scores.get(id);
+    if (score) {
+      score.num = score.num * d + weight * score.den;
+      score.den *= d;
+    } else scores.set(id, { num: weight, den: d });
   });
+}
+
+/** Compares a/b with c/d exactly: by Number while the cross products are exact, else by BigInt. */
+function compareFractions(a: Fraction, b: Fraction): number {
+  const left = a.num * b.den;
+  const right = b.num * a.den;
+  if (left <= Number.MAX_SAFE_INTEGER && right <= Number.MAX_SAFE_INTEGER) return left - right;
+  const l = BigInt(a.num) * BigInt(b.den);
+  const r = BigInt(b.num) * BigInt(a.den);
+  return l < r ? -1 : l > r ? 1 : 0;
 }
 
 export function fuse(
@@ -56,8 +82,7 @@ export function fuse(
   const byId = new Map<string, MemoryEntry>();
   for (const entry of pool) if (!byId.has(entry.id)) byId.set(entry.id, entry);
   const recency = [...byId.values()].sort(newerFirst);
-  const scores = new Map<string, number>();
-  // Summed in a fixed list order, so the floating-point result never depends on the pool's order.
+  const scores = new Map<string, Fraction>();
   vote(
     scores,
     recency.map((e) => e.id),
@@ -73,9 +98,11 @@ export function fuse(
       WEIGHT_PROJECT,
     );
   }
+  const zero: Fraction = { num: 0, den: 1 };
   return recency
-    .map((entry) => ({ entry, score: scores.get(entry.id) ?? 0 }))
-    .sort((a, b) => b.score - a.score || newerFirst(a.entry, b.entry));
+    .map((entry) => ({ entry, fraction: scores.get(entry.id) ?? zero }))
+    .sort((a, b) => compareFractions(b.fraction, a.fraction) || newerFirst(a.entry, b.entry))
+    .map(({ entry, fraction }) => ({ entry, score: fraction.num / fraction.den }));
 }
 
 /**
@@ -91,8 +118,10 @@ export function slice(pool: readonly MemoryEntry[], options: SliceOptions): Slic
   const items: SliceItem[] = [];
   let left = options.budget;
   for (const [i, { entry, score }] of ranked.entries()) {
-    // Every line costs at least one token, so with nothing left the rest are skipped unrendered.
+    // Every line costs at least one token, so with nothing left the rest are skipped unrendered; so is a line
+    // whose fixed parts alone are over what is left.
     if (left === 0) break;
+    if (minimumTokens(entry) > left) continue;
     const line = renderLine(entry);
     const tokens = estimateTokens(line);
     if (tokens > left) continue;
