@@ -107,11 +107,15 @@ export class EntryRows {
     return rs.rows.map(entryRow);
   }
 
-  /** Every entry of a team in id order, a page at a time, for index builds. */
-  async page(teamId: string, afterId: string | null, limit: number): Promise<EntryRow[]> {
+  /**
+   * Every entry of a team oldest first (createdAt, then id), a page at a time, for index builds: the entry
+   * index orders ties cheaply when it is filled in that order.
+   */
+  async page(teamId: string, after: EntryCursor | null, limit: number): Promise<EntryRow[]> {
     const rs = await this.client.execute({
-      sql: `SELECT ${columns} FROM entries WHERE team_id = ? AND id > ? ORDER BY id LIMIT ?`,
-      args: [teamId, afterId ?? "", limit],
+      sql: `SELECT ${columns} FROM entries WHERE team_id = ? AND (created_at, id) > (?, ?)
+            ORDER BY created_at, id LIMIT ?`,
+      args: [teamId, after?.createdAt ?? "", after?.id ?? "", limit],
     });
     return rs.rows.map(entryRow);
   }

@@ -4,27 +4,27 @@
 import { openEntry } from "../entries/sealed.js";
 import type { EntryIndex, IndexedEntry } from "../index/entry-index.js";
 import type { TeamKey } from "../seal/team-key.js";
-import type { EntryRow } from "../store/entries.js";
+import type { EntryCursor, EntryRow } from "../store/entries.js";
 import type { Storage } from "../store/storage.js";
 
 async function indexedEntry(key: TeamKey, row: EntryRow): Promise<IndexedEntry> {
   return { id: row.id, createdAt: row.createdAt, ...(await openEntry(key, row.id, row.sealed)) };
 }
 
-/** Reads, opens and indexes every entry of the team, a page at a time. */
+/** Reads, opens and indexes every entry of the team, oldest first, a page at a time. */
 export async function loadEntries(
   storage: Storage,
   key: TeamKey,
   index: EntryIndex,
   pageRows: number,
 ): Promise<void> {
-  let after: string | null = null;
+  let after: EntryCursor | null = null;
   for (;;) {
     const rows = await storage.entries.page(key.teamId, after, pageRows);
     index.apply(await Promise.all(rows.map((row) => indexedEntry(key, row))));
     const last = rows.at(-1);
     if (!last || rows.length < pageRows) return;
-    after = last.id;
+    after = { createdAt: last.createdAt, id: last.id };
   }
 }
 
