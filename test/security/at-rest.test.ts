@@ -67,4 +67,41 @@ describe("nothing readable at rest", () => {
       readableWords(tmp.dir, ["memoria"]).length + readableWords(tmp.dir, ["documents"]).length,
     ).toBeGreaterThan(0);
   });
+
+  it("leaves no entry title, impact, body, project, type or memory query readable in any file", async () => {
+    const tmp = tempDir();
+    cleanups.push(tmp.cleanup);
+    const app = await buildTestApp({ dbUrl: tmp.dbUrl });
+    const { apiKey } = await makeTeam(app);
+    // One marker per field, so a field stored in the clear is named by the word found.
+    const fields = {
+      title: "Gallimaufry rollout postponed",
+      impact: "Spoonerism budget frozen",
+      body: "The borborygmus in the queue worker came back after the flensing.",
+      project: "kakistocracy",
+      type: "callipygian",
+    };
+    const markers = ["gallimaufry", "spoonerism", "borborygmus", "flensing", "kakistocracy", "callipygian"];
+    const post = (json: Record<string, string>) =>
+      app.request("/v1/entries", { method: "POST", token: apiKey, json });
+    const kept = await post(fields);
+    expect(kept.status).toBe(201);
+    // A second entry, deleted: the pages its sealed row freed must not hold its words either.
+    const doomed = await post({ ...fields, title: "Gallimaufry again", body: "borborygmus ".repeat(2000) });
+    expect(doomed.status).toBe(201);
+    const doomedId = ((await doomed.json()) as { entry: { id: string } }).entry.id;
+    expect((await app.request(`/v1/entries/${doomedId}`, { method: "DELETE", token: apiKey })).status).toBe(
+      204,
+    );
+    // Working memory builds the entry index and takes a query: neither may leave anything behind.
+    const memory = await app.request("/v1/memory?q=gallimaufry+spoonerism+borborygmus&project=kakistocracy", {
+      token: apiKey,
+    });
+    expect(((await memory.json()) as { included: number }).included).toBe(1);
+    app.close();
+
+    expect(filesUnder(tmp.dir).length).toBeGreaterThan(0);
+    expect(readableWords(tmp.dir, markers)).toEqual([]);
+    expect(readableWords(tmp.dir, ["entries"]).length).toBeGreaterThan(0);
+  });
 });
