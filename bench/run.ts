@@ -7,8 +7,13 @@
 // start, and cold starts are given as ratios to the floor of the same pair, so a busier or slower machine
 // moves both sides alike.
 //
+// Then the working-memory path (bench/memory.ts): gather + slice + render over a team of 100k entries with
+// pools of ~600 candidates, against the floor of the same three reads as plain statements, each in its own
+// fresh process, alternating.
+//
 // The sealed database of a size is made once and kept under .bench/ (sealed, like any memoria database).
-// Usage: npm run bench [-- --sizes 10000,90000] [--pairs 2] [--rounds 2]
+// Usage: npm run bench [-- --sizes 10000,90000] [--pairs 2] [--rounds 2] [--entries 100000]
+//        [--suites search,memory]
 
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -82,8 +87,8 @@ async function sealedCorpus(dir: string, chunks: number): Promise<string> {
   return corpusFile;
 }
 
-function measure(args: string[]): Record<string, number> {
-  const out = execFileSync(process.execPath, ["--import", "tsx", "bench/measure.ts", ...args], {
+function measure(args: string[], script = "bench/measure.ts"): Record<string, number> {
+  const out = execFileSync(process.execPath, ["--import", "tsx", script, ...args], {
     encoding: "utf8",
     stdio: ["ignore", "pipe", "inherit"],
     maxBuffer: 1 << 20,
@@ -140,14 +145,48 @@ async function benchSize(chunks: number, pairs: number, rounds: number, dir: str
   for (const [k, v] of rows) console.log(`${k.padEnd(42)} ${v}`);
 }
 
+function benchMemory(entries: number, pairs: number, rounds: number) {
+  const floors: Record<string, number>[] = [];
+  const paths: Record<string, number>[] = [];
+  for (let i = 0; i < pairs; i++) {
+    floors.push(measure(["floor", String(entries), String(rounds)], "bench/memory.ts"));
+    paths.push(measure(["path", String(entries), String(rounds)], "bench/memory.ts"));
+  }
+  const of = (runs: Record<string, number>[], key: string) => runs.map((r) => r[key] ?? Number.NaN);
+  const ratio = (key: string) =>
+    paths.map((p, i) => (p[key] ?? Number.NaN) / (floors[i]?.[key] ?? Number.NaN));
+  const line = (xs: number[], unit: string) => `${median(xs).toFixed(2)}${unit}  [${fmt(xs)}]`;
+  console.log(
+    `\n## working memory, ${entries.toLocaleString("en")} entries (${pairs} fresh-process pairs, medians; every run in brackets)`,
+  );
+  const rows: [string, string][] = [
+    ["floor p50: the three reads, plain statements", line(of(floors, "p50"), " ms")],
+    ["floor p99", line(of(floors, "p99"), " ms")],
+    ["gather + slice + render p50 (target < 5 ms)", line(of(paths, "p50"), " ms")],
+    ["gather + slice + render p99 (target < 20 ms)", line(of(paths, "p99"), " ms")],
+    ["p50 / floor p50", line(ratio("p50"), "×")],
+    ["p99 / floor p99", line(ratio("p99"), "×")],
+    ["slice alone p50 (target < 1 ms)", line(of(paths, "sliceP50"), " ms")],
+    ["slice alone p99", line(of(paths, "sliceP99"), " ms")],
+    [
+      "asks per run",
+      `${paths[0]?.asks ?? 0}, ${(paths[0]?.candidatesPerAsk ?? 0).toFixed(0)} candidates and ${(paths[0]?.includedPerAsk ?? 0).toFixed(0)} lines each`,
+    ],
+    ["resident memory with the index built", `${median(of(paths, "rssMiB")).toFixed(0)} MiB`],
+  ];
+  for (const [k, v] of rows) console.log(`${k.padEnd(46)} ${v}`);
+}
+
 async function main() {
   const sizes = arg("sizes", "10000,90000").split(",").map(Number);
   const pairs = Number(arg("pairs", "2"));
   const rounds = Number(arg("rounds", "2"));
+  const suites = arg("suites", "search,memory").split(",");
   const dir = resolve(".bench");
   mkdirSync(dir, { recursive: true });
   console.log(`memoria bench — node ${process.version}, ${new Date().toISOString()}`);
-  for (const size of sizes) await benchSize(size, pairs, rounds, dir);
+  if (suites.includes("search")) for (const size of sizes) await benchSize(size, pairs, rounds, dir);
+  if (suites.includes("memory")) benchMemory(Number(arg("entries", "100000")), pairs, rounds);
 }
 
 await main();
