@@ -57,6 +57,36 @@ describe("logs", () => {
     await memoria.app.request(`/v1/search?q=${encodeURIComponent("oxbowlantern ".repeat(200))}`, {
       headers: { authorization: `Bearer ${key}` },
     });
+    // Entries, working memory and an MCP tool call carry the same words in every field they have.
+    await memoria.app.request(
+      "/v1/entries",
+      json(key, {
+        title: "Zanzibarquokka decision",
+        impact: "plutoniumtulip",
+        project: "oxbowlantern",
+        type: "zanzibarquokka",
+        body: "oxbowlantern",
+      }),
+    );
+    await memoria.app.request(`/v1/memory?q=plutoniumtulip&project=oxbowlantern`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    const mcp = await memoria.app.request("/mcp", {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${key}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "memory", arguments: { q: "zanzibarquokka", project: "oxbowlantern" } },
+      }),
+    });
+    expect(mcp.status).toBe(200);
+    expect(await mcp.text()).toContain("Zanzibarquokka decision");
     // A tampered row: its error is logged, and the log says which kind of failure, not what the row held.
     await storage.client.execute({ sql: "UPDATE documents SET content = x'00'", args: [] });
     const unreadable = await memoria.app.request(`/v1/documents/${doc.document.id}`, {
@@ -72,7 +102,9 @@ describe("logs", () => {
     const requests = lines
       .map((l) => JSON.parse(l) as Record<string, unknown>)
       .filter((l) => l.message === "request");
-    expect(requests.map((r) => r.route)).toContain("/v1/search");
+    expect(requests.map((r) => r.route)).toEqual(
+      expect.arrayContaining(["/v1/search", "/v1/memory", "/mcp"]),
+    );
     expect(requests.map((r) => r.status)).toEqual(expect.arrayContaining([201, 200, 400, 413, 500]));
     expect(lines.some((l) => l.includes("sealed row failed to open"))).toBe(true);
     memoria.close();

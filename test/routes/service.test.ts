@@ -55,13 +55,28 @@ describe("OpenAPI", () => {
       };
       expect(doc.openapi).toMatch(/^3\.1\./);
       expect(doc.info.title).toBe("memoria");
-      for (const path of ["/v1/documents", "/v1/search", "/v1/teams", "/v1/stats"]) {
+      for (const path of [
+        "/v1/documents",
+        "/v1/search",
+        "/v1/teams",
+        "/v1/stats",
+        "/v1/entries",
+        "/v1/memory",
+      ]) {
         expect(Object.keys(doc.paths)).toContain(path);
       }
       expect(Object.keys(doc.paths)).toContain("/v1/documents/{id}");
       expect(Object.keys(doc.paths)).toContain("/v1/teams/{teamId}/keys");
       expect(Object.keys(doc.paths["/v1/documents"] ?? {}).sort()).toEqual(["get", "post"]);
       expect(Object.keys(doc.paths["/v1/documents/{id}"] ?? {}).sort()).toEqual(["delete", "get", "put"]);
+      expect(Object.keys(doc.paths["/v1/entries/{id}"] ?? {}).sort()).toEqual(["delete", "get"]);
+      // The budget is documented as the integer it is, though a query string carries it as text.
+      const memory = doc.paths["/v1/memory"]?.get as { parameters: { name: string; schema: unknown }[] };
+      expect(memory.parameters.find((p) => p.name === "budget")?.schema).toMatchObject({
+        type: "integer",
+        minimum: 1,
+        maximum: 100000,
+      });
       expect(Object.keys(doc.components?.securitySchemes ?? {}).sort()).toEqual(["adminToken", "teamKey"]);
     }));
 
