@@ -115,7 +115,9 @@ export class EntryIndex {
     this.#removeText = this.#db.prepare(
       "INSERT INTO entry_text (entry_text, rowid, title, impact, body) VALUES ('delete', ?, ?, ?, ?)",
     );
-    this.#stored = this.#db.prepare("SELECT title, impact, body FROM entry_meta WHERE rowid = ?");
+    this.#stored = this.#db.prepare(
+      "SELECT created_at AS createdAt, project, type, title, impact, body FROM entry_meta WHERE rowid = ?",
+    );
     this.#newest = this.#db.prepare(newestSql);
     this.#newestOfProject = this.#db.prepare(newestOfProjectSql);
     this.#summary = this.#db.prepare(summarySql);
@@ -133,6 +135,10 @@ export class EntryIndex {
     this.#db.transaction(() => {
       for (const id of remove) this.#remove(id);
       for (const entry of ordered) {
+        // A catch-up replays entries the index may hold already (a repack's shadow starts from an older seq).
+        // Re-inserting one would give it a new rowid out of recency order, and every later match read would
+        // take the slow path; so an entry already held as it is stays where it is.
+        if (this.#holds(entry)) continue;
         this.#remove(entry.id);
         if (this.#latest === null || isNewer(entry, this.#latest)) this.#latest = entry;
         else this.#unordered.add(entry.id);
@@ -199,6 +205,11 @@ export class EntryIndex {
     this.#db.exec("INSERT INTO entry_text (entry_text) VALUES ('optimize')");
   }
 
+  /** Entries inserted out of recency order; while there are none, ties are ordered by rowid (fast). */
+  unorderedEntries(): number {
+    return this.#unordered.size;
+  }
+
   has(id: string): boolean {
     return this.#rowids.has(id);
   }
@@ -221,10 +232,26 @@ export class EntryIndex {
     this.#db.close();
   }
 
+  /** Whether the index holds this entry with every field as given. */
+  #holds(entry: IndexedEntry): boolean {
+    const rowid = this.#rowids.get(entry.id);
+    if (rowid === undefined) return false;
+    const stored = (this.#stored.all(rowid) as Omit<IndexedEntry, "id">[])[0];
+    return (
+      stored !== undefined &&
+      stored.createdAt === entry.createdAt &&
+      stored.project === entry.project &&
+      stored.type === entry.type &&
+      stored.title === entry.title &&
+      stored.impact === entry.impact &&
+      stored.body === entry.body
+    );
+  }
+
   #remove(id: string): void {
     const rowid = this.#rowids.get(id);
     if (rowid === undefined) return;
-    const stored = this.#stored.get(rowid) as { title: string; impact: string | null; body: string | null };
+    const stored = (this.#stored.all(rowid) as Omit<IndexedEntry, "id">[])[0] as Omit<IndexedEntry, "id">;
     this.#removeText.run(rowid, stored.title, stored.impact, stored.body);
     this.#removeMeta.run(rowid);
     this.#rowids.delete(id);

@@ -50,7 +50,7 @@ export function minimumTokens(entry: MemoryEntry): number {
 // break the one-entry-per-line block an agent reads (a second line would look like a line of its own).
 const LINE_BREAKS = /\s*[\n\r\u0085\u2028\u2029]\s*/g;
 
-const oneLine = (text: string) => text.replace(LINE_BREAKS, " ");
+const oneLine = (text: string) => text.replace(LINE_BREAKS, " ").trim();
 
 /**
  * `- <id> <YYYY-MM-DD> [<project>/<type>] <title> — <impact>`: "-" for a missing project or type, and the
@@ -60,5 +60,6 @@ const oneLine = (text: string) => text.replace(LINE_BREAKS, " ");
 export function renderLine(entry: MemoryEntry): string {
   const day = utcDay(entry.createdAt);
   const head = `- ${entry.id} ${day} [${entry.project ?? "-"}/${entry.type ?? "-"}] ${oneLine(entry.title)}`;
-  return entry.impact ? `${head} — ${oneLine(entry.impact)}` : head;
+  const impact = entry.impact === null ? "" : oneLine(entry.impact);
+  return impact === "" ? head : `${head} — ${impact}`;
 }

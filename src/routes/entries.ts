@@ -28,7 +28,7 @@ export const entrySchema = z
   })
   .openapi("Entry");
 
-// Empty impact and body are the same as none: a line never ends in a dangling dash.
+// Blank impact and body are the same as none: a line never ends in a dangling dash.
 export const entryBody = z.object({
   title: nameText(512).describe("What was decided, broken or learned; 1–512 characters."),
   impact: codePoints(0, MAX_IMPACT_CHARS)
@@ -47,10 +47,10 @@ export const entryIdInput = z.object({ id: idParam.describe("The entry's id.") }
 export function entryInput(body: EntryBody): EntryInput {
   return {
     title: body.title,
-    impact: body.impact || null,
+    impact: body.impact?.trim() ? body.impact : null,
     project: body.project ?? null,
     type: body.type ?? null,
-    body: body.body || null,
+    body: body.body?.trim() ? body.body : null,
   };
 }
 

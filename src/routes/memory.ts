@@ -45,7 +45,7 @@ export const memoryAnswer = z
 /** The block for validated input; a blank `q` is the same as none. */
 export function answerMemory(indexes: LiveIndexes, key: TeamKey, input: MemoryInput): Promise<WorkingMemory> {
   return workingMemory(indexes, key, {
-    query: input.q !== undefined && input.q.trim() !== "" ? input.q : null,
+    query: input.q != null && input.q.trim() !== "" ? input.q : null,
     project: input.project ?? null,
     budget: input.budget ?? DEFAULT_BUDGET,
   });

@@ -526,3 +526,28 @@ describe("EntryIndex optimize", () => {
     }
   });
 });
+
+describe("replaying entries the index already holds", () => {
+  it("keeps ties on the fast path when a catch-up re-applies an entry it holds as it is", () => {
+    const index = new EntryIndex();
+    try {
+      const held = [
+        entry("e1", "2026-01-01T00:00:00.000Z", "deploy freeze"),
+        entry("e2", "2026-01-02T00:00:00.000Z", "deploy freeze"),
+        entry("e3", "2026-01-03T00:00:00.000Z", "deploy freeze"),
+      ];
+      index.apply(held);
+      // A repack's shadow replays every create since its older seq, the newest entry and older ones alike.
+      index.apply([held[2] as IndexedEntry, held[0] as IndexedEntry]);
+      expect(index.unorderedEntries()).toBe(0);
+      expect(index.count()).toBe(3);
+      expect(index.matching(matchQuery("freeze"), 10).map((e) => e.id)).toEqual(["e3", "e2", "e1"]);
+      // An entry given with other fields is replaced, and, now out of recency order, leaves the fast path.
+      index.apply([entry("e1", "2026-01-01T00:00:00.000Z", "deploy freeze", { impact: "changed" })]);
+      expect(index.unorderedEntries()).toBe(1);
+      expect(index.newest(10).find((e) => e.id === "e1")?.impact).toBe("changed");
+    } finally {
+      index.close();
+    }
+  });
+});

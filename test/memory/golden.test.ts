@@ -262,6 +262,16 @@ describe("renderLine", () => {
     );
   });
 
+  it("leaves out the impact clause when the impact is only white space, and trims title and impact", () => {
+    expect(renderLine({ ...base, title: "  Title  ", impact: "   " })).toBe(
+      "- e1 2026-03-01 [memoria/decision] Title",
+    );
+    expect(renderLine({ ...base, impact: " \n " })).toBe("- e1 2026-03-01 [memoria/decision] Title");
+    expect(renderLine({ ...base, impact: " spaced " })).toBe(
+      "- e1 2026-03-01 [memoria/decision] Title — spaced",
+    );
+  });
+
   it("leaves out the impact clause, dash included, when there is no impact", () => {
     expect(renderLine({ ...base, impact: "" })).toBe("- e1 2026-03-01 [memoria/decision] Title");
     expect(renderLine({ ...base, impact: null })).toBe("- e1 2026-03-01 [memoria/decision] Title");

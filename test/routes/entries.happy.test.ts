@@ -75,11 +75,12 @@ describe("POST /v1/entries", () => {
       expect(entry).toMatchObject(json);
     }));
 
-  it("stores an empty impact and body as null, the same as leaving them out", () =>
+  it("stores an empty or blank impact and body as null, the same as leaving them out", () =>
     withApp(async (app) => {
       const { apiKey } = await makeTeam(app);
       for (const json of [
         { title: "Empty strings", impact: "", body: "" },
+        { title: "Blank strings", impact: "  \n ", body: "\t" },
         { title: "Explicit nulls", impact: null, body: null, project: null, type: null },
       ]) {
         const created = await addEntry(app, apiKey, json);
