@@ -3,19 +3,13 @@
 // it is opened as ":memory:" and nothing else, since FTS5 keeps its postings in plaintext.
 
 import Database from "libsql";
+import type { MemoryEntry } from "../memory/entry.js";
 import type { MatchQuery } from "./query.js";
 
-export interface IndexedEntry {
-  id: string;
-  createdAt: string;
-  project: string | null;
-  type: string | null;
-  title: string;
-  impact: string | null;
+export interface IndexedEntry extends MemoryEntry {
   body: string | null;
 }
 
-/** An entry as the reads return it: everything a working-memory line shows, without the body. */
 export type EntrySummary = Omit<IndexedEntry, "body">;
 
 // entry_meta holds every entry's fields; entry_text indexes title, impact and body with entry_meta as its

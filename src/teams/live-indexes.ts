@@ -7,8 +7,7 @@
 
 import type { Clock } from "../clock.js";
 import { UnavailableError } from "../errors.js";
-import { EntryIndex, type IndexedEntry } from "../index/entry-index.js";
-import type { IndexedDocument } from "../index/passage-index.js";
+import { EntryIndex } from "../index/entry-index.js";
 import { PassageIndex, type PassageIndexOptions } from "../index/passage-index.js";
 import type { Logger } from "../logger.js";
 import type { TeamKey } from "../seal/team-key.js";
@@ -323,40 +322,51 @@ export class LiveIndexes {
       const changes = await storage.changes.after(key.teamId, live.appliedSeq, CATCHUP_PAGE);
       const last = changes.at(-1);
       if (!last) break;
-      const ids = [...new Set(changes.filter((c) => c.kind.startsWith("document.")).map((c) => c.entityId))];
-      for (let i = 0; i < ids.length; i += CATCHUP_DOCUMENTS_AT_ONCE) {
-        const batch = ids.slice(i, i + CATCHUP_DOCUMENTS_AT_ONCE);
-        const docs = await Promise.all(batch.map((id) => readDocument(this.deps.storage, key, id)));
-        try {
-          index.apply(
-            docs.filter((d): d is IndexedDocument => d !== null),
-            batch.filter((_, j) => docs[j] === null),
-          );
-        } catch (error) {
-          this.#discard(live);
-          throw error;
-        }
-      }
-      const entryIds = [
-        ...new Set(changes.filter((c) => c.kind.startsWith("entry.")).map((c) => c.entityId)),
+      const named = (prefix: string) => [
+        ...new Set(changes.filter((c) => c.kind.startsWith(prefix)).map((c) => c.entityId)),
       ];
-      for (let i = 0; i < entryIds.length; i += CATCHUP_ENTRIES_AT_ONCE) {
-        const batch = entryIds.slice(i, i + CATCHUP_ENTRIES_AT_ONCE);
-        const read = await Promise.all(batch.map((id) => readEntry(this.deps.storage, key, id)));
-        try {
-          entries.apply(
-            read.filter((e): e is IndexedEntry => e !== null),
-            batch.filter((_, j) => read[j] === null),
-          );
-        } catch (error) {
-          this.#discard(live);
-          throw error;
-        }
-      }
+      await this.#replay(
+        key,
+        live,
+        named("document."),
+        CATCHUP_DOCUMENTS_AT_ONCE,
+        readDocument,
+        (put, gone) => index.apply(put, gone),
+      );
+      await this.#replay(key, live, named("entry."), CATCHUP_ENTRIES_AT_ONCE, readEntry, (put, gone) =>
+        entries.apply(put, gone),
+      );
       live.appliedSeq = last.seq;
       if (changes.length < CATCHUP_PAGE) break;
     }
     live.checkedAt = checkedAt;
+  }
+
+  /**
+   * Re-reads the named rows `atOnce` at a time and applies them: the ones still stored are put, the ones gone
+   * are removed. A failure inside the index discards the team's indexes (see #catchUp).
+   */
+  async #replay<T>(
+    key: TeamKey,
+    live: LiveIndex,
+    ids: readonly string[],
+    atOnce: number,
+    read: (storage: Storage, key: TeamKey, id: string) => Promise<T | null>,
+    apply: (put: T[], gone: string[]) => void,
+  ): Promise<void> {
+    for (let i = 0; i < ids.length; i += atOnce) {
+      const batch = ids.slice(i, i + atOnce);
+      const rows: (T | null)[] = await Promise.all(batch.map((id) => read(this.deps.storage, key, id)));
+      try {
+        apply(
+          rows.filter((row): row is T => row !== null),
+          batch.filter((_, j) => rows[j] === null),
+        );
+      } catch (error) {
+        this.#discard(live);
+        throw error;
+      }
+    }
   }
 
   /** Logs a long build's progress every PROGRESS_LOG_MS: passages indexed so far (a count, never content). */
