@@ -70,8 +70,9 @@ function runRow(row: Record<string, unknown>): ChunkRunRow {
 }
 
 /**
- * Appends a change record with the team's next seq. `guard` makes it conditional; it sits in HAVING because
- * an aggregate without GROUP BY yields a row even when WHERE matches nothing.
+ * Appends a change record with the team's next seq. `guard` makes it conditional. It filters the one row of
+ * an inner aggregate rather than sitting in HAVING: an aggregate without GROUP BY yields a row even when its
+ * WHERE matches nothing, and sqld (so Turso) refuses HAVING without GROUP BY as a syntax error.
  */
 export function appendChange(
   teamId: string,
@@ -82,7 +83,8 @@ export function appendChange(
 ): { sql: string; args: InValue[] } {
   return {
     sql: `INSERT INTO changes (team_id, seq, kind, entity_id, at)
-          SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ? FROM changes WHERE team_id = ? HAVING ${guard}`,
+          SELECT ?, latest + 1, ?, ?, ?
+          FROM (SELECT COALESCE(MAX(seq), 0) AS latest FROM changes WHERE team_id = ?) WHERE ${guard}`,
     args: [teamId, kind, entityId, at, teamId],
   };
 }
