@@ -1,0 +1,32 @@
+# memoria's container image: the Node entry on compiled JavaScript, as a non-root user.
+#
+# Two stages: Node 20 cannot run TypeScript itself, so the first stage installs everything and compiles
+# src/ to dist/; the second installs only the runtime dependencies and copies dist/ in. Storage defaults to
+# a file under /data (a volume); for more than one instance, point MEMORIA_DB_URL at Turso or sqld.
+
+FROM node:20-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+# Install scripts are not needed to compile (the native libSQL build is a prebuilt optional package).
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+FROM node:20-slim
+ENV NODE_ENV=production \
+    PORT=8080 \
+    MEMORIA_DB_URL=file:/data/memoria.db
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force \
+    && mkdir -p /data && chown node:node /data
+COPY --from=build /app/dist ./dist
+USER node
+VOLUME /data
+EXPOSE 8080
+# node:20-slim has no curl; Node's own fetch asks /healthz.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# Exec form, `node` itself as PID 1's command: SIGTERM reaches memoria, which drains and exits 0.
+CMD ["node", "dist/runtime/node.js"]

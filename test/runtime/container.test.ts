@@ -1,0 +1,185 @@
+// The container image's start command, run here as the image runs it: the Dockerfile's own CMD, from a
+// directory laid out like the image's /app (package.json, node_modules, dist/ compiled by the build script),
+// with the Dockerfile's own environment. Docker itself does not run on this machine; what the image adds
+// around the command (a base image, a user, a volume) is checked by reading the Dockerfile.
+
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { cpSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ADMIN_TOKEN, masterKeyText, newMasterKey, tempDir } from "../support/app.js";
+
+const root = join(import.meta.dirname, "../..");
+const dockerfile = readFileSync(join(root, "Dockerfile"), "utf8");
+/** The Dockerfile's instructions, continuation lines joined, comments dropped. */
+const instructions = dockerfile
+  .replace(/\\\n/g, " ")
+  .split("\n")
+  .map((line) => line.trim())
+  .filter((line) => line !== "" && !line.startsWith("#"));
+/** The final stage: what runs. */
+const finalStage = instructions.slice(instructions.findLastIndex((line) => line.startsWith("FROM ")));
+const execForm = (instruction: string, keyword: string): string[] =>
+  JSON.parse(instruction.slice(keyword.length).trim()) as string[];
+
+const cmd = execForm(finalStage.find((line) => line.startsWith("CMD ")) ?? "CMD []", "CMD");
+const healthcheck = execForm(
+  (finalStage.find((line) => line.startsWith("HEALTHCHECK ")) ?? "").replace(/^HEALTHCHECK .*?CMD /, "CMD "),
+  "CMD",
+);
+/** The final stage's ENV, as `KEY=value` pairs. */
+const imageEnv: Record<string, string> = Object.fromEntries(
+  finalStage
+    .filter((line) => line.startsWith("ENV "))
+    .flatMap((line) => [...line.slice(4).matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1], m[2]])),
+);
+
+describe("the Dockerfile", () => {
+  it("runs on node:20-slim, installs runtime dependencies only, as a non-root user", () => {
+    expect(finalStage[0]).toMatch(/^FROM node:20-slim\b/);
+    expect(finalStage.some((line) => /^RUN npm ci .*--omit=dev/.test(line))).toBe(true);
+    const user = finalStage
+      .find((line) => line.startsWith("USER "))
+      ?.slice(5)
+      .trim();
+    expect(user).toBeTruthy();
+    expect(user).not.toMatch(/^(root|0)$/);
+  });
+
+  it("starts node itself in exec form, so SIGTERM reaches memoria", () => {
+    expect(cmd[0]).toBe("node");
+    expect(cmd.length).toBeGreaterThan(1);
+  });
+
+  it("checks health on /healthz with the PORT the environment gives", () => {
+    expect(healthcheck[0]).toBe("node");
+    expect(healthcheck.join(" ")).toContain("/healthz");
+    expect(healthcheck.join(" ")).toContain("process.env.PORT");
+    expect(imageEnv.PORT).toBeTruthy();
+    expect(imageEnv.NODE_ENV).toBe("production");
+  });
+});
+
+describe("the image's start command", () => {
+  let app: ReturnType<typeof tempDir>;
+
+  beforeAll(() => {
+    app = tempDir();
+    // /app as the image has it: the package, its dependencies, and dist/ from the build script.
+    cpSync(join(root, "package.json"), join(app.dir, "package.json"));
+    symlinkSync(join(root, "node_modules"), join(app.dir, "node_modules"), "dir");
+    execFileSync(
+      process.execPath,
+      [
+        join(root, "node_modules/typescript/bin/tsc"),
+        "-p",
+        join(root, "tsconfig.build.json"),
+        "--outDir",
+        join(app.dir, "dist"),
+      ],
+      { cwd: root, stdio: "pipe" },
+    );
+    mkdirSync(join(app.dir, "data"));
+  }, 120_000);
+  afterAll(() => app?.cleanup());
+
+  function run(port = 0): ChildProcess {
+    const [command = "node", ...args] = cmd;
+    return spawn(command === "node" ? process.execPath : command, args, {
+      cwd: app.dir,
+      env: {
+        PATH: process.env.PATH ?? "",
+        ...imageEnv,
+        PORT: String(port),
+        MEMORIA_DB_URL: `file:${join(app.dir, "data", "memoria.db")}`,
+        MEMORIA_MASTER_KEY: masterKeyText(newMasterKey()),
+        MEMORIA_ADMIN_TOKEN: ADMIN_TOKEN,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+  }
+
+  function exited(child: ChildProcess): Promise<number | null> {
+    return new Promise((resolve) => child.on("exit", (code) => resolve(code)));
+  }
+
+  function listening(child: ChildProcess): Promise<number> {
+    return new Promise((resolve, reject) => {
+      let seen = "";
+      child.stdout?.on("data", (d: Buffer) => {
+        seen += d.toString();
+        const match = seen.match(/"message":"listening","port":(\d+)/);
+        if (match) resolve(Number(match[1]));
+      });
+      child.stderr?.on("data", (d: Buffer) => {
+        seen += d.toString();
+      });
+      child.on("exit", (code) => reject(new Error(`exited with ${code} before listening: ${seen}`)));
+    });
+  }
+
+  it("serves /healthz, and the HEALTHCHECK command says healthy", async () => {
+    const child = run();
+    const exit = exited(child);
+    try {
+      const port = await listening(child);
+      const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ ok: true });
+      const [command = "node", ...args] = healthcheck;
+      const probe = spawn(command === "node" ? process.execPath : command, args, {
+        env: { PATH: process.env.PATH ?? "", PORT: String(port) },
+        stdio: "ignore",
+      });
+      expect(await exited(probe)).toBe(0);
+    } finally {
+      child.kill("SIGTERM");
+    }
+    expect(await exit).toBe(0);
+  }, 60_000);
+
+  it("lets a request in flight at SIGTERM finish, then exits 0", async () => {
+    const child = run();
+    const exit = exited(child);
+    let log = "";
+    child.stdout?.on("data", (d: Buffer) => {
+      log += d.toString();
+    });
+    const port = await listening(child);
+    const base = `http://127.0.0.1:${port}`;
+    const team = await fetch(`${base}/v1/teams`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: "Shutdown" }),
+    });
+    const { apiKey } = (await team.json()) as { apiKey: string };
+    // About 4 MB of markdown: chunking and sealing it keeps the request busy for a second or more.
+    const content = Array.from(
+      { length: 4000 },
+      (_, i) =>
+        `## Section ${i}\n\n${"The quarterly ledger balances once every account is reconciled. ".repeat(15)}`,
+    ).join("\n\n");
+    const slow = fetch(`${base}/v1/documents`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ title: "Ledger", content }),
+    });
+    // Signal once the request is being worked on: the server logs nothing until it answers, so wait a
+    // moment after sending. Nothing below depends on how long the work takes.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    child.kill("SIGTERM");
+    const res = await slow;
+    expect(res.status).toBe(201);
+    expect(((await res.json()) as { document: { chunks: number } }).document.chunks).toBeGreaterThan(100);
+    expect(await exit).toBe(0);
+    // The signal came while the write was in flight: the server said it was shutting down before it logged
+    // the write's answer.
+    const lines = log.split("\n");
+    const stopping = lines.findIndex((line) => line.includes('"message":"shutting down"'));
+    const answered = lines.findIndex(
+      (line) => line.includes('"route":"/v1/documents"') && line.includes('"status":201'),
+    );
+    expect(stopping).toBeGreaterThanOrEqual(0);
+    expect(answered).toBeGreaterThan(stopping);
+  }, 60_000);
+});
