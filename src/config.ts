@@ -43,6 +43,15 @@ export const envSchema = z.object({
   MEMORIA_DB_URL: dbUrl.default("file:.memoria/memoria.db"),
   MEMORIA_DB_AUTH_TOKEN: z.string().optional(),
   MEMORIA_DB_SYNC_URL: z.url({ message: "must be a URL" }).optional(),
+  // An embedded replica pulls the primary's new frames this often. Its own writes go to the primary and are
+  // readable at once; another instance's show up within this interval (plus MEMORIA_CATCHUP_MS). Five
+  // seconds is one small request per instance, and a lag a person reading search results will not notice.
+  MEMORIA_DB_SYNC_INTERVAL: z
+    .string()
+    .regex(/^\d+$/, "must be a whole number of seconds")
+    .transform(Number)
+    .pipe(z.number().int().min(1, "must be at least 1 second"))
+    .default(5),
   MEMORIA_MASTER_KEY: masterKey.optional(),
   MEMORIA_MASTER_KEY_PREVIOUS: masterKey.optional(),
   // 16 characters is the shortest bearer token we accept: shorter ones are guessable online.
@@ -61,7 +70,7 @@ export const envSchema = z.object({
 export interface Config {
   production: boolean;
   port: number;
-  db: { url: string; authToken: string | null; syncUrl: string | null };
+  db: { url: string; authToken: string | null; syncUrl: string | null; syncIntervalSeconds: number };
   masterKey: Uint8Array<ArrayBuffer> | null;
   previousMasterKey: Uint8Array<ArrayBuffer> | null;
   adminToken: string | null;
@@ -87,6 +96,11 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError(`Invalid configuration: ${lines.join("; ")}.`);
   }
   const e = parsed.data;
+  if (e.MEMORIA_DB_SYNC_URL && !e.MEMORIA_DB_URL.startsWith("file:")) {
+    throw new ConfigError(
+      "Invalid configuration: MEMORIA_DB_SYNC_URL needs MEMORIA_DB_URL to be a file: path (the local replica).",
+    );
+  }
   return {
     production: e.NODE_ENV === "production",
     port: e.PORT,
@@ -94,6 +108,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       url: e.MEMORIA_DB_URL,
       authToken: e.MEMORIA_DB_AUTH_TOKEN ?? null,
       syncUrl: e.MEMORIA_DB_SYNC_URL ?? null,
+      syncIntervalSeconds: e.MEMORIA_DB_SYNC_INTERVAL,
     },
     masterKey: e.MEMORIA_MASTER_KEY ?? null,
     previousMasterKey: e.MEMORIA_MASTER_KEY_PREVIOUS ?? null,

@@ -35,6 +35,8 @@ describe("configuration", () => {
     ["MEMORIA_LOG_LEVEL", "chatty"],
     ["MEMORIA_NOTION_API_URL", "not a url"],
     ["MEMORIA_ADMIN_TOKEN", "short"],
+    ["MEMORIA_DB_SYNC_INTERVAL", "0"],
+    ["MEMORIA_DB_SYNC_INTERVAL", "often"],
   ])("a bad %s stops the start with a message naming it", (name, value) => {
     expect(() => parseConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => parseConfig({ [name]: value })).toThrow(name);
@@ -47,6 +49,21 @@ describe("configuration", () => {
     } catch (error) {
       expect(String(error)).not.toContain("hunter2");
     }
+  });
+
+  it("syncs an embedded replica every 5 seconds unless told otherwise", () => {
+    const replica = { MEMORIA_DB_URL: "file:replica.db", MEMORIA_DB_SYNC_URL: "https://primary.example" };
+    expect(parseConfig(replica).db).toMatchObject({
+      syncUrl: "https://primary.example",
+      syncIntervalSeconds: 5,
+    });
+    expect(parseConfig({ ...replica, MEMORIA_DB_SYNC_INTERVAL: "30" }).db.syncIntervalSeconds).toBe(30);
+  });
+
+  it("refuses a sync URL unless the database is a local file to replicate into", () => {
+    expect(() =>
+      parseConfig({ MEMORIA_DB_URL: "libsql://db.example", MEMORIA_DB_SYNC_URL: "https://primary.example" }),
+    ).toThrow(/MEMORIA_DB_SYNC_URL needs MEMORIA_DB_URL to be a file: path/);
   });
 
   it("treats empty strings as unset", () => {

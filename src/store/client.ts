@@ -7,6 +7,8 @@ export interface StorageOptions {
   url: string;
   authToken?: string | null;
   syncUrl?: string | null;
+  /** How often an embedded replica pulls from its primary. */
+  syncIntervalSeconds?: number;
 }
 
 /** Busy timeout for `file:` databases shared by several processes. */
@@ -16,7 +18,7 @@ export function openClient(options: StorageOptions): Client {
   return createClient({
     url: options.url,
     ...(options.authToken ? { authToken: options.authToken } : {}),
-    ...(options.syncUrl ? { syncUrl: options.syncUrl } : {}),
+    ...(options.syncUrl ? { syncUrl: options.syncUrl, syncInterval: options.syncIntervalSeconds ?? 5 } : {}),
     intMode: "number",
     // How long a local write waits for another process's write lock before failing. Writes are short
     // batches, so a few seconds only runs out when something is truly stuck.

