@@ -1,0 +1,179 @@
+// The Deno entry as `npm run start:deno` runs it: the deno dev dependency with the script's own arguments, a
+// real environment, real HTTP on loopback, and SIGTERM to stop it.
+
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { ADMIN_TOKEN, masterKeyText, newMasterKey, tempDir } from "../support/app.js";
+import { denoUnavailable, finished, listening, startDeno } from "../support/processes.js";
+
+const unavailable = denoUnavailable();
+if (unavailable) console.warn(`Skipping the Deno entry tests: ${unavailable}`);
+
+/** Deno's first start compiles the whole app; later ones take well under a second. */
+const TIMEOUT_MS = 120_000;
+
+function environment(dbUrl: string): Record<string, string> {
+  return {
+    PORT: "0",
+    MEMORIA_DB_URL: dbUrl,
+    MEMORIA_MASTER_KEY: masterKeyText(newMasterKey()),
+    MEMORIA_ADMIN_TOKEN: ADMIN_TOKEN,
+  };
+}
+
+function client(port: number) {
+  return async (
+    path: string,
+    init: RequestInit & { json?: unknown; token?: string } = {},
+  ): Promise<{ status: number; body: unknown }> => {
+    const { json, token, ...rest } = init;
+    const headers = new Headers(rest.headers);
+    if (token) headers.set("authorization", `Bearer ${token}`);
+    if (json !== undefined) headers.set("content-type", "application/json");
+    const res = await fetch(`http://127.0.0.1:${port}${path}`, {
+      ...rest,
+      headers,
+      ...(json !== undefined ? { body: JSON.stringify(json) } : {}),
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : null };
+  };
+}
+
+/** About 4 MB of markdown in many sections: enough that chunking and sealing it takes a while. */
+function largeMarkdown(): string {
+  const sections: string[] = [];
+  for (let i = 0; sections.join("").length < 4_000_000 && i < 100_000; i++) {
+    const paragraphs = Array.from(
+      { length: 6 },
+      (_, p) =>
+        `Paragraph ${p} of section ${i} talks about harbour cranes, tide tables and the ferry timetable ` +
+        `for pier ${i % 97}; the night shift logs every container moved and every delay longer than ` +
+        `ten minutes, with the reason given by the crane operator on duty.`,
+    );
+    sections.push(`## Section ${i}\n\n${paragraphs.join("\n\n")}\n\n`);
+  }
+  return `# Harbour log\n\n${sections.join("")}`;
+}
+
+describe("the Deno entry", () => {
+  const cleanups: (() => void)[] = [];
+  afterEach(() => {
+    for (const c of cleanups.splice(0)) c();
+  });
+
+  it.skipIf(unavailable)(
+    "serves teams, documents, search, entries, memory and MCP over HTTP, and exits 0 on SIGTERM",
+    async () => {
+      const tmp = tempDir();
+      cleanups.push(tmp.cleanup);
+      const child = startDeno(environment(tmp.dbUrl));
+      cleanups.push(() => child.kill("SIGKILL"));
+      const done = finished(child);
+      const port = await listening(child);
+      const call = client(port);
+
+      expect(await call("/healthz")).toEqual({ status: 200, body: { ok: true } });
+
+      const team = await call("/v1/teams", { method: "POST", token: ADMIN_TOKEN, json: { name: "Acme" } });
+      expect(team.status).toBe(201);
+      const { apiKey } = team.body as { apiKey: string };
+
+      const doc = await call("/v1/documents", {
+        method: "POST",
+        token: apiKey,
+        json: {
+          title: "Deploys",
+          content: "# Deploys\n\nThe pelican pipeline deploys on Tuesdays after the freeze lifts.",
+        },
+      });
+      expect(doc.status).toBe(201);
+      const documentId = (doc.body as { document: { id: string } }).document.id;
+
+      const found = await call(`/v1/search?${new URLSearchParams({ q: "pelican" })}`, { token: apiKey });
+      expect(found.status).toBe(200);
+      const hits = (found.body as { hits: { documentId: string; title: string }[] }).hits;
+      expect(hits.map((h) => h.documentId)).toEqual([documentId]);
+      expect(hits[0]?.title).toBe("Deploys");
+
+      const entry = await call("/v1/entries", {
+        method: "POST",
+        token: apiKey,
+        json: { title: "Move deploys to Wednesday", impact: "Tuesday freezes no longer block releases" },
+      });
+      expect(entry.status).toBe(201);
+
+      const memory = await call("/v1/memory", { token: apiKey });
+      expect(memory.status).toBe(200);
+      const { items, text } = memory.body as { items: { line: string }[]; text: string };
+      expect(items).toHaveLength(1);
+      expect(items[0]?.line).toContain("Move deploys to Wednesday");
+      expect(text).toContain(items[0]?.line);
+
+      // The MCP endpoint, through the SDK's own client: the same search over the same team.
+      const mcp = new Client({ name: "memoria-deno-test", version: "1" });
+      await mcp.connect(
+        new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${apiKey}` } },
+        }),
+      );
+      const tool = (await mcp.callTool({ name: "search", arguments: { q: "pelican" } })) as CallToolResult;
+      await mcp.close();
+      expect(tool.isError).toBeFalsy();
+      expect(
+        (tool.structuredContent as { hits: { documentId: string }[] }).hits.map((h) => h.documentId),
+      ).toEqual([documentId]);
+
+      expect(await call("/healthz")).toEqual({ status: 200, body: { ok: true } });
+
+      child.kill("SIGTERM");
+      const { code, stdout } = await done;
+      expect(code).toBe(0);
+      expect(stdout).toContain('"message":"shutting down","signal":"SIGTERM"');
+    },
+    TIMEOUT_MS,
+  );
+
+  it.skipIf(unavailable)(
+    "lets a request in flight at SIGTERM finish before exiting 0",
+    async () => {
+      const tmp = tempDir();
+      cleanups.push(tmp.cleanup);
+      const child = startDeno(environment(tmp.dbUrl));
+      cleanups.push(() => child.kill("SIGKILL"));
+      const done = finished(child);
+      const port = await listening(child);
+      const call = client(port);
+
+      const team = await call("/v1/teams", { method: "POST", token: ADMIN_TOKEN, json: { name: "Acme" } });
+      const { apiKey } = team.body as { apiKey: string };
+
+      const content = largeMarkdown();
+      const slow = call(`/v1/documents?${new URLSearchParams({ title: "Harbour log" })}`, {
+        method: "POST",
+        token: apiKey,
+        headers: { "content-type": "text/markdown" },
+        body: content,
+      });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      child.kill("SIGTERM");
+
+      const answer = await slow;
+      expect(answer.status).toBe(201);
+      expect((answer.body as { document: { chunks: number } }).document.chunks).toBeGreaterThan(100);
+      const { code, stdout } = await done;
+      expect(code).toBe(0);
+      // The upload was answered after the signal arrived, not before it.
+      const lines = stdout.split("\n");
+      const signalled = lines.findIndex((l) => l.includes('"message":"shutting down"'));
+      const answered = lines.findIndex(
+        (l) => l.includes('"route":"/v1/documents"') && l.includes('"status":201'),
+      );
+      expect(signalled).toBeGreaterThan(-1);
+      expect(answered).toBeGreaterThan(signalled);
+    },
+    TIMEOUT_MS,
+  );
+});
