@@ -1,0 +1,346 @@
+// The Worker's pure decisions (src/runtime/worker-routing.ts), under Node: where each request goes, that the
+// Worker reads keys, bearer headers, paths and error statuses exactly as the app does, the container's
+// environment and its checks (with the messages the Node entry gives), and the registry of active teams over
+// a real SQLite.
+
+import Database from "libsql";
+import { describe, expect, it } from "vitest";
+import { ConfigError, parseConfig } from "../../src/config.js";
+import { bearerToken } from "../../src/http/auth.js";
+import { statusOf } from "../../src/http/errors.js";
+import { newId } from "../../src/ids.js";
+import { withLocalSecrets } from "../../src/runtime/local-secrets.js";
+import {
+  ADMIN_INSTANCE,
+  bearerOf,
+  CONTAINER_PORT,
+  checkContainerEnv,
+  classify,
+  containerEnv,
+  errorResponse,
+  mapLimit,
+  mergeReindexAnswers,
+  messages,
+  REGISTRY_RETENTION_MS,
+  RecordThrottle,
+  reindexTarget,
+  requestIdOf,
+  type SqlExec,
+  TeamRegistry,
+  teamIdOfKey,
+} from "../../src/runtime/worker-routing.js";
+import { formatApiKey, teamIdOfApiKey } from "../../src/teams/directory.js";
+import { masterKeyText, newMasterKey } from "../support/app.js";
+
+const teamA = newId("t");
+const keyA = formatApiKey(teamA, "secret-part_with_underscores");
+
+function req(path: string, init: RequestInit & { key?: string } = {}): Request {
+  const { key, ...rest } = init;
+  const headers = new Headers(rest.headers);
+  if (key !== undefined) headers.set("authorization", `Bearer ${key}`);
+  return new Request(`https://memoria.example${path}`, { ...rest, headers });
+}
+
+describe("classify", () => {
+  it("sends team routes with a well-formed key to the key's team", () => {
+    for (const path of [
+      "/v1/documents",
+      "/v1/search?q=x",
+      "/v1/entries/e1",
+      "/v1/memory",
+      "/v1/stats",
+      "/mcp",
+    ]) {
+      expect(classify(req(path, { key: keyA })), path).toEqual({ kind: "team", teamId: teamA, via: "key" });
+    }
+    expect(classify(req("/v1/sources/webhook", { method: "PUT", key: keyA }))).toMatchObject({
+      teamId: teamA,
+    });
+  });
+
+  it("sends webhook deliveries to the team in the path, whatever the headers", () => {
+    for (const source of ["notion", "ingest"]) {
+      expect(classify(req(`/v1/webhooks/${source}/${teamA}`, { method: "POST" }))).toEqual({
+        kind: "team",
+        teamId: teamA,
+        via: "webhook",
+      });
+    }
+  });
+
+  it("answers a team route without a well-formed key, or a webhook for no team id, with 401", () => {
+    const unauthorized = { kind: "reject", code: "unauthorized" };
+    expect(classify(req("/v1/search"))).toEqual(unauthorized);
+    for (const key of [
+      `key_${teamA}_secret`,
+      `mem_${teamA.toUpperCase()}_secret`,
+      "mem_tshort_secret",
+      `mem_${teamA}_`,
+      `mem_${teamA}`,
+      `mem__${teamA}_secret`,
+    ]) {
+      expect(classify(req("/v1/search", { key })), key).toEqual(unauthorized);
+    }
+    expect(classify(req("/v1/search", { headers: { authorization: keyA } }))).toEqual(unauthorized);
+    expect(classify(req("/v1/search", { headers: { authorization: `Basic ${keyA}` } }))).toEqual(
+      unauthorized,
+    );
+    expect(classify(req("/v1/webhooks/notion/not-a-team", { method: "POST" }))).toEqual(unauthorized);
+    expect(classify(req(`/v1/webhooks/notion/${teamA}/extra`, { method: "POST" }))).toEqual({
+      kind: "reject",
+      code: "not_found",
+    });
+  });
+
+  it("sends admin, health and the API description to the fixed instance", () => {
+    expect(ADMIN_INSTANCE).toBe("admin");
+    for (const path of ["/healthz", "/readyz", "/openapi.json", "/docs"]) {
+      expect(classify(req(path)), path).toEqual({ kind: "service" });
+    }
+    for (const path of ["/v1/teams", `/v1/teams/${teamA}/keys`, `/v1/teams/${teamA}`]) {
+      expect(classify(req(path, { key: keyA })), path).toEqual({ kind: "admin" });
+    }
+  });
+
+  it("reads the path as the app's router does, percent-encoding included", () => {
+    expect(classify(req("/v1/%74eams"))).toEqual({ kind: "admin" });
+    expect(classify(req("/%68ealthz"))).toEqual({ kind: "service" });
+  });
+
+  it("takes only POST /v1/reindex, and answers unknown paths itself", () => {
+    expect(classify(req("/v1/reindex", { method: "POST" }))).toEqual({ kind: "reindex" });
+    expect(classify(req("/v1/reindex"))).toEqual({ kind: "reject", code: "not_found" });
+    for (const path of ["/", "/favicon.ico", "/wp-admin", "/v1", "/v1/webhooks/other/x"]) {
+      expect(classify(req(path, { key: keyA })), path).toEqual({ kind: "reject", code: "not_found" });
+    }
+  });
+});
+
+describe("reading keys and headers as the app does", () => {
+  it("finds the same team in a key as the team directory", () => {
+    const keys = [
+      keyA,
+      formatApiKey(teamA, "x"),
+      formatApiKey(teamA, "a\nb"),
+      `mem_${teamA}_`,
+      `mem_${teamA}`,
+      `mem_${teamA}x_y`,
+      "mem_t_y",
+      "mem__y",
+      "",
+      `MEM_${teamA}_y`,
+      `mem_${teamA.slice(0, 10)}_y`,
+      `mem_t${"0".repeat(16)}_y`,
+    ];
+    for (const key of keys) expect(teamIdOfKey(key), JSON.stringify(key)).toBe(teamIdOfApiKey(key));
+  });
+
+  it("reads Authorization as the app's bearerToken", () => {
+    for (const header of [
+      `Bearer ${keyA}`,
+      `bearer  ${keyA}  `,
+      `Bearer ${keyA} extra`,
+      "Bearer",
+      "Basic x",
+      "x",
+    ]) {
+      const request = req("/v1/search", { headers: { authorization: header } });
+      expect(bearerOf(request), header).toBe(bearerToken(header));
+    }
+    expect(bearerOf(req("/v1/search"))).toBe(bearerToken(undefined));
+  });
+
+  it("keeps a plain caller request id and replaces anything else", () => {
+    expect(requestIdOf(req("/", { headers: { "x-request-id": "trace-1.a_b" } }))).toBe("trace-1.a_b");
+    const replaced = requestIdOf(req("/", { headers: { "x-request-id": "has space" } }));
+    expect(replaced).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("answers in the one envelope with the app's statuses and the request id in the header", async () => {
+    for (const code of [
+      "invalid_request",
+      "unauthorized",
+      "admin_disabled",
+      "not_found",
+      "unavailable",
+    ] as const) {
+      const response = errorResponse(code, "A message.", "rid-1");
+      expect(response.status, code).toBe(statusOf[code]);
+      expect(response.headers.get("x-request-id")).toBe("rid-1");
+      expect(await response.json()).toEqual({ error: { code, message: "A message.", requestId: "rid-1" } });
+    }
+    expect(messages.unauthorized).toBe("Missing or invalid credentials.");
+  });
+});
+
+describe("the container's environment", () => {
+  const key = masterKeyText(newMasterKey());
+  const good = {
+    MEMORIA_MASTER_KEY: key,
+    MEMORIA_ADMIN_TOKEN: "admin-token-0123456789",
+    MEMORIA_CRON_TOKEN: "cron-token-0123456789",
+    MEMORIA_DB_URL: "libsql://memoria.example.turso.io",
+    MEMORIA_DB_AUTH_TOKEN: "db-token",
+    MEMORIA_LOG_LEVEL: "info",
+  };
+
+  it("passes every variable the config reads, fixes PORT and NODE_ENV, and nothing else", () => {
+    const env = {
+      ...good,
+      MEMORIA_DB_SYNC_INTERVAL: "7",
+      MEMORIA_CATCHUP_MS: "",
+      PORT: "1234",
+      NODE_ENV: "development",
+      MEMORIA: { binding: true },
+      ACTIVE_TEAMS: { binding: true },
+      OTHER_SECRET: "not for the container",
+    };
+    expect(containerEnv(env)).toEqual({
+      ...good,
+      MEMORIA_DB_SYNC_INTERVAL: "7",
+      PORT: String(CONTAINER_PORT),
+      NODE_ENV: "production",
+    });
+    expect(CONTAINER_PORT).toBe(8080);
+  });
+
+  it("accepts a complete environment, and an embedded replica of a remote primary", () => {
+    expect(checkContainerEnv(good).production).toBe(true);
+    const replica = {
+      ...good,
+      MEMORIA_DB_URL: "file:/tmp/replica.db",
+      MEMORIA_DB_SYNC_URL: "libsql://p.example",
+    };
+    expect(checkContainerEnv(replica).db.syncUrl).toBe("libsql://p.example");
+  });
+
+  it("rejects a bad environment with parseConfig's own message", () => {
+    const cases = [
+      { MEMORIA_CRON_TOKEN: "short" },
+      { MEMORIA_MASTER_KEY: "not a key" },
+      { MEMORIA_LOG_LEVEL: "loud" },
+      { MEMORIA_DB_URL: "postgres://db.example" },
+    ];
+    for (const change of cases) {
+      const env = { ...good, ...change };
+      const expected = messageOf(() => parseConfig({ ...env, NODE_ENV: "production", PORT: "8080" }));
+      expect(expected).toMatch(/^Invalid configuration: /);
+      expect(
+        messageOf(() => checkContainerEnv(env)),
+        JSON.stringify(change),
+      ).toBe(expected);
+    }
+  });
+
+  it("rejects a missing master key with the Node entry's production message", () => {
+    const env = { ...good, MEMORIA_MASTER_KEY: "" };
+    const node = messageOf(() => withLocalSecrets(parseConfig({ ...env, NODE_ENV: "production" })));
+    expect(node).toContain("MEMORIA_MASTER_KEY is required in production");
+    expect(messageOf(() => checkContainerEnv(env))).toBe(node);
+  });
+
+  it("rejects a local database, which a sleeping container would lose", () => {
+    for (const url of ["", "file:/data/memoria.db"]) {
+      expect(messageOf(() => checkContainerEnv({ ...good, MEMORIA_DB_URL: url }))).toMatch(
+        /MEMORIA_DB_URL must be a libsql:\/\/, https:\/\/ or wss:\/\/ URL on Cloudflare/,
+      );
+    }
+  });
+});
+
+describe("reindex", () => {
+  it("reads the optional team id of a reindex body", () => {
+    expect(reindexTarget("")).toEqual({ teamId: null });
+    expect(reindexTarget("{}")).toEqual({ teamId: null });
+    expect(reindexTarget(JSON.stringify({ teamId: teamA }))).toEqual({ teamId: teamA });
+    expect(reindexTarget("{")).toHaveProperty("invalid");
+    expect(reindexTarget("[]")).toHaveProperty("invalid");
+    expect(reindexTarget(JSON.stringify({ teamId: "nope" }))).toHaveProperty("invalid");
+    expect(reindexTarget(JSON.stringify({ teamId: 7 }))).toHaveProperty("invalid");
+  });
+
+  it("joins the instances' team lists in order", () => {
+    const merged = mergeReindexAnswers(
+      [
+        { teamId: "a", status: 200, answer: { teams: [{ teamId: "a" }], tookMs: 3 } },
+        { teamId: "b", status: 200, answer: { teams: [{ teamId: "b" }, { teamId: "b2" }], tookMs: 4 } },
+        { teamId: "c", status: 200, answer: null },
+      ],
+      12,
+    );
+    expect(merged).toEqual({ teams: [{ teamId: "a" }, { teamId: "b" }, { teamId: "b2" }], tookMs: 12 });
+  });
+
+  it("runs a fan-out at most N at a time, keeping the order", async () => {
+    let running = 0;
+    let peak = 0;
+    const results = await mapLimit([5, 1, 4, 2, 3, 0], 2, async (n) => {
+      running++;
+      peak = Math.max(peak, running);
+      await new Promise((r) => setTimeout(r, n * 3));
+      running--;
+      return n * 10;
+    });
+    expect(results).toEqual([50, 10, 40, 20, 30, 0]);
+    expect(peak).toBe(2);
+    expect(await mapLimit([], 4, async () => 1)).toEqual([]);
+  });
+});
+
+describe("recording active teams", () => {
+  it("records a team at most once per interval per isolate, and again after a failed write", () => {
+    const throttle = new RecordThrottle(60_000, 3);
+    expect(throttle.take("t1", 0)).toBe(true);
+    expect(throttle.take("t1", 59_999)).toBe(false);
+    expect(throttle.take("t2", 1)).toBe(true);
+    expect(throttle.take("t1", 60_000)).toBe(true);
+    throttle.release("t2");
+    expect(throttle.take("t2", 2)).toBe(true);
+    // Bounded: past its size it starts over.
+    expect(throttle.take("t3", 3)).toBe(true);
+    expect(throttle.take("t4", 4)).toBe(true);
+    expect(throttle.take("t1", 61_000)).toBe(true);
+  });
+
+  it("keeps, per team, the latest time seen, and lists the teams seen since a time", () => {
+    const db = new Database(":memory:");
+    const sql: SqlExec = {
+      exec(query, ...bindings) {
+        const statement = db.prepare(query);
+        if (/^\s*SELECT/i.test(query)) {
+          const rows = statement.all(...bindings) as Record<string, unknown>[];
+          return { toArray: () => rows };
+        }
+        statement.run(...bindings);
+        return { toArray: () => [] };
+      },
+    };
+    const [t1, t2, t3] = [newId("t"), newId("t"), newId("t")].sort() as [string, string, string];
+    const registry = new TeamRegistry(sql);
+    new TeamRegistry(sql); // a second start over the same storage is harmless
+    const now = 10 * REGISTRY_RETENTION_MS;
+    registry.seen(t1, now - 1000);
+    registry.seen(t2, now - 5000);
+    registry.seen(t2, now - 100);
+    registry.seen(t2, now - 9000); // never moves back
+    registry.seen(t3, now - 10_000);
+    registry.seen("not-a-team", now);
+    expect(registry.list(now - 2000)).toEqual([t1, t2]);
+    expect(registry.list(now - 20_000)).toEqual([t1, t2, t3]);
+    // Teams not seen for longer than the retention are dropped.
+    registry.list(now + REGISTRY_RETENTION_MS - 5000);
+    expect(registry.list(0)).toEqual([t1, t2]);
+    db.close();
+  });
+});
+
+function messageOf(run: () => unknown): string {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as Error).message;
+  }
+  throw new Error("expected a ConfigError");
+}
