@@ -67,6 +67,14 @@ describe.skipIf(missing)("storage on sqld", () => {
     expect((await search(other, apiKey, "ingest queue")).hits[0]?.title).toBe("Runbook");
   });
 
+  it("accepts the libsql:// form of the same server's URL", async () => {
+    const { sqld } = await server();
+    // Turso's URLs are libsql://; without TLS on loopback the client is told so in the query string.
+    const storage = await openStorage({ url: `${sqld.url.replace("http://", "libsql://")}?tls=0` });
+    cleanups.push(() => storage.close());
+    expect(await storage.changes.latestSeq("t-none")).toBe(0);
+  });
+
   it("needs the token when the server asks for one, and never echoes it", async () => {
     const { sqld, keys } = await server({ jwt: true });
     const token = keys?.token() ?? "";
