@@ -23,6 +23,7 @@ import { searchRoutes } from "./routes/search.js";
 import { statsRoutes } from "./routes/stats.js";
 import { teamRoutes } from "./routes/teams.js";
 import type { Keyring } from "./seal/keyring.js";
+import { SourceSecrets } from "./sources/secrets.js";
 import type { Storage } from "./store/storage.js";
 import { TeamDirectory } from "./teams/directory.js";
 import { LiveIndexes } from "./teams/live-indexes.js";
@@ -32,6 +33,8 @@ export interface AppConfig {
   cronToken: string | null;
   maxDocumentBytes: number;
   catchupMs: number;
+  /** Notion's API base URL (MEMORIA_NOTION_API_URL); tests point it at a local stand-in. */
+  notionApiUrl?: string;
 }
 
 export interface AppDeps {
@@ -69,6 +72,7 @@ export function createApp(deps: AppDeps): Memoria {
     maxDocumentBytes: config.maxDocumentBytes,
   });
   const entries = new EntryService({ storage, indexes, clock });
+  const secrets = new SourceSecrets({ storage, clock });
   const admin = adminAuth(config.adminToken);
   const team = teamAuth(directory);
 

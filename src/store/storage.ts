@@ -7,6 +7,7 @@ import { openClient, type StorageOptions } from "./client.js";
 import { DocumentRows } from "./documents.js";
 import { EntryRows } from "./entries.js";
 import { migrate } from "./migrate.js";
+import { DeliveryRows, PageEventRows, SourceRows } from "./sources.js";
 import { TeamRows } from "./teams.js";
 
 export class Storage {
@@ -14,12 +15,18 @@ export class Storage {
   readonly documents: DocumentRows;
   readonly entries: EntryRows;
   readonly changes: ChangeLog;
+  readonly sources: SourceRows;
+  readonly pageEvents: PageEventRows;
+  readonly deliveries: DeliveryRows;
 
   constructor(readonly client: Client) {
     this.teams = new TeamRows(client);
     this.documents = new DocumentRows(client);
     this.entries = new EntryRows(client);
     this.changes = new ChangeLog(client);
+    this.sources = new SourceRows(client);
+    this.pageEvents = new PageEventRows(client);
+    this.deliveries = new DeliveryRows(client);
   }
 
   async ping(): Promise<void> {

@@ -95,10 +95,12 @@ export class TeamRows {
   /** Deletes a team's (by now unreadable) rows. */
   async deleteRows(id: string): Promise<void> {
     await this.client.batch(
-      ["chunks", "documents", "entries", "changes"].map((table) => ({
-        sql: `DELETE FROM ${table} WHERE team_id = ?`,
-        args: [id],
-      })),
+      ["chunks", "documents", "entries", "changes", "sources", "source_pages", "webhook_deliveries"].map(
+        (table) => ({
+          sql: `DELETE FROM ${table} WHERE team_id = ?`,
+          args: [id],
+        }),
+      ),
       "write",
     );
   }

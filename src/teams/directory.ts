@@ -131,6 +131,16 @@ export class TeamDirectory {
     return this.#openKey(teamId, match.wrappedKey);
   }
 
+  /**
+   * The opened key of a team named by id alone (a webhook's path, a reindex ping), null for no such team.
+   * Callers authenticate the request by other means (a signature, the cron token) before using it.
+   */
+  async teamKey(teamId: string): Promise<TeamKey | null> {
+    if (!teamIdPattern.test(teamId)) return null;
+    const row = await this.deps.storage.teams.get(teamId);
+    return row ? this.#openKey(teamId, row.wrappedKey) : null;
+  }
+
   async #requireTeam(teamId: string): Promise<void> {
     if (!teamIdPattern.test(teamId) || !(await this.deps.storage.teams.get(teamId))) {
       throw new NotFoundError(`No team ${teamId}.`);

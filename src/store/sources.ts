@@ -1,0 +1,140 @@
+// Rows of note sources: sealed secrets per (team, kind), the newest event applied per Notion page, and the
+// generic webhook's delivery ids. Ids of pages and deliveries arrive here as blind indexes, never as given.
+
+import type { Client } from "@libsql/client";
+import { blob, text } from "./client.js";
+
+/** What a sources row holds: one sealed secret of one kind. */
+export type SourceKind = "notion.token" | "notion.verification" | "webhook.secret";
+
+export interface SourceRow {
+  teamId: string;
+  kind: SourceKind;
+  updatedAt: string;
+  /** When the source last finished a full pull (Notion), null before the first. */
+  syncedAt: string | null;
+  sealed: Uint8Array;
+}
+
+function sourceRow(row: Record<string, unknown>): SourceRow {
+  return {
+    teamId: text(row.team_id),
+    kind: text(row.kind) as SourceKind,
+    updatedAt: text(row.updated_at),
+    syncedAt: row.synced_at == null ? null : text(row.synced_at),
+    sealed: blob(row.sealed),
+  };
+}
+
+export class SourceRows {
+  constructor(private readonly client: Client) {}
+
+  async get(teamId: string, kind: SourceKind): Promise<SourceRow | null> {
+    const rs = await this.client.execute({
+      sql: "SELECT team_id, kind, updated_at, synced_at, sealed FROM sources WHERE team_id = ? AND kind = ?",
+      args: [teamId, kind],
+    });
+    const row = rs.rows[0];
+    return row ? sourceRow(row) : null;
+  }
+
+  /** Stores or replaces a secret; a replaced one keeps its sync time. */
+  async put(teamId: string, kind: SourceKind, sealed: Uint8Array, at: string): Promise<void> {
+    await this.client.execute({
+      sql: `INSERT INTO sources (team_id, kind, updated_at, sealed) VALUES (?, ?, ?, ?)
+            ON CONFLICT (team_id, kind) DO UPDATE SET sealed = excluded.sealed, updated_at = excluded.updated_at`,
+      args: [teamId, kind, at, sealed],
+    });
+  }
+
+  /** Stores a secret only if none of that kind is stored; true when this call stored it. */
+  async putIfAbsent(teamId: string, kind: SourceKind, sealed: Uint8Array, at: string): Promise<boolean> {
+    const rs = await this.client.execute({
+      sql: `INSERT INTO sources (team_id, kind, updated_at, sealed) VALUES (?, ?, ?, ?)
+            ON CONFLICT (team_id, kind) DO NOTHING`,
+      args: [teamId, kind, at, sealed],
+    });
+    return rs.rowsAffected > 0;
+  }
+
+  async delete(teamId: string, kinds: readonly SourceKind[]): Promise<void> {
+    await this.client.batch(
+      kinds.map((kind) => ({
+        sql: "DELETE FROM sources WHERE team_id = ? AND kind = ?",
+        args: [teamId, kind],
+      })),
+      "write",
+    );
+  }
+
+  async setSyncedAt(teamId: string, kind: SourceKind, at: string): Promise<void> {
+    await this.client.execute({
+      sql: "UPDATE sources SET synced_at = ? WHERE team_id = ? AND kind = ?",
+      args: [at, teamId, kind],
+    });
+  }
+
+  /** Teams that have a secret of this kind. */
+  async teamsWith(kind: SourceKind): Promise<string[]> {
+    const rs = await this.client.execute({ sql: "SELECT team_id FROM sources WHERE kind = ?", args: [kind] });
+    return rs.rows.map((row) => text(row.team_id));
+  }
+}
+
+export class PageEventRows {
+  constructor(private readonly client: Client) {}
+
+  /**
+   * Records `eventAt` as the page's newest applied event if it is newer than the one recorded (or none is);
+   * true when it was, and the event should be applied. Events arrive out of order and aggregated: an older
+   * one arriving after a newer one changes nothing. ISO-8601 UTC times compare as strings.
+   */
+  async advance(teamId: string, pageRef: Uint8Array, eventAt: string): Promise<boolean> {
+    const rs = await this.client.execute({
+      sql: `INSERT INTO source_pages (team_id, page_ref, event_at) VALUES (?, ?, ?)
+            ON CONFLICT (team_id, page_ref) DO UPDATE SET event_at = excluded.event_at
+            WHERE excluded.event_at > source_pages.event_at`,
+      args: [teamId, pageRef, eventAt],
+    });
+    return rs.rowsAffected > 0;
+  }
+
+  async newest(teamId: string, pageRef: Uint8Array): Promise<string | null> {
+    const rs = await this.client.execute({
+      sql: "SELECT event_at FROM source_pages WHERE team_id = ? AND page_ref = ?",
+      args: [teamId, pageRef],
+    });
+    const row = rs.rows[0];
+    return row ? text(row.event_at) : null;
+  }
+}
+
+export class DeliveryRows {
+  constructor(private readonly client: Client) {}
+
+  /** Records a delivery id; false when it was recorded already (a redelivery). */
+  async record(teamId: string, deliveryRef: Uint8Array, at: string): Promise<boolean> {
+    const rs = await this.client.execute({
+      sql: `INSERT INTO webhook_deliveries (team_id, delivery_ref, received_at) VALUES (?, ?, ?)
+            ON CONFLICT (team_id, delivery_ref) DO NOTHING`,
+      args: [teamId, deliveryRef, at],
+    });
+    return rs.rowsAffected > 0;
+  }
+
+  /** Forgets a recorded delivery (its processing failed, so a redelivery must be processed). */
+  async forget(teamId: string, deliveryRef: Uint8Array): Promise<void> {
+    await this.client.execute({
+      sql: "DELETE FROM webhook_deliveries WHERE team_id = ? AND delivery_ref = ?",
+      args: [teamId, deliveryRef],
+    });
+  }
+
+  /** Deletes deliveries recorded before `before` (ISO-8601). */
+  async prune(before: string): Promise<void> {
+    await this.client.execute({
+      sql: "DELETE FROM webhook_deliveries WHERE received_at < ?",
+      args: [before],
+    });
+  }
+}
