@@ -7,7 +7,7 @@ import type { Clock } from "./clock.js";
 import { DocumentService } from "./documents/service.js";
 import { EntryService } from "./entries/service.js";
 import { accessLog } from "./http/access-log.js";
-import { adminAuth, teamAuth } from "./http/auth.js";
+import { adminAuth, cronAuth, teamAuth } from "./http/auth.js";
 import { DEFAULT_BODY_LIMIT, documentBodyLimit, limitBody } from "./http/body-limit.js";
 import type { AppEnv } from "./http/env.js";
 import { errorResponse, onError } from "./http/errors.js";
@@ -19,6 +19,7 @@ import { entryRoutes } from "./routes/entries.js";
 import { healthRoutes } from "./routes/health.js";
 import { mcpRoutes } from "./routes/mcp.js";
 import { memoryRoutes } from "./routes/memory.js";
+import { reindexRoutes } from "./routes/reindex.js";
 import { searchRoutes } from "./routes/search.js";
 import { statsRoutes } from "./routes/stats.js";
 import { teamRoutes } from "./routes/teams.js";
@@ -27,6 +28,7 @@ import { SourceSecrets } from "./sources/secrets.js";
 import type { Storage } from "./store/storage.js";
 import { TeamDirectory } from "./teams/directory.js";
 import { LiveIndexes } from "./teams/live-indexes.js";
+import { Reindexer } from "./teams/reindex.js";
 
 export interface AppConfig {
   adminToken: string | null;
@@ -93,8 +95,15 @@ export function createApp(deps: AppDeps): Memoria {
   app.route("/", memoryRoutes(indexes, team));
   app.route("/", mcpRoutes({ indexes, entries, logger }, team));
   app.route("/", statsRoutes(storage, indexes, team));
+  const reindexer = new Reindexer({ indexes, directory });
+  app.route("/", reindexRoutes(reindexer, cronAuth(config.cronToken, config.adminToken)));
 
   app.openAPIRegistry.registerComponent("securitySchemes", "adminToken", { type: "http", scheme: "bearer" });
+  app.openAPIRegistry.registerComponent("securitySchemes", "cronToken", {
+    type: "http",
+    scheme: "bearer",
+    description: "MEMORIA_CRON_TOKEN (the admin token is accepted too).",
+  });
   app.openAPIRegistry.registerComponent("securitySchemes", "teamKey", {
     type: "http",
     scheme: "bearer",

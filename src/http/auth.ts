@@ -30,3 +30,17 @@ export function teamAuth(directory: TeamDirectory): MiddlewareHandler<AppEnv> {
     await next();
   };
 }
+
+/** The reindex ping's credentials: the cron token, or the admin token; both compared, in constant time. */
+export function cronAuth(cronToken: string | null, adminToken: string | null): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const given = bearerToken(c.req.header("authorization"));
+    if (!given) throw new UnauthorizedError();
+    const [cron, admin] = await Promise.all([
+      cronToken !== null && tokensEqual(given, cronToken),
+      adminToken !== null && tokensEqual(given, adminToken),
+    ]);
+    if (!cron && !admin) throw new UnauthorizedError();
+    await next();
+  };
+}

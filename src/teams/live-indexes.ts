@@ -21,6 +21,16 @@ export interface TeamIndex {
   entries: EntryIndex;
 }
 
+/** What reconcile() found and did for one team. */
+export interface Reconciled {
+  documents: number;
+  chunks: number;
+  entries: number;
+  appliedSeq: number;
+  storedSeq: number;
+  rebuilt: boolean;
+}
+
 export type IndexState = "cold" | "building" | "ready";
 
 export interface IndexStatus {
@@ -42,6 +52,12 @@ const BUILD_PAGE_ENTRIES = 1024;
 const PROGRESS_LOG_MS = 2000;
 /** The least time between two background rebuilds of one team's index. */
 const REPACK_INTERVAL_MS = 60_000;
+/**
+ * How often reconcile() re-reads storage when writes from another instance land while it compares: each
+ * round catches up first, so only a team written to without pause exhausts them (and is left as it is, to be
+ * compared on the next ping).
+ */
+const RECONCILE_ROUNDS = 3;
 /** Change records read per round trip while catching up. */
 const CATCHUP_PAGE = 500;
 /**
@@ -137,6 +153,64 @@ export class LiveIndexes {
     const live = this.#teams.get(teamId);
     await live?.repacking;
     await live?.merging;
+  }
+
+  /** The teams whose indexes this instance holds (built or being built). */
+  loadedTeams(): string[] {
+    return [...this.#teams.entries()].filter(([, live]) => live.state !== "cold").map(([teamId]) => teamId);
+  }
+
+  /**
+   * Brings the team's indexes level with storage: builds them if cold, catches up whatever its staleness,
+   * then compares what they hold with storage's counts and seq, and rebuilds them from storage when they
+   * still disagree — which only a row changed behind the change log's back (a restore, a manual fix, a bug)
+   * can cause. Runs in the team's queue, so no write of this instance interleaves with the comparison.
+   */
+  async reconcile(key: TeamKey): Promise<Reconciled> {
+    const live = this.#live(key.teamId);
+    if (live.state === "cold") live.state = "building";
+    return live.run(async () => {
+      const { storage } = this.deps;
+      if (live.state !== "ready") await this.#build(key, live);
+      let rebuilt = false;
+      for (let round = 1; ; round++) {
+        await this.#catchUp(key, live);
+        const storedSeq = await storage.changes.latestSeq(key.teamId);
+        const [stored, entries] = await Promise.all([
+          storage.documents.counts(key.teamId),
+          storage.entries.count(key.teamId),
+        ]);
+        const settled = (await storage.changes.latestSeq(key.teamId)) === storedSeq;
+        const held = live.index?.counts() ?? { documents: -1, chunks: -1 };
+        const heldEntries = live.entries?.count() ?? -1;
+        const level =
+          live.appliedSeq === storedSeq &&
+          held.documents === stored.documents &&
+          held.chunks === stored.chunks &&
+          heldEntries === entries;
+        // Writes landed while counting: the counts may be from either side of them. Catch up and count again.
+        if (!settled && round < RECONCILE_ROUNDS) continue;
+        if (!level && settled && !rebuilt) {
+          this.deps.logger.warn("index disagreed with storage; rebuilding", {
+            teamId: key.teamId,
+            appliedSeq: live.appliedSeq,
+            storedSeq,
+          });
+          this.#discard(live);
+          await this.#build(key, live);
+          rebuilt = true;
+          continue;
+        }
+        return {
+          documents: held.documents,
+          chunks: held.chunks,
+          entries: heldEntries,
+          appliedSeq: live.appliedSeq,
+          storedSeq,
+          rebuilt,
+        };
+      }
+    });
   }
 
   /** Forgets a team's index (its team was deleted). */

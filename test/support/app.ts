@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { type AppConfig, createApp, type Memoria } from "../../src/app.js";
 import type { Clock } from "../../src/clock.js";
 import type { PassageHit, PassageIndexOptions } from "../../src/index/passage-index.js";
-import { silentLogger } from "../../src/logger.js";
+import { type Logger, silentLogger } from "../../src/logger.js";
 import { toBase64Url } from "../../src/seal/bytes.js";
 import { Keyring } from "../../src/seal/keyring.js";
 import { importMasterKeys } from "../../src/seal/master.js";
@@ -35,6 +35,8 @@ export interface TestAppOptions {
   config?: Partial<AppConfig>;
   clock?: Clock;
   indexOptions?: PassageIndexOptions;
+  /** Silent unless a test reads the log. */
+  logger?: Logger;
 }
 
 export function newMasterKey(): Uint8Array<ArrayBuffer> {
@@ -60,7 +62,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     storage,
     keyring,
     clock: options.clock ?? { now: () => new Date() },
-    logger: silentLogger,
+    logger: options.logger ?? silentLogger,
     ...(options.indexOptions ? { indexOptions: options.indexOptions } : {}),
   });
   return {

@@ -1,0 +1,68 @@
+// POST /v1/reindex (cron token, or the admin token): bring this instance's teams level with storage and pull
+// their note sources; answers when the work is done.
+
+import { createRoute, z } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
+import { InvalidRequestError } from "../errors.js";
+import type { AppEnv } from "../http/env.js";
+import { describeIssues } from "../http/errors.js";
+import type { Reindexer } from "../teams/reindex.js";
+import { errors, json } from "./responses.js";
+import { router } from "./router.js";
+
+const reindexBody = z.object({ teamId: z.string().min(1).optional() }).strict();
+
+/** The optional body: nothing (as a cron sends) means every team loaded here. */
+function parseBody(raw: string): z.infer<typeof reindexBody> {
+  if (raw.trim() === "") return {};
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch {
+    throw new InvalidRequestError("Invalid request: the body is not JSON.");
+  }
+  const parsed = reindexBody.safeParse(json);
+  if (!parsed.success) throw new InvalidRequestError(describeIssues(parsed.error.issues));
+  return parsed.data;
+}
+
+export const reindexAnswer = z.object({
+  teams: z.array(
+    z.object({
+      teamId: z.string(),
+      documents: z.number().int(),
+      chunks: z.number().int(),
+      entries: z.number().int(),
+      appliedSeq: z.number().int(),
+      storedSeq: z.number().int(),
+      rebuilt: z.boolean(),
+      synced: z.number().int(),
+    }),
+  ),
+  tookMs: z.number(),
+});
+
+export function reindexRoutes(reindexer: Reindexer, cron: MiddlewareHandler<AppEnv>) {
+  const app = router();
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/reindex",
+      security: [{ cronToken: [] }],
+      middleware: [cron] as const,
+      description:
+        'Optional JSON body `{"teamId"}`: reindex that team (building its index here if need be); without it, every team loaded on this instance.',
+      responses: {
+        200: json(reindexAnswer, "What each team held, what storage held, and what was done."),
+        ...errors(400, 401, 404, 500),
+      },
+    }),
+    async (c) => {
+      const started = performance.now();
+      const body = parseBody(await c.req.text());
+      const teams = await reindexer.run(body.teamId ?? null);
+      return c.json({ teams, tookMs: Math.round(performance.now() - started) }, 200);
+    },
+  );
+  return app;
+}
