@@ -19,11 +19,15 @@ import { entryRoutes } from "./routes/entries.js";
 import { healthRoutes } from "./routes/health.js";
 import { mcpRoutes } from "./routes/mcp.js";
 import { memoryRoutes } from "./routes/memory.js";
+import { notionRoutes } from "./routes/notion.js";
 import { reindexRoutes } from "./routes/reindex.js";
 import { searchRoutes } from "./routes/search.js";
 import { statsRoutes } from "./routes/stats.js";
 import { teamRoutes } from "./routes/teams.js";
+import { webhookRoutes } from "./routes/webhooks.js";
 import type { Keyring } from "./seal/keyring.js";
+import { Background } from "./sources/background.js";
+import { NotionSync } from "./sources/notion/sync.js";
 import { SourceSecrets } from "./sources/secrets.js";
 import type { Storage } from "./store/storage.js";
 import { TeamDirectory } from "./teams/directory.js";
@@ -53,6 +57,10 @@ export interface Memoria {
   app: OpenAPIHono<AppEnv>;
   indexes: LiveIndexes;
   directory: TeamDirectory;
+  /** The Notion source: `pullSince(key)` re-reads the pages edited since the team's last sync. */
+  notion: NotionSync;
+  /** Work done after the answer (Notion webhook events); `idle()` resolves when none is in flight. */
+  sources: Background;
   /** Releases the in-memory indexes; storage belongs to the caller. */
   close(): void;
 }
@@ -75,6 +83,15 @@ export function createApp(deps: AppDeps): Memoria {
   });
   const entries = new EntryService({ storage, indexes, clock });
   const secrets = new SourceSecrets({ storage, clock });
+  const background = new Background(logger);
+  const notion = new NotionSync({
+    storage,
+    secrets,
+    documents,
+    clock,
+    logger,
+    ...(config.notionApiUrl ? { apiUrl: config.notionApiUrl } : {}),
+  });
   const admin = adminAuth(config.adminToken);
   const team = teamAuth(directory);
 
@@ -83,9 +100,10 @@ export function createApp(deps: AppDeps): Memoria {
   app.use("*", accessLog(logger));
   const documentLimit = limitBody(documentBodyLimit(config.maxDocumentBytes));
   const defaultLimit = limitBody(DEFAULT_BODY_LIMIT);
-  app.use("*", (c, next) =>
-    c.req.path.startsWith("/v1/documents") ? documentLimit(c, next) : defaultLimit(c, next),
-  );
+  // Documents, and the ingest webhook that carries whole documents, get the document limit.
+  const carriesDocuments = (path: string) =>
+    path.startsWith("/v1/documents") || path.startsWith("/v1/webhooks/ingest/");
+  app.use("*", (c, next) => (carriesDocuments(c.req.path) ? documentLimit(c, next) : defaultLimit(c, next)));
 
   app.route("/", healthRoutes(storage));
   app.route("/", teamRoutes(directory, admin));
@@ -94,8 +112,23 @@ export function createApp(deps: AppDeps): Memoria {
   app.route("/", entryRoutes(entries, team));
   app.route("/", memoryRoutes(indexes, team));
   app.route("/", mcpRoutes({ indexes, entries, logger }, team));
+  app.route("/", notionRoutes({ directory, secrets, notion, background }, team));
+  app.route("/", webhookRoutes({ storage, directory, secrets, documents, entries, clock, logger, team }));
   app.route("/", statsRoutes(storage, indexes, team));
-  const reindexer = new Reindexer({ indexes, directory });
+  const reindexer = new Reindexer({
+    indexes,
+    directory,
+    // A team's Notion pull failing (a revoked token, Notion down) is logged and leaves its sync time where it
+    // was for the next ping; the team's index is still reported, and other teams still reindexed.
+    pull: (key) =>
+      notion.pullSince(key).catch((error: unknown) => {
+        logger.warn("notion pull failed", {
+          teamId: key.teamId,
+          error: error instanceof Error ? error.name : "unknown",
+        });
+        return 0;
+      }),
+  });
   app.route("/", reindexRoutes(reindexer, cronAuth(config.cronToken, config.adminToken)));
 
   app.openAPIRegistry.registerComponent("securitySchemes", "adminToken", { type: "http", scheme: "bearer" });
@@ -118,5 +151,5 @@ export function createApp(deps: AppDeps): Memoria {
   app.notFound((c) => errorResponse(c, "not_found", "No such route."));
   app.onError(onError(logger));
 
-  return { app, indexes, directory, close: () => indexes.close() };
+  return { app, indexes, directory, notion, sources: background, close: () => indexes.close() };
 }

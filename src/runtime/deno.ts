@@ -29,13 +29,13 @@ async function main(): Promise<void> {
     logger.info("shutting down", { signal });
     setTimeout(() => Deno.exit(1), SHUTDOWN_GRACE_MS).unref();
     // shutdown() stops accepting at once and resolves when the requests already in flight have answered.
-    server.shutdown().then(
-      () => {
-        closeMemoria(started);
-        Deno.exit(0);
-      },
-      () => Deno.exit(1),
-    );
+    server
+      .shutdown()
+      .then(() => closeMemoria(started))
+      .then(
+        () => Deno.exit(0),
+        () => Deno.exit(1),
+      );
   };
   Deno.addSignalListener("SIGTERM", () => stop("SIGTERM"));
   Deno.addSignalListener("SIGINT", () => stop("SIGINT"));

@@ -27,8 +27,10 @@ async function main(): Promise<void> {
     const force = setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS);
     force.unref();
     server.close(() => {
-      closeMemoria(started);
-      process.exit(0);
+      closeMemoria(started).then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
     });
     // Node's close() waits for keep-alive sockets too; idle ones are closed so only real work is waited for.
     if ("closeIdleConnections" in server) server.closeIdleConnections();

@@ -41,8 +41,12 @@ export function logListening({ config, logger }: Started, port: number): void {
   logger.info("listening", { port, storage: config.db.url.split(":")[0] });
 }
 
-/** Releases the app's indexes and then storage, after the server has stopped. */
-export function closeMemoria({ memoria, storage }: Started): void {
+/**
+ * After the server has stopped: lets work begun after an answer (a Notion event's fetching) finish, within
+ * the caller's shutdown bound, then releases the app's indexes and storage.
+ */
+export async function closeMemoria({ memoria, storage }: Started): Promise<void> {
+  await memoria.sources.idle();
   memoria.close();
   storage.close();
 }

@@ -77,7 +77,11 @@ describe("OpenAPI", () => {
         minimum: 1,
         maximum: 100000,
       });
-      expect(Object.keys(doc.components?.securitySchemes ?? {}).sort()).toEqual(["adminToken", "cronToken", "teamKey"]);
+      expect(Object.keys(doc.components?.securitySchemes ?? {}).sort()).toEqual([
+        "adminToken",
+        "cronToken",
+        "teamKey",
+      ]);
     }));
 
   it("GET /docs answers an HTML page that loads /openapi.json", () =>

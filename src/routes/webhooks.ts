@@ -1,0 +1,182 @@
+// The generic signed webhook. `PUT /v1/sources/webhook` (team key) makes or rotates the team's signing secret;
+// `POST /v1/webhooks/ingest/{teamId}` takes a Standard Webhooks delivery and applies its event before the answer.
+//
+// A delivery is handled in this order, and each step's failure stops it with nothing recorded:
+//   1. the team in the path, its secret, and the signature over the raw body (→ 401, one message for all);
+//   2. the body as JSON and as one of the three events (→ 400 invalid_request; the id is not recorded, so the
+//      sender's corrected resend with the same id is processed);
+//   3. the delivery id: seen in the last 24 hours → 200 with `duplicate: true` and nothing done;
+//   4. the event applied; a failure forgets the id again and answers with the error.
+// The signature covers the exact bytes sent, so the body is read as raw text before anything parses it, and the
+// ingest route is a plain handler: a declared body schema would have it parsed and validated before verifying.
+
+import { createRoute, z } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
+import type { Clock } from "../clock.js";
+import type { DocumentService } from "../documents/service.js";
+import type { EntryService } from "../entries/service.js";
+import { InvalidRequestError, UnauthorizedError } from "../errors.js";
+import type { AppEnv } from "../http/env.js";
+import { describeIssues } from "../http/errors.js";
+import type { Logger } from "../logger.js";
+import type { SourceSecrets } from "../sources/secrets.js";
+import { type WebhookEvent, WebhookSource } from "../sources/webhook.js";
+import type { Storage } from "../store/storage.js";
+import type { TeamDirectory } from "../teams/directory.js";
+import { documentBody } from "./documents.js";
+import { entryBody, entryInput } from "./entries.js";
+import { errors, json } from "./responses.js";
+import { router } from "./router.js";
+
+export const webhookEventTypes = ["document.upsert", "document.delete", "entry.create"] as const;
+
+// The documents API's own field schemas, so limits and the reserved `notion:` prefix match; externalId is
+// required here, since it is the only way a later event can name the document.
+const externalId = documentBody.shape.externalId.unwrap();
+
+export const webhookEvent = z
+  .discriminatedUnion(
+    "type",
+    [
+      z.object({
+        type: z.literal("document.upsert"),
+        data: documentBody.extend({ externalId }),
+      }),
+      z.object({ type: z.literal("document.delete"), data: z.object({ externalId }) }),
+      z.object({ type: z.literal("entry.create"), data: entryBody }),
+    ],
+    {
+      error: (issue) =>
+        issue.code === "invalid_union" ? `must be one of ${webhookEventTypes.join(", ")}` : undefined,
+    },
+  )
+  .openapi("WebhookEvent");
+export type WebhookEventBody = z.infer<typeof webhookEvent>;
+
+export const webhookSecretAnswer = z.object({
+  secret: z.string().describe("The new signing secret, whsec_<base64>; the previous one no longer verifies."),
+});
+
+export const webhookAnswer = z
+  .object({
+    ok: z.literal(true),
+    type: z.enum(webhookEventTypes),
+    duplicate: z
+      .boolean()
+      .describe("True when this delivery id was seen in the last 24 hours: nothing was done this time."),
+    documentId: z.string().optional().describe("document.upsert: the document stored or replaced."),
+    created: z.boolean().optional().describe("document.upsert: false when it replaced one."),
+    deleted: z.boolean().optional().describe("document.delete: false when no document held the externalId."),
+    entryId: z.string().optional().describe("entry.create: the entry stored."),
+  })
+  .openapi("WebhookAnswer");
+
+export function toWebhookEvent(body: WebhookEventBody): WebhookEvent {
+  switch (body.type) {
+    case "document.upsert":
+      return {
+        type: body.type,
+        document: {
+          title: body.data.title,
+          content: body.data.content,
+          format: body.data.format ?? "markdown",
+          path: body.data.path ?? [],
+          externalId: body.data.externalId,
+        },
+      };
+    case "document.delete":
+      return { type: body.type, externalId: body.data.externalId };
+    case "entry.create":
+      return { type: body.type, entry: entryInput(body.data) };
+  }
+}
+
+/** Parses a verified body: JSON, then one of the events. Messages name fields, never quote the body. */
+export function parseWebhookEvent(payload: string): WebhookEvent {
+  let value: unknown;
+  try {
+    value = JSON.parse(payload);
+  } catch {
+    throw new InvalidRequestError("Invalid request: body: must be a JSON object.");
+  }
+  const parsed = webhookEvent.safeParse(value);
+  if (!parsed.success) throw new InvalidRequestError(describeIssues(parsed.error.issues));
+  return toWebhookEvent(parsed.data);
+}
+
+export interface WebhookRoutesDeps {
+  storage: Storage;
+  directory: TeamDirectory;
+  secrets: SourceSecrets;
+  documents: DocumentService;
+  entries: EntryService;
+  clock: Clock;
+  logger: Logger;
+  team: MiddlewareHandler<AppEnv>;
+}
+
+const REFUSED = "Missing or invalid webhook signature, or a webhook-timestamp more than 5 minutes off.";
+const INGEST_PATH = "/v1/webhooks/ingest/{teamId}";
+
+// The raw bytes as text, exactly: a byte-order mark is kept (the signer signed it), not stripped.
+const rawText = new TextDecoder("utf-8", { ignoreBOM: true });
+
+export function webhookRoutes(deps: WebhookRoutesDeps) {
+  const { team, logger, ...sourceDeps } = deps;
+  const source = new WebhookSource({ ...sourceDeps, logger });
+  const app = router();
+
+  app.openapi(
+    createRoute({
+      method: "put",
+      path: "/v1/sources/webhook",
+      security: [{ teamKey: [] }],
+      middleware: [team] as const,
+      description:
+        "Makes or rotates the team's signing secret for the generic webhook. The previous secret stops working at once.",
+      responses: { 200: json(webhookSecretAnswer, "The new secret, shown this once."), ...errors(401) },
+    }),
+    async (c) => c.json({ secret: await source.rotateSecret(c.get("team")) }, 200),
+  );
+
+  app.post("/v1/webhooks/ingest/:teamId", async (c) => {
+    const payload = rawText.decode(await c.req.arrayBuffer());
+    const verified = await source.verify(c.req.param("teamId"), payload, {
+      id: c.req.header("webhook-id"),
+      timestamp: c.req.header("webhook-timestamp"),
+      signature: c.req.header("webhook-signature"),
+    });
+    if (!verified.ok) {
+      logger.warn("webhook delivery refused", { requestId: c.get("requestId"), reason: verified.refusal });
+      throw new UnauthorizedError(REFUSED);
+    }
+    const event = parseWebhookEvent(payload);
+    const delivered = await source.deliver(verified.key, verified.deliveryId, event);
+    return c.json({ ok: true as const, ...delivered }, 200);
+  });
+
+  // The ingest route described for /openapi.json only: its handler above reads and verifies the raw body itself.
+  app.openAPIRegistry.registerPath({
+    method: "post",
+    path: INGEST_PATH,
+    description:
+      "A Standard Webhooks delivery, verified against the team's secret and applied before the answer. A bad " +
+      "signature, unknown team, no secret or a timestamp more than 5 minutes off is 401 and records nothing; " +
+      "a delivery id seen in the last 24 hours is 200 with nothing done.",
+    request: {
+      params: z.object({ teamId: z.string() }),
+      headers: z.object({
+        "webhook-id": z.string(),
+        "webhook-timestamp": z.string().describe("Unix seconds."),
+        "webhook-signature": z.string().describe("Space-separated v1,<base64 HMAC-SHA256> signatures."),
+      }),
+      body: { content: { "application/json": { schema: webhookEvent } }, required: true },
+    },
+    responses: {
+      200: json(webhookAnswer, "Applied, or a redelivery with nothing done."),
+      ...errors(400, 401, 409, 413),
+    },
+  });
+
+  return app;
+}

@@ -1,0 +1,35 @@
+// Notion signs every webhook delivery: `X-Notion-Signature: sha256=<hex>`, the HMAC-SHA256 of the raw body
+// keyed by the subscription's verification token. The bytes as received are what is signed, so the check
+// runs on them, never on decoded and re-encoded text. WebCrypto only, so it runs on every runtime.
+
+import { toHex, utf8 } from "../../seal/bytes.js";
+import { tokensEqual } from "../../seal/secret.js";
+
+export const SIGNATURE_HEADER = "x-notion-signature";
+
+/** The signature Notion would send for this body. */
+export async function notionSignature(
+  rawBody: Uint8Array<ArrayBuffer>,
+  verificationToken: string,
+): Promise<string> {
+  const key = await crypto.subtle.importKey(
+    "raw",
+    utf8(verificationToken),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
+  return `sha256=${toHex(new Uint8Array(await crypto.subtle.sign("HMAC", key, rawBody)))}`;
+}
+
+/** Whether `given` is the body's signature under the token, compared in constant time. */
+export async function signatureValid(
+  rawBody: Uint8Array<ArrayBuffer>,
+  given: string | null | undefined,
+  verificationToken: string,
+): Promise<boolean> {
+  if (!given) return false;
+  const expected = await notionSignature(rawBody, verificationToken);
+  // Hex is case-insensitive; the comparison is not, so both sides are lower case.
+  return tokensEqual(given.trim().toLowerCase(), expected);
+}

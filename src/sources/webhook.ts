@@ -1,0 +1,168 @@
+// The generic signed webhook: a team's Standard Webhooks signing secret (made and rotated on request, stored
+// sealed), verification of a delivery with the `standardwebhooks` library, and applying a verified event
+// exactly once per delivery id.
+//
+// Delivery ids are kept for 24 hours as blind indexes (`webhook-delivery:<id>` under the team's key), never as
+// sent. An id is recorded only once its delivery has been verified and its event is well formed, and it is
+// forgotten again when applying the event fails, so a sender's retry of a failed delivery is processed.
+
+import { Webhook, WebhookVerificationError } from "standardwebhooks";
+import type { Clock } from "../clock.js";
+import type { DocumentInput, DocumentService } from "../documents/service.js";
+import type { EntryInput, EntryService } from "../entries/service.js";
+import { NotFoundError } from "../errors.js";
+import type { Logger } from "../logger.js";
+import { randomBytes } from "../seal/bytes.js";
+import { blindIndex, type TeamKey } from "../seal/team-key.js";
+import type { Storage } from "../store/storage.js";
+import type { TeamDirectory } from "../teams/directory.js";
+import type { SourceSecrets } from "./secrets.js";
+
+const SECRET_KIND = "webhook.secret";
+/** Standard Webhooks' own secret form: `whsec_` and the base64 of the key bytes. */
+const SECRET_PREFIX = "whsec_";
+const SECRET_BYTES = 32;
+/** How long a delivery id is remembered: a redelivery within this window changes nothing. */
+export const DELIVERY_WINDOW_MS = 24 * 60 * 60 * 1000;
+/** The library's own tolerance for `webhook-timestamp` (WEBHOOK_TOLERANCE_IN_SECONDS, not configurable). */
+export const TIMESTAMP_TOLERANCE_SECONDS = 5 * 60;
+
+export type WebhookEvent =
+  | { type: "document.upsert"; document: DocumentInput & { externalId: string } }
+  | { type: "document.delete"; externalId: string }
+  | { type: "entry.create"; entry: EntryInput };
+
+export type WebhookOutcome =
+  | { type: "document.upsert"; documentId: string; created: boolean }
+  | { type: "document.delete"; deleted: boolean }
+  | { type: "entry.create"; entryId: string };
+
+export type Delivered =
+  | ({ duplicate: false } & WebhookOutcome)
+  | { duplicate: true; type: WebhookEvent["type"] };
+
+/** The three Standard Webhooks headers, as sent (absent ones as undefined). */
+export interface WebhookHeaders {
+  id: string | undefined;
+  timestamp: string | undefined;
+  signature: string | undefined;
+}
+
+/** Why a delivery was refused; logged, never told apart in the answer (every refusal is the same 401). */
+export type Refusal = "unknown_team" | "no_secret" | "missing_headers" | "stale_timestamp" | "bad_signature";
+
+export type Verified = { ok: true; key: TeamKey; deliveryId: string } | { ok: false; refusal: Refusal };
+
+export interface WebhookSourceDeps {
+  storage: Storage;
+  directory: TeamDirectory;
+  secrets: SourceSecrets;
+  documents: DocumentService;
+  entries: EntryService;
+  clock: Clock;
+  logger: Logger;
+}
+
+function newSecret(): string {
+  let binary = "";
+  for (const b of randomBytes(SECRET_BYTES)) binary += String.fromCharCode(b);
+  return `${SECRET_PREFIX}${btoa(binary)}`;
+}
+
+export class WebhookSource {
+  constructor(private readonly deps: WebhookSourceDeps) {}
+
+  /** Makes a new signing secret and stores it sealed in place of any before it, which stops working at once. */
+  async rotateSecret(key: TeamKey): Promise<string> {
+    const secret = newSecret();
+    await this.deps.secrets.put(key, SECRET_KIND, secret);
+    return secret;
+  }
+
+  /**
+   * Checks a delivery for the team in its path: the team exists, has a secret, and the signature over the raw
+   * body verifies with it within the library's 5-minute timestamp tolerance. Records nothing.
+   */
+  async verify(teamId: string, payload: string, headers: WebhookHeaders): Promise<Verified> {
+    const key = await this.deps.directory.teamKey(teamId);
+    if (!key) return { ok: false, refusal: "unknown_team" };
+    const secret = await this.deps.secrets.get(key, SECRET_KIND);
+    if (secret === null) return { ok: false, refusal: "no_secret" };
+    const { id, timestamp, signature } = headers;
+    if (!id || !timestamp || !signature) return { ok: false, refusal: "missing_headers" };
+    try {
+      new Webhook(secret).verify(
+        payload,
+        { "webhook-id": id, "webhook-timestamp": timestamp, "webhook-signature": signature },
+        { jsonParse: false },
+      );
+    } catch (error) {
+      if (error instanceof WebhookVerificationError) return { ok: false, refusal: refusalOf(timestamp) };
+      throw error;
+    }
+    return { ok: true, key, deliveryId: id };
+  }
+
+  /**
+   * Applies a verified delivery's event unless its id was seen in the last 24 hours (then nothing is done and
+   * the answer says `duplicate`). The id is recorded before applying, so concurrent redeliveries apply it once;
+   * a failure forgets it again and rethrows, so the sender's retry is processed.
+   */
+  async deliver(key: TeamKey, deliveryId: string, event: WebhookEvent): Promise<Delivered> {
+    const { storage, clock, logger } = this.deps;
+    const ref = await blindIndex(key, `webhook-delivery:${deliveryId}`);
+    const now = clock.now();
+    // Opportunistic and cheap (an indexed range delete): ids older than the window are forgotten for all teams.
+    await storage.deliveries.prune(new Date(now.getTime() - DELIVERY_WINDOW_MS).toISOString());
+    if (!(await storage.deliveries.record(key.teamId, ref, now.toISOString()))) {
+      return { duplicate: true, type: event.type };
+    }
+    try {
+      return { duplicate: false, ...(await this.#apply(key, event)) };
+    } catch (error) {
+      try {
+        await storage.deliveries.forget(key.teamId, ref);
+      } catch {
+        logger.error("webhook delivery failed and its id could not be forgotten", { teamId: key.teamId });
+      }
+      throw error;
+    }
+  }
+
+  async #apply(key: TeamKey, event: WebhookEvent): Promise<WebhookOutcome> {
+    switch (event.type) {
+      case "document.upsert": {
+        const { document, created } = await this.deps.documents.create(key, event.document);
+        return { type: event.type, documentId: document.id, created };
+      }
+      case "document.delete":
+        return { type: event.type, deleted: await this.#deleteByExternalId(key, event.externalId) };
+      case "entry.create": {
+        const entry = await this.deps.entries.create(key, event.entry);
+        return { type: event.type, entryId: entry.id };
+      }
+    }
+  }
+
+  /** Deletes the document holding `externalId` (found by its blind index, as the documents service stores it). */
+  async #deleteByExternalId(key: TeamKey, externalId: string): Promise<boolean> {
+    const ref = await blindIndex(key, externalId);
+    const row = await this.deps.storage.documents.findByExternalRef(key.teamId, ref);
+    if (!row) return false;
+    try {
+      await this.deps.documents.delete(key, row.id);
+      return true;
+    } catch (error) {
+      // Deleted by someone else between the lookup and the delete: it is gone either way.
+      if (error instanceof NotFoundError) return false;
+      throw error;
+    }
+  }
+}
+
+/** A failed verification is a stale timestamp when the timestamp is outside the tolerance, else a bad signature. */
+function refusalOf(timestamp: string): Refusal {
+  const seconds = Number.parseInt(timestamp, 10);
+  const skew = Math.abs(Date.now() / 1000 - seconds);
+  return Number.isFinite(skew) && skew <= TIMESTAMP_TOLERANCE_SECONDS ? "bad_signature" : "stale_timestamp";
+}

@@ -1,0 +1,268 @@
+// NotionSync over the local double. pullSince, the healing half of the Notion source (reindex calls it):
+// every page on the first sync, then only pages Notion's search reports edited since the last sync (less a
+// minute, as Notion rounds edit times to the minute), so a page changed while no webhook arrived is
+// re-pulled. And applyEvent's bounded retries and outcomes, with waits recorded instead of slept.
+
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { systemClock } from "../../src/clock.js";
+import { DocumentService } from "../../src/documents/service.js";
+import { silentLogger } from "../../src/logger.js";
+import type { TeamKey } from "../../src/seal/team-key.js";
+import { defaultRetryPolicy } from "../../src/sources/notion/client.js";
+import { NotionSync, TASK_ATTEMPTS, TASK_RETRY_MS } from "../../src/sources/notion/sync.js";
+import { SourceSecrets } from "../../src/sources/secrets.js";
+import { buildTestApp, makeTeam, search, type TestApp } from "../support/app.js";
+import { minuteOf, NOTION_DOUBLE_TOKEN, NotionDouble } from "../support/notion-double.js";
+import { connectNotion, deliver, notionEvent } from "../support/notion-webhook.js";
+
+let double: NotionDouble;
+let app: TestApp;
+let team: { teamId: string; apiKey: string };
+let key: TeamKey;
+
+beforeEach(async () => {
+  // A fresh double per test (an empty workspace): several tests count what the first pull reads.
+  double = await NotionDouble.start();
+  app = await buildTestApp({ config: { notionApiUrl: double.url } });
+  team = await makeTeam(app);
+  await connectNotion(app, team, NOTION_DOUBLE_TOKEN);
+  const opened = await app.memoria.directory.teamKey(team.teamId);
+  if (!opened) throw new Error("no key");
+  key = opened;
+});
+afterEach(async () => {
+  await app.memoria.sources.idle();
+  app.close();
+  await double.close();
+});
+
+/** A NotionSync of its own over the test app's storage, whose retries are recorded instead of waited. */
+function fastSync(maxDocumentBytes = 5 * 1024 * 1024) {
+  const waits: number[] = [];
+  const sync = new NotionSync({
+    storage: app.storage,
+    secrets: new SourceSecrets({ storage: app.storage, clock: systemClock }),
+    documents: new DocumentService({
+      storage: app.storage,
+      indexes: app.memoria.indexes,
+      clock: systemClock,
+      maxDocumentBytes,
+    }),
+    clock: systemClock,
+    logger: silentLogger,
+    apiUrl: double.url,
+    sleep: async (ms) => {
+      waits.push(ms);
+    },
+  });
+  return { sync, waits };
+}
+
+const syncedAt = async () => (await app.storage.sources.get(team.teamId, "notion.token"))?.syncedAt ?? null;
+
+describe("NotionSync.pullSince", () => {
+  it("pulls every page on the first sync, with paths, and records when the pull started", async () => {
+    const handbook = double.addPage({
+      title: "Handbook",
+      blocks: [{ type: "paragraph", text: "root bilby" }],
+    });
+    const onboarding = double.addPage({ title: "Onboarding", parent: { page: handbook } });
+    double.addPage({
+      title: "Welcome",
+      parent: { page: onboarding },
+      blocks: [{ type: "paragraph", text: "Ask the platypus desk." }],
+      lastEdited: "2020-01-01T00:00:00.000Z",
+    });
+    expect(await syncedAt()).toBeNull();
+    const before = new Date().toISOString();
+    expect(await app.memoria.notion.pullSince(key)).toBe(3);
+    const at = await syncedAt();
+    expect(at).not.toBeNull();
+    expect((at ?? "") >= before).toBe(true);
+    const hit = (await search(app, team.apiKey, "platypus")).hits[0];
+    expect(hit?.title).toBe("Welcome");
+    expect(hit?.path).toEqual(["Handbook", "Onboarding"]);
+    expect(double.headerFailures).toEqual([]);
+  });
+
+  it("re-pulls a page changed while no webhook arrived, and leaves pages edited long before alone", async () => {
+    const old = double.addPage({
+      title: "Old",
+      blocks: [{ type: "paragraph", text: "ancient gharial" }],
+      lastEdited: minuteOf(Date.now() - 3600_000),
+    });
+    const live = double.addPage({
+      title: "Live",
+      blocks: [{ type: "paragraph", text: "The code is dugong." }],
+    });
+    expect(await app.memoria.notion.pullSince(key)).toBe(2);
+    expect((await search(app, team.apiKey, "dugong")).hits).toHaveLength(1);
+
+    // Edited in Notion; the webhook never came.
+    double.setBlocks(live, [{ type: "paragraph", text: "The code is manatee." }]);
+    const asked = double.requestsTo(`/v1/pages/${old}`).length;
+    expect(await app.memoria.notion.pullSince(key)).toBe(1);
+    expect((await search(app, team.apiKey, "dugong")).hits).toHaveLength(0);
+    expect((await search(app, team.apiKey, "manatee")).hits).toHaveLength(1);
+    expect(double.requestsTo(`/v1/pages/${old}`)).toHaveLength(asked);
+    expect((await search(app, team.apiKey, "gharial")).hits).toHaveLength(1);
+  });
+
+  it("keeps a minute's margin: a page whose rounded edit time is just before the last sync is re-pulled", async () => {
+    const pageId = double.addPage({ title: "Edge", blocks: [{ type: "paragraph", text: "first tapir" }] });
+    await app.memoria.notion.pullSince(key);
+    const last = Date.parse((await syncedAt()) ?? "");
+    // Notion reports the edit rounded down to the minute, which can be before the sync time it followed.
+    double.setBlocks(
+      pageId,
+      [{ type: "paragraph", text: "second okapi" }],
+      new Date(last - 59_000).toISOString(),
+    );
+    expect(await app.memoria.notion.pullSince(key)).toBe(1);
+    expect((await search(app, team.apiKey, "okapi")).hits).toHaveLength(1);
+  });
+
+  it("pages through search results (more than one page of 100)", async () => {
+    for (let i = 0; i < 120; i++) double.addPage({ title: `Page ${i}`, blocks: [] });
+    expect(await app.memoria.notion.pullSince(key)).toBe(120);
+    expect(double.requestsTo("/v1/search")).toHaveLength(2);
+  });
+
+  it("pulls nothing for a team without a Notion token", async () => {
+    double.addPage({ title: "Unseen", blocks: [{ type: "paragraph", text: "kiwi" }] });
+    await app.request("/v1/sources/notion", { method: "DELETE", token: team.apiKey });
+    expect(await app.memoria.notion.pullSince(key)).toBe(0);
+    expect(double.requests).toEqual([]);
+  });
+
+  it("shares one pull between concurrent callers for the same team", async () => {
+    double.addPage({ title: "Once", blocks: [] });
+    const [a, b] = await Promise.all([app.memoria.notion.pullSince(key), app.memoria.notion.pullSince(key)]);
+    expect([a, b]).toEqual([1, 1]);
+    expect(double.requestsTo("/v1/search")).toHaveLength(1);
+  });
+
+  it("waits out a 429 during a pull", async () => {
+    double.addPage({ title: "Slow", blocks: [{ type: "paragraph", text: "sloth" }] });
+    double.rateLimitNext(1, "1");
+    expect(await app.memoria.notion.pullSince(key)).toBe(1);
+    expect((await search(app, team.apiKey, "sloth")).hits).toHaveLength(1);
+  });
+
+  it("throws when Notion refuses the token, and keeps the last sync time", async () => {
+    double.addPage({ title: "Locked", blocks: [] });
+    await app.memoria.notion.pullSince(key);
+    const before = await syncedAt();
+    double.token = "ntn_rotated_elsewhere";
+    await expect(app.memoria.notion.pullSince(key)).rejects.toMatchObject({
+      name: "NotionApiError",
+      status: 401,
+    });
+    expect(await syncedAt()).toBe(before);
+  });
+
+  it("after a page moves, the next pull reads every page, so descendants' paths follow", async () => {
+    const from = double.addPage({ title: "Drafts", lastEdited: minuteOf(Date.now() - 7200_000) });
+    const to = double.addPage({ title: "Published", lastEdited: minuteOf(Date.now() - 7200_000) });
+    const section = double.addPage({
+      title: "Section",
+      parent: { page: from },
+      lastEdited: minuteOf(Date.now() - 7200_000),
+    });
+    double.addPage({
+      title: "Chapter",
+      parent: { page: section },
+      blocks: [{ type: "paragraph", text: "narwhal" }],
+      lastEdited: minuteOf(Date.now() - 7200_000),
+    });
+    await app.memoria.notion.pullSince(key);
+    expect((await search(app, team.apiKey, "narwhal")).hits[0]?.path).toEqual(["Drafts", "Section"]);
+
+    // The section moves; the chapter under it is not edited, so its edit time stays old.
+    double.move(section, { page: to });
+    await deliver(app, team.teamId, notionEvent("page.moved", section, new Date().toISOString()));
+    expect(await app.memoria.notion.pullSince(key)).toBe(4);
+    expect((await search(app, team.apiKey, "narwhal")).hits[0]?.path).toEqual(["Published", "Section"]);
+  });
+
+  it("skips a page that keeps failing, keeps the last sync time, and gets it on the next pull", async () => {
+    const { sync, waits } = fastSync();
+    const broken = double.addPage({ title: "Broken", blocks: [{ type: "paragraph", text: "jerboa" }] });
+    double.addPage({ title: "Fine", blocks: [{ type: "paragraph", text: "meerkat" }] });
+    double.failNext(1000, 500, new RegExp(broken));
+    expect(await sync.pullSince(key)).toBe(1);
+    expect((await search(app, team.apiKey, "meerkat")).hits).toHaveLength(1);
+    expect(await syncedAt()).toBeNull();
+    // Bounded: the client's tries for each of the page's tries, no more.
+    expect(double.requestsTo(`/v1/pages/${broken}`)).toHaveLength(
+      TASK_ATTEMPTS * defaultRetryPolicy.maxAttempts,
+    );
+    const client = [500, 1000, 2000, 4000];
+    expect(waits).toEqual([...client, TASK_RETRY_MS, ...client, TASK_RETRY_MS * 4, ...client]);
+
+    double.recover();
+    expect(await sync.pullSince(key)).toBe(2);
+    expect((await search(app, team.apiKey, "jerboa")).hits).toHaveLength(1);
+    expect(await syncedAt()).not.toBeNull();
+  });
+});
+
+describe("NotionSync.pullSince and pages that can never be stored", () => {
+  it("skips a page too large to store without holding the sync time back", async () => {
+    const { sync } = fastSync(10);
+    double.addPage({ title: "Huge", blocks: [{ type: "paragraph", text: "far more than ten bytes" }] });
+    double.addPage({ title: "Tiny", blocks: [] });
+    expect(await sync.pullSince(key)).toBe(1);
+    expect(await syncedAt()).not.toBeNull();
+  });
+});
+
+describe("NotionSync.applyEvent", () => {
+  it("tries a page's work again when Notion stays down longer than the client's own retries", async () => {
+    const { sync, waits } = fastSync();
+    const pageId = double.addPage({ title: "Outage", blocks: [{ type: "paragraph", text: "pangolin" }] });
+    double.failNext(defaultRetryPolicy.maxAttempts + 1, 503, new RegExp(pageId));
+    const outcome = await sync.applyEvent(
+      key,
+      notionEvent("page.created", pageId, "2025-03-01T10:00:00.000Z"),
+    );
+    expect(outcome).toBe("upserted");
+    expect(waits).toContain(TASK_RETRY_MS);
+    expect((await search(app, team.apiKey, "pangolin")).hits).toHaveLength(1);
+  });
+
+  it("does not retry what retrying cannot fix (a page too large to store)", async () => {
+    const { sync, waits } = fastSync(10);
+    const pageId = double.addPage({
+      title: "Huge",
+      blocks: [{ type: "paragraph", text: "far more than ten bytes" }],
+    });
+    await expect(
+      sync.applyEvent(key, notionEvent("page.created", pageId, "2025-03-01T10:00:00.000Z")),
+    ).rejects.toMatchObject({ code: "payload_too_large" });
+    expect(double.requestsTo(`/v1/pages/${pageId}`)).toHaveLength(1);
+    expect(waits).toEqual([]);
+  });
+
+  it("reports what it did: ignored, stale, no token", async () => {
+    const { sync } = fastSync();
+    const pageId = double.addPage({ title: "Outcomes", blocks: [] });
+    expect(await sync.applyEvent(key, notionEvent("comment.created", pageId, "2025-03-01T10:00:00Z"))).toBe(
+      "ignored",
+    );
+    expect(await sync.applyEvent(key, notionEvent("page.created", "not-an-id", "2025-03-01T10:00:00Z"))).toBe(
+      "ignored",
+    );
+    expect(await sync.applyEvent(key, notionEvent("page.created", pageId, "yesterday"))).toBe("ignored");
+    expect(await sync.applyEvent(key, notionEvent("page.created", pageId, "2025-03-01T10:00:00Z"))).toBe(
+      "upserted",
+    );
+    expect(await sync.applyEvent(key, notionEvent("page.created", pageId, "2025-03-01T09:00:00Z"))).toBe(
+      "stale",
+    );
+    await app.request("/v1/sources/notion", { method: "DELETE", token: team.apiKey });
+    expect(await sync.applyEvent(key, notionEvent("page.moved", pageId, "2025-03-01T11:00:00Z"))).toBe(
+      "no_token",
+    );
+  });
+});
