@@ -1,0 +1,8 @@
+#!/usr/bin/env node
+// The `memoria` command. The CLI is TypeScript run as it is (like `npm start`): tsx is registered first,
+// then the entry is loaded through it.
+import { register } from "tsx/esm/api";
+
+register();
+const { run } = await import("../src/cli/main.ts");
+await run();

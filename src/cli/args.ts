@@ -1,0 +1,122 @@
+// The command line: `memoria import <folder> --url <memoria url> --key <team key> [--prune] [--dry-run]`.
+// Anything else is a UsageError, which main answers with its message, the usage and exit code 2. The URL
+// and key may come from MEMORIA_URL and MEMORIA_KEY instead, so the key need not sit in the process list.
+
+import { parseArgs } from "node:util";
+
+export const USAGE_LINE =
+  "Usage: memoria import <folder> --url <memoria url> --key <team key> [--prune] [--dry-run]";
+
+export const USAGE = `Usage: memoria import <folder> --url <memoria url> --key <team key> [--prune] [--dry-run]
+
+Sends every .md, .markdown, .txt and .html file under <folder> to memoria's documents API, only those
+whose content changed since the team last saw them.
+
+  --url <url>   memoria's base URL, e.g. https://memoria.example.com (or MEMORIA_URL)
+  --key <key>   the team key, mem_… (or MEMORIA_KEY)
+  --prune       also delete the team's imported (file:) documents whose files are gone
+  --dry-run     send and delete nothing; say what a run would do
+  -h, --help    show this help
+
+Exit status: 0 when nothing failed, 1 when something did, 2 on bad arguments.`;
+
+export class UsageError extends Error {
+  override readonly name = "UsageError";
+}
+
+export interface ImportOptions {
+  folder: string;
+  url: URL;
+  key: string;
+  prune: boolean;
+  dryRun: boolean;
+}
+
+export type Command = { kind: "help" } | { kind: "import"; options: ImportOptions };
+
+const options = {
+  url: { type: "string" },
+  key: { type: "string" },
+  prune: { type: "boolean" },
+  "dry-run": { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+function parse(args: string[]) {
+  try {
+    return parseArgs({ args, options, allowPositionals: true, strict: true, tokens: true });
+  } catch (error) {
+    // node's messages name the option ("Option '--url <value>' argument missing"); its unknown-option one
+    // goes on about positionals, so that one is cut to its point.
+    const message = error instanceof Error ? error.message : String(error);
+    const code = (error as { code?: unknown }).code;
+    const option = message.match(/'([^']+)'/)?.[1];
+    if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && option) throw new UsageError(`Unknown option ${option}.`);
+    throw new UsageError(message.endsWith(".") ? message : `${message}.`);
+  }
+}
+
+function parseUrl(text: string): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new UsageError(`--url must be an http:// or https:// URL, got "${text}".`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new UsageError(`--url must be an http:// or https:// URL, got "${text}".`);
+  }
+  if (url.username || url.password) {
+    throw new UsageError("--url must not carry a user name or password; the team key goes in --key.");
+  }
+  return url;
+}
+
+function checkKey(key: string): string {
+  if (!/^mem_\S+$/.test(key)) {
+    throw new UsageError(
+      "--key must be a team key (mem_…), as POST /v1/teams or /v1/teams/{id}/keys returned it.",
+    );
+  }
+  return key;
+}
+
+export function parseCommand(argv: string[], env: Record<string, string | undefined> = {}): Command {
+  const { values, positionals, tokens } = parse(argv);
+  if (values.help) return { kind: "help" };
+  const [command, ...rest] = positionals;
+  if (command === undefined) throw new UsageError("Name a command: import.");
+  if (command === "help") return { kind: "help" };
+  if (command !== "import") throw new UsageError(`Unknown command "${command}"; the one command is import.`);
+
+  const seen = new Set<string>();
+  for (const token of tokens) {
+    if (token.kind !== "option") continue;
+    if (seen.has(token.name)) throw new UsageError(`--${token.name} is given more than once.`);
+    seen.add(token.name);
+  }
+
+  if (rest.length === 0) throw new UsageError("import needs the folder to send: memoria import <folder> ….");
+  if (rest.length > 1) {
+    throw new UsageError(`import takes one folder; also got "${rest.slice(1).join('", "')}".`);
+  }
+  const folder = rest[0] as string;
+  if (folder.trim() === "") throw new UsageError("The folder must not be empty.");
+
+  const urlText = values.url ?? env.MEMORIA_URL;
+  if (urlText === undefined || urlText === "")
+    throw new UsageError("--url is required (or set MEMORIA_URL).");
+  const key = values.key ?? env.MEMORIA_KEY;
+  if (key === undefined || key === "") throw new UsageError("--key is required (or set MEMORIA_KEY).");
+
+  return {
+    kind: "import",
+    options: {
+      folder,
+      url: parseUrl(urlText),
+      key: checkKey(key),
+      prune: values.prune ?? false,
+      dryRun: values["dry-run"] ?? false,
+    },
+  };
+}

@@ -1,0 +1,173 @@
+// The documents API as the import uses it, over fetch with the team key. 429 and 503 answers and network
+// failures are retried a few times (every call here is safe to repeat: a POST upserts by externalId);
+// anything else comes back as an ApiError naming the status and the server's code and message, which never
+// quote content (src/errors.ts).
+
+import type { DocumentFormat } from "../ingest/chunk.js";
+import type { RemoteDocument } from "./plan.js";
+
+export interface DocumentUpload {
+  title: string;
+  content: string;
+  format: DocumentFormat;
+  path: string[];
+  externalId: string;
+}
+
+export class ApiError extends Error {
+  override readonly name = "ApiError";
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface ClientOptions {
+  baseUrl: URL;
+  key: string;
+  fetch?: typeof fetch;
+  /** Attempts per call for 429, 503 and network failures (default 3). */
+  attempts?: number;
+  /** First backoff in ms, doubled per attempt (default 500); a Retry-After answer is waited out instead. */
+  backoffMs?: number;
+  timeoutMs?: number;
+}
+
+const PAGE_SIZE = 200;
+const MAX_RETRY_AFTER_MS = 30_000;
+
+function describeFailure(error: unknown): string {
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
+  if (typeof cause?.code === "string") return cause.code;
+  if (typeof cause?.message === "string") return cause.message;
+  return error instanceof Error ? error.message : String(error);
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class MemoriaClient {
+  readonly #base: URL;
+  readonly #key: string;
+  readonly #fetch: typeof fetch;
+  readonly #attempts: number;
+  readonly #backoffMs: number;
+  readonly #timeoutMs: number;
+
+  constructor(options: ClientOptions) {
+    // A base with a path (https://host/memoria) keeps it: endpoints resolve relative to a trailing slash.
+    const base = new URL(options.baseUrl.href);
+    if (!base.pathname.endsWith("/")) base.pathname += "/";
+    base.search = "";
+    base.hash = "";
+    this.#base = base;
+    this.#key = options.key;
+    this.#fetch = options.fetch ?? fetch;
+    this.#attempts = options.attempts ?? 3;
+    this.#backoffMs = options.backoffMs ?? 500;
+    this.#timeoutMs = options.timeoutMs ?? 120_000;
+  }
+
+  /** Every document of the team, following the pages to the end. */
+  async listDocuments(): Promise<RemoteDocument[]> {
+    const all: RemoteDocument[] = [];
+    const seen = new Set<string>();
+    let cursor: string | null = null;
+    do {
+      const query: Record<string, string> = { limit: String(PAGE_SIZE), ...(cursor ? { cursor } : {}) };
+      const page = (await this.#call("GET", "v1/documents", query)) as {
+        documents: RemoteDocument[];
+        nextCursor: string | null;
+      };
+      all.push(...page.documents);
+      cursor = page.nextCursor;
+      if (cursor !== null) {
+        if (seen.has(cursor)) throw new Error("the server repeated a page cursor");
+        seen.add(cursor);
+      }
+    } while (cursor !== null);
+    return all;
+  }
+
+  async getContent(id: string): Promise<string> {
+    const body = (await this.#call("GET", `v1/documents/${encodeURIComponent(id)}`)) as {
+      document: { content: string };
+    };
+    return body.document.content;
+  }
+
+  /** Stores or replaces (by externalId) a document; says which. */
+  async upsert(doc: DocumentUpload): Promise<"created" | "replaced"> {
+    const res = await this.#request("POST", "v1/documents", {}, doc);
+    await this.#ok(res);
+    return res.status === 201 ? "created" : "replaced";
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.#ok(await this.#request("DELETE", `v1/documents/${encodeURIComponent(id)}`));
+  }
+
+  async #call(method: string, path: string, query: Record<string, string> = {}): Promise<unknown> {
+    const res = await this.#request(method, path, query);
+    await this.#ok(res);
+    return res.json();
+  }
+
+  async #ok(res: Response): Promise<void> {
+    if (res.ok) {
+      if (res.status === 204) await res.body?.cancel();
+      return;
+    }
+    const text = await res.text().catch(() => "");
+    let code = "http_error";
+    let message = `HTTP ${res.status}`;
+    try {
+      const body = JSON.parse(text) as { error?: { code?: unknown; message?: unknown } };
+      if (typeof body.error?.code === "string") code = body.error.code;
+      if (typeof body.error?.message === "string") message = body.error.message;
+    } catch {
+      // Not memoria's envelope (a proxy's page, say): the status is all there is to say.
+    }
+    throw new ApiError(res.status, code, message);
+  }
+
+  async #request(
+    method: string,
+    path: string,
+    query: Record<string, string> = {},
+    json?: unknown,
+  ): Promise<Response> {
+    const url = new URL(path, this.#base);
+    for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.#key}`,
+      accept: "application/json",
+      "user-agent": "memoria-import",
+    };
+    if (json !== undefined) headers["content-type"] = "application/json";
+    const body = json === undefined ? undefined : JSON.stringify(json);
+    for (let attempt = 1; ; attempt++) {
+      let res: Response;
+      try {
+        res = await this.#fetch(url, { method, headers, body, signal: AbortSignal.timeout(this.#timeoutMs) });
+      } catch (error) {
+        if (attempt >= this.#attempts) {
+          throw new ApiError(0, "network", `could not reach ${url.origin}: ${describeFailure(error)}`);
+        }
+        await sleep(this.#backoffMs * 2 ** (attempt - 1));
+        continue;
+      }
+      if ((res.status !== 429 && res.status !== 503) || attempt >= this.#attempts) return res;
+      const header = res.headers.get("retry-after");
+      const retryAfter = header === null || header.trim() === "" ? Number.NaN : Number(header);
+      await res.body?.cancel();
+      await sleep(
+        Number.isFinite(retryAfter) && retryAfter >= 0
+          ? Math.min(retryAfter * 1000, MAX_RETRY_AFTER_MS)
+          : this.#backoffMs * 2 ** (attempt - 1),
+      );
+    }
+  }
+}

@@ -1,0 +1,163 @@
+// `memoria import`: list the team's documents once (which proves the URL and key before any work), walk
+// the folder, then send each file the team has not seen with this content (and, with --prune, delete the
+// `file:` documents whose files are gone), with progress on stderr and the summary on stdout. Sends come
+// before deletes, so a renamed file is briefly in the corpus twice rather than missing.
+
+import type { ImportOptions } from "./args.js";
+import { ApiError, MemoriaClient } from "./client.js";
+import {
+  contentHash,
+  documentsToDelete,
+  externalIdOf,
+  type FileDocument,
+  fileDocuments,
+  firstLook,
+  pathOf,
+  type RemoteDocument,
+  relativePathOf,
+} from "./plan.js";
+import { createProgress, type ProgressStream, type Step } from "./progress.js";
+import { type Counts, exitCodeOf, summaryLine } from "./summary.js";
+import { titleOf } from "./title.js";
+import { type FoundFile, readFound, type SkippedLink, walkFolder } from "./walk.js";
+
+export interface ImportIO {
+  stdout: { write(text: string): unknown };
+  stderr: ProgressStream;
+  fetch?: typeof fetch;
+}
+
+/** Files handled at once: enough to hide round trips, few enough to keep memory and the server calm. */
+const CONCURRENCY = 4;
+
+export function describeError(error: unknown): string {
+  if (error instanceof ApiError) {
+    return error.status === 0 ? error.message : `${error.status} ${error.code}: ${error.message}`;
+  }
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === "string") return code;
+  return error instanceof Error ? error.message : String(error);
+}
+
+function skipNote(skip: SkippedLink): string {
+  switch (skip.reason) {
+    case "outside":
+      return `skipped ${skip.relativePath} (a link to outside the folder; not followed)`;
+    case "broken":
+      return `skipped ${skip.relativePath} (a link to nothing)`;
+    case "duplicate":
+      return `skipped ${skip.relativePath} (the same ${skip.sameAs === "" ? "folder as the folder itself" : `as ${skip.sameAs}`})`;
+  }
+}
+
+async function eachLimited<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>) {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await task(items[next++] as T);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+async function syncFile(
+  file: FoundFile,
+  remote: RemoteDocument | undefined,
+  client: MemoriaClient,
+  dryRun: boolean,
+): Promise<Step> {
+  const what = file.relativePath;
+  let content: string;
+  try {
+    content = await readFound(file);
+  } catch (error) {
+    return { outcome: "failed", what, detail: `cannot read the file: ${describeError(error)}` };
+  }
+  const doc: FileDocument = {
+    externalId: externalIdOf(what),
+    title: titleOf(content, file.format, what.slice(what.lastIndexOf("/") + 1)),
+    path: pathOf(what),
+    format: file.format,
+  };
+  let why: string = firstLook(doc, remote);
+  if (why === "compare" && remote) {
+    try {
+      if (contentHash(await client.getContent(remote.id)) === contentHash(content)) {
+        return { outcome: "unchanged", what };
+      }
+      why = "changed";
+    } catch (error) {
+      // Unproven to be unchanged, so it is sent: an upsert is safe to repeat, and replacing a stored copy
+      // that no longer opens heals it.
+      why = `not compared: ${describeError(error)}`;
+    }
+  }
+  if (dryRun) return { outcome: "would send", what, detail: why };
+  try {
+    const result = await client.upsert({ ...doc, content });
+    return { outcome: "sent", what, detail: result === "created" ? "new" : "replaced" };
+  } catch (error) {
+    return { outcome: "failed", what, detail: describeError(error) };
+  }
+}
+
+async function deleteDocument(doc: RemoteDocument, client: MemoriaClient, dryRun: boolean): Promise<Step> {
+  const what = relativePathOf(doc.externalId ?? "");
+  if (dryRun) return { outcome: "would delete", what, detail: "file gone" };
+  try {
+    await client.delete(doc.id);
+  } catch (error) {
+    // Deleted by someone else since the listing: gone is what was wanted.
+    if (!(error instanceof ApiError && error.status === 404)) {
+      return { outcome: "failed", what, detail: `delete: ${describeError(error)}` };
+    }
+  }
+  return { outcome: "deleted", what, detail: "file gone" };
+}
+
+export async function runImport(options: ImportOptions, io: ImportIO): Promise<0 | 1> {
+  const client = new MemoriaClient({
+    baseUrl: options.url,
+    key: options.key,
+    ...(io.fetch ? { fetch: io.fetch } : {}),
+  });
+  let remote: Map<string, RemoteDocument>;
+  try {
+    remote = fileDocuments(await client.listDocuments());
+  } catch (error) {
+    io.stderr.write(`memoria import: could not list the team's documents: ${describeError(error)}\n`);
+    return 1;
+  }
+
+  const progress = createProgress(io.stderr);
+  const walked = await walkFolder(options.folder);
+  for (const skip of walked.skipped) progress.note(skipNote(skip));
+  for (const folder of walked.unreadable) {
+    progress.note(
+      `failed ${folder.relativePath}/ (cannot list the folder: ${folder.error}; its documents are kept)`,
+    );
+  }
+
+  const present = new Set(walked.files.map((file) => externalIdOf(file.relativePath)));
+  const unreadable = walked.unreadable.map((folder) => folder.relativePath);
+  const deletes = options.prune ? documentsToDelete(remote, present, unreadable) : [];
+
+  const counts: Counts = { sent: 0, unchanged: 0, deleted: 0, failed: walked.unreadable.length };
+  const record = (step: Step) => {
+    if (step.outcome === "sent" || step.outcome === "would send") counts.sent++;
+    else if (step.outcome === "deleted" || step.outcome === "would delete") counts.deleted++;
+    else if (step.outcome === "unchanged") counts.unchanged++;
+    else counts.failed++;
+    progress.step(step);
+  };
+
+  progress.start(walked.files.length + deletes.length);
+  await eachLimited(walked.files, CONCURRENCY, async (file) => {
+    record(await syncFile(file, remote.get(externalIdOf(file.relativePath)), client, options.dryRun));
+  });
+  await eachLimited(deletes, CONCURRENCY, async (doc) => {
+    record(await deleteDocument(doc, client, options.dryRun));
+  });
+  progress.finish();
+
+  io.stdout.write(`${summaryLine(counts, options.dryRun)}\n`);
+  return exitCodeOf(counts);
+}

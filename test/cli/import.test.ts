@@ -1,0 +1,293 @@
+// `memoria import` end to end: the real CLI as a child process against a real app over loopback HTTP.
+
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { addDocument, search } from "../support/app.js";
+import { runCli, summaryOf, withServer, writeTree } from "./harness.js";
+
+const tree = {
+  "README.md": "# Team handbook\n\nWelcome aboard, the quokkaword is how we greet.\n",
+  "guides/onboarding.md":
+    "Read this first.\n\n## First week\n\nSet up the laptop with the wombatword script.\n",
+  "guides/deep/nested/setup.markdown": "No heading here, only the echidnaword.\n",
+  "notes.txt": "# not a heading in plain text\nthe dingoword stays plain\n",
+  "site/page.html":
+    "<html><head><title>Site page</title></head><body><h1>Welcome page</h1><p>the bilbyword</p></body></html>",
+  "site/about.html": "<html><head><title>About us</title></head><body><p>the numbatword</p></body></html>",
+  "site/logo.png": "not an image, and not sent",
+  "data.json": '{"not": "sent"}',
+  ".drafts/hidden.md": "# Hidden\n\nthe hiddenword is never sent\n",
+};
+
+describe("memoria import", () => {
+  it("sends a nested folder tree with titles from headings, paths from folders and file: externalIds", async () => {
+    await withServer(async (s) => {
+      writeTree(s.folder, tree);
+      const run = await s.importCli();
+      expect(run.code, run.stderr).toBe(0);
+      expect(summaryOf(run.stdout)).toEqual({ sent: 6, unchanged: 0, deleted: 0, failed: 0 });
+
+      const docs = await s.byExternalId();
+      expect([...docs.keys()].sort()).toEqual([
+        "file:README.md",
+        "file:guides/deep/nested/setup.markdown",
+        "file:guides/onboarding.md",
+        "file:notes.txt",
+        "file:site/about.html",
+        "file:site/page.html",
+      ]);
+      const shape = (id: string) => {
+        const d = docs.get(id);
+        return d && { title: d.title, path: d.path, format: d.format };
+      };
+      expect(shape("file:README.md")).toEqual({ title: "Team handbook", path: [], format: "markdown" });
+      expect(shape("file:guides/onboarding.md")).toEqual({
+        title: "First week",
+        path: ["guides"],
+        format: "markdown",
+      });
+      expect(shape("file:guides/deep/nested/setup.markdown")).toEqual({
+        title: "setup",
+        path: ["guides", "deep", "nested"],
+        format: "markdown",
+      });
+
+      const hit = (await search(s.app, s.apiKey, "wombatword")).hits[0];
+      expect(hit).toMatchObject({ title: "First week", path: ["guides"] });
+      expect((await search(s.app, s.apiKey, "hiddenword")).hits).toEqual([]);
+
+      // Progress names files by relative path; nothing a file says is ever printed.
+      expect(run.stderr).toContain("sent guides/deep/nested/setup.markdown (new)");
+      for (const word of ["quokkaword", "wombatword", "Welcome aboard", "Team handbook", "First week"]) {
+        expect(run.stdout + run.stderr).not.toContain(word);
+      }
+    });
+  });
+
+  it("gives .txt files the text format and .html files the html format, titled by <h1>, else <title>", async () => {
+    await withServer(async (s) => {
+      writeTree(s.folder, tree);
+      expect((await s.importCli()).code).toBe(0);
+      const docs = await s.byExternalId();
+      expect(docs.get("file:notes.txt")).toMatchObject({ title: "notes", path: [], format: "text" });
+      expect(docs.get("file:site/page.html")).toMatchObject({
+        title: "Welcome page",
+        path: ["site"],
+        format: "html",
+      });
+      expect(docs.get("file:site/about.html")).toMatchObject({ title: "About us", format: "html" });
+      // The HTML was indexed as HTML (the tags are not words of the passage), the text as text.
+      const bilby = (await search(s.app, s.apiKey, "bilbyword")).hits[0];
+      expect(bilby?.snippet).not.toContain("&lt;p&gt;");
+      expect((await search(s.app, s.apiKey, "dingoword")).hits).toHaveLength(1);
+    });
+  });
+
+  it("sends nothing on a second run", async () => {
+    await withServer(async (s) => {
+      writeTree(s.folder, tree);
+      expect((await s.importCli()).code).toBe(0);
+      const before = await s.documents();
+      const again = await s.importCli();
+      expect(again.code, again.stderr).toBe(0);
+      expect(summaryOf(again.stdout)).toEqual({ sent: 0, unchanged: 6, deleted: 0, failed: 0 });
+      expect(again.stdout).toContain("sent 0, unchanged 6");
+      const after = await s.documents();
+      expect(after.map((d) => [d.id, d.version])).toEqual(before.map((d) => [d.id, d.version]));
+    });
+  });
+
+  it("lists the team's documents once, page by page, and reads back only files whose metadata matches", async () => {
+    const calls: string[] = [];
+    await withServer(
+      async (s) => {
+        // 201 documents from elsewhere, so the listing takes two pages of 200.
+        for (let i = 0; i < 201; i++) {
+          await addDocument(s.app, s.apiKey, { title: `Other ${i}`, content: "x", externalId: `wiki:${i}` });
+        }
+        writeTree(s.folder, { "a.md": "# A\n\nalpha", "b.md": "# B\n\nbravo", "c.txt": "charlie" });
+        expect((await s.importCli()).code).toBe(0);
+        expect(calls.filter((c) => c.startsWith("GET /v1/documents?"))).toHaveLength(2);
+        expect(calls.filter((c) => c.startsWith("GET /v1/documents/"))).toEqual([]);
+
+        calls.length = 0;
+        writeFileSync(join(s.folder, "a.md"), "# A renamed\n\nalpha"); // the title differs: no need to look
+        writeFileSync(join(s.folder, "c.txt"), "charlie, edited"); // same metadata: compared by hash
+        const run = await s.importCli();
+        expect(summaryOf(run.stdout)).toEqual({ sent: 2, unchanged: 1, deleted: 0, failed: 0 });
+        const docs = await s.byExternalId();
+        const read = calls.filter((c) => c.startsWith("GET /v1/documents/")).sort();
+        expect(read).toEqual(
+          [
+            `GET /v1/documents/${docs.get("file:b.md")?.id}`,
+            `GET /v1/documents/${docs.get("file:c.txt")?.id}`,
+          ].sort(),
+        );
+        expect(calls.filter((c) => c.startsWith("GET /v1/documents?"))).toHaveLength(2);
+        expect(calls.filter((c) => c.startsWith("POST"))).toHaveLength(2);
+      },
+      {
+        wrap(req, app) {
+          const url = new URL(req.url);
+          calls.push(`${req.method} ${url.pathname}${url.search ? "?" : ""}`);
+          return app.memoria.app.fetch(req);
+        },
+      },
+    );
+  });
+
+  it("replaces an edited file: the new text is found, the old text is not", async () => {
+    await withServer(async (s) => {
+      writeTree(s.folder, tree);
+      expect((await s.importCli()).code).toBe(0);
+      const id = (await s.byExternalId()).get("file:README.md")?.id;
+
+      writeFileSync(join(s.folder, "README.md"), "# Team handbook\n\nWelcome aboard, the walrusword now.\n");
+      const run = await s.importCli();
+      expect(run.code, run.stderr).toBe(0);
+      expect(summaryOf(run.stdout)).toEqual({ sent: 1, unchanged: 5, deleted: 0, failed: 0 });
+      expect(run.stderr).toContain("sent README.md (replaced)");
+
+      const doc = (await s.byExternalId()).get("file:README.md");
+      expect(doc).toMatchObject({ id, version: 2 });
+      expect((await search(s.app, s.apiKey, "walrusword")).hits.map((h) => h.documentId)).toEqual([id]);
+      expect((await search(s.app, s.apiKey, "quokkaword")).hits).toEqual([]);
+    });
+  });
+
+  it("compares with what the team holds, not with what this machine sent: a copy changed elsewhere is re-sent", async () => {
+    await withServer(async (s) => {
+      writeTree(s.folder, tree);
+      expect((await s.importCli()).code).toBe(0);
+      // Another import (another machine, an older checkout) stored different text under the same file.
+      await addDocument(s.app, s.apiKey, {
+        title: "Team handbook",
+        content: "# Team handbook\n\nan older draft with the ferretword\n",
+        format: "markdown",
+        path: [],
+        externalId: "file:README.md",
+      });
+      const run = await s.importCli();
+      expect(run.code, run.stderr).toBe(0);
+      expect(summaryOf(run.stdout)).toEqual({ sent: 1, unchanged: 5, deleted: 0, failed: 0 });
+      expect(run.stderr).toContain("sent README.md (replaced)");
+      expect((await search(s.app, s.apiKey, "quokkaword")).hits).toHaveLength(1);
+      expect((await search(s.app, s.apiKey, "ferretword")).hits).toEqual([]);
+    });
+  });
+
+  it("deletes a removed file's document with --prune, not without, and never a document that is not file:", async () => {
+    await withServer(async (s) => {
+      writeTree(s.folder, tree);
+      expect((await s.importCli()).code).toBe(0);
+      const others = [
+        await addDocument(s.app, s.apiKey, { title: "Wiki page", content: "x", externalId: "wiki:42" }),
+        await addDocument(s.app, s.apiKey, { title: "Pasted", content: "y" }),
+        await addDocument(s.app, s.apiKey, { title: "Near miss", content: "z", externalId: "files:a.md" }),
+        await addDocument(s.app, s.apiKey, { title: "Upper", content: "w", externalId: "FILE:a.md" }),
+      ];
+      rmSync(join(s.folder, "guides/onboarding.md"));
+
+      const kept = await s.importCli();
+      expect(kept.code, kept.stderr).toBe(0);
+      expect(summaryOf(kept.stdout)).toEqual({ sent: 0, unchanged: 5, deleted: 0, failed: 0 });
+      expect((await s.byExternalId()).has("file:guides/onboarding.md")).toBe(true);
+
+      const pruned = await s.importCli(["--prune"]);
+      expect(pruned.code, pruned.stderr).toBe(0);
+      expect(summaryOf(pruned.stdout)).toEqual({ sent: 0, unchanged: 5, deleted: 1, failed: 0 });
+      expect(pruned.stderr).toContain("deleted guides/onboarding.md");
+      const docs = await s.documents();
+      expect(docs.some((d) => d.externalId === "file:guides/onboarding.md")).toBe(false);
+      expect(docs).toHaveLength(5 + others.length);
+      for (const other of others) expect(docs.map((d) => d.id)).toContain(other.id);
+      expect((await search(s.app, s.apiKey, "wombatword")).hits).toEqual([]);
+    });
+  });
+
+  it("--dry-run sends and deletes nothing and says what it would do", async () => {
+    await withServer(async (s) => {
+      writeTree(s.folder, tree);
+      const first = await s.importCli(["--dry-run"]);
+      expect(first.code, first.stderr).toBe(0);
+      expect(first.stdout).toContain("dry run");
+      expect(first.stdout).toContain("would send 6, unchanged 0, would delete 0, failed 0");
+      expect(await s.documents()).toEqual([]);
+
+      expect((await s.importCli()).code).toBe(0);
+      const before = await s.documents();
+      writeFileSync(join(s.folder, "README.md"), "# Team handbook\n\nrewritten\n");
+      writeFileSync(join(s.folder, "new.md"), "# New\n\nfresh\n");
+      rmSync(join(s.folder, "notes.txt"));
+
+      const dry = await s.importCli(["--dry-run", "--prune"]);
+      expect(dry.code, dry.stderr).toBe(0);
+      expect(dry.stdout).toContain("would send 2, unchanged 4, would delete 1, failed 0");
+      expect(dry.stderr).toContain("would send new.md (new)");
+      expect(dry.stderr).toContain("would send README.md (changed)");
+      expect(dry.stderr).toContain("would delete notes.txt");
+      expect(await s.documents()).toEqual(before);
+      expect((await search(s.app, s.apiKey, "quokkaword")).hits).toHaveLength(1);
+    });
+  });
+
+  it("counts a file the server refuses as failed, sends the others, and exits 1", async () => {
+    let refuse = true;
+    await withServer(
+      async (s) => {
+        writeTree(s.folder, { "a.md": "# A\n\nalpha", "b.md": "# B\n\nbravo", "c.md": "# C\n\ncharlie" });
+        const run = await s.importCli();
+        expect(run.code).toBe(1);
+        expect(summaryOf(run.stdout)).toEqual({ sent: 2, unchanged: 0, deleted: 0, failed: 1 });
+        expect(run.stderr).toContain("failed b.md (500 internal: Internal error.)");
+        expect([...(await s.byExternalId()).keys()].sort()).toEqual(["file:a.md", "file:c.md"]);
+
+        refuse = false;
+        const retry = await s.importCli();
+        expect(retry.code, retry.stderr).toBe(0);
+        expect(summaryOf(retry.stdout)).toEqual({ sent: 1, unchanged: 2, deleted: 0, failed: 0 });
+      },
+      {
+        async wrap(req, app) {
+          if (refuse && req.method === "POST" && new URL(req.url).pathname === "/v1/documents") {
+            const body = (await req.clone().json()) as { externalId?: string };
+            if (body.externalId === "file:b.md") {
+              return Response.json(
+                { error: { code: "internal", message: "Internal error.", requestId: "r1" } },
+                { status: 500 },
+              );
+            }
+          }
+          return app.memoria.app.fetch(req);
+        },
+      },
+    );
+  });
+
+  it("counts a file over the server's size limit as failed and exits 1", async () => {
+    await withServer(
+      async (s) => {
+        writeTree(s.folder, { "small.md": "# Small\n\nfine", "big.md": `# Big\n\n${"x".repeat(5000)}` });
+        const run = await s.importCli();
+        expect(run.code).toBe(1);
+        expect(summaryOf(run.stdout)).toEqual({ sent: 1, unchanged: 0, deleted: 0, failed: 1 });
+        expect(run.stderr).toMatch(/failed big\.md \(413 payload_too_large: /);
+      },
+      { app: { config: { maxDocumentBytes: 1000 } } },
+    );
+  });
+
+  it("stops with exit 1 and sends nothing when the server refuses the key", async () => {
+    await withServer(async (s) => {
+      writeTree(s.folder, tree);
+      const wrong = `${s.apiKey.slice(0, -4)}AAAA`;
+      const run = await runCli(["import", s.folder, "--url", s.url, "--key", wrong]);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain("could not list the team's documents: 401 unauthorized");
+      expect(run.stderr).not.toContain(wrong);
+      expect(run.stdout).toBe("");
+      expect(await s.documents()).toEqual([]);
+    });
+  });
+});
