@@ -118,6 +118,8 @@ export function createApp(deps: AppDeps): Memoria {
   const reindexer = new Reindexer({
     indexes,
     directory,
+    storage,
+    logger,
     // A team's Notion pull failing (a revoked token, Notion down) is logged and leaves its sync time where it
     // was for the next ping; the team's index is still reported, and other teams still reindexed.
     pull: (key) =>

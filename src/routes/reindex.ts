@@ -10,7 +10,7 @@ import type { Reindexer } from "../teams/reindex.js";
 import { errors, json } from "./responses.js";
 import { router } from "./router.js";
 
-const reindexBody = z.object({ teamId: z.string().min(1).optional() }).strict();
+const reindexBody = z.object({ teamId: z.string().min(1).optional() });
 
 /** The optional body: nothing (as a cron sends) means every team loaded here. */
 function parseBody(raw: string): z.infer<typeof reindexBody> {
@@ -23,6 +23,10 @@ function parseBody(raw: string): z.infer<typeof reindexBody> {
   }
   const parsed = reindexBody.safeParse(json);
   if (!parsed.success) throw new InvalidRequestError(describeIssues(parsed.error.issues));
+  // Named here rather than by zod, whose message would quote the unknown keys.
+  if (Object.keys(json as object).some((k) => k !== "teamId")) {
+    throw new InvalidRequestError("Invalid request: the body may hold only teamId.");
+  }
   return parsed.data;
 }
 
@@ -30,13 +34,16 @@ export const reindexAnswer = z.object({
   teams: z.array(
     z.object({
       teamId: z.string(),
-      documents: z.number().int(),
-      chunks: z.number().int(),
-      entries: z.number().int(),
-      appliedSeq: z.number().int(),
-      storedSeq: z.number().int(),
-      rebuilt: z.boolean(),
+      // Absent for a team that was only pulled (it has a Notion token but no index on this instance).
+      documents: z.number().int().optional(),
+      chunks: z.number().int().optional(),
+      entries: z.number().int().optional(),
+      appliedSeq: z.number().int().optional(),
+      storedSeq: z.number().int().optional(),
+      rebuilt: z.boolean().optional(),
       synced: z.number().int(),
+      /** The error code when the team could not be reindexed; the others still were. */
+      error: z.string().optional(),
     }),
   ),
   tookMs: z.number(),

@@ -6,7 +6,7 @@
 // change to an index goes through the team's queue, so builds and catch-ups never overlap.
 
 import type { Clock } from "../clock.js";
-import { UnavailableError } from "../errors.js";
+import { NotFoundError, UnavailableError } from "../errors.js";
 import { EntryIndex } from "../index/entry-index.js";
 import { PassageIndex, type PassageIndexOptions } from "../index/passage-index.js";
 import type { Logger } from "../logger.js";
@@ -171,6 +171,12 @@ export class LiveIndexes {
     if (live.state === "cold") live.state = "building";
     return live.run(async () => {
       const { storage } = this.deps;
+      // A team deleted while this waited in its queue must not get an index again: it would hold the team's
+      // plaintext in memory after the delete answered.
+      if (this.#teams.get(key.teamId) !== live || !(await storage.teams.get(key.teamId))) {
+        this.drop(key.teamId);
+        throw new NotFoundError(`No team ${key.teamId}.`);
+      }
       if (live.state !== "ready") await this.#build(key, live);
       let rebuilt = false;
       for (let round = 1; ; round++) {

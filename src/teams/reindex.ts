@@ -1,17 +1,21 @@
 // The reindex ping: every team loaded on this instance (or the one named) brought level with storage, then
-// its Notion pages edited since the last sync pulled, so what a missed write or a missed webhook left behind
-// heals on the next ping. Concurrent pings share the work: a team already being reindexed is awaited, not
-// reindexed again.
+// the Notion pages of every team with a Notion token (or of the one named) edited since the last sync
+// pulled, so what a missed write or a missed webhook left behind heals on the next ping. Concurrent pings
+// share the work: a run already under way is awaited, not started again.
 
-import { NotFoundError } from "../errors.js";
+import { DomainError, NotFoundError } from "../errors.js";
+import type { Logger } from "../logger.js";
 import type { TeamKey } from "../seal/team-key.js";
+import type { Storage } from "../store/storage.js";
 import type { TeamDirectory } from "./directory.js";
 import type { LiveIndexes, Reconciled } from "./live-indexes.js";
 
-export interface TeamReindexed extends Reconciled {
+export interface TeamReindexed extends Partial<Reconciled> {
   teamId: string;
   /** Notion pages pulled for the team; 0 when it has no Notion source. */
   synced: number;
+  /** Set when the team could not be reindexed: the error's code (never its detail). */
+  error?: string;
 }
 
 /** Pulls a team's note-source pages edited since its last sync; the count pulled (0 with no source). */
@@ -20,41 +24,70 @@ export type SourcePull = (key: TeamKey) => Promise<number>;
 export interface ReindexDeps {
   indexes: LiveIndexes;
   directory: TeamDirectory;
+  storage: Storage;
+  logger: Logger;
   /** Set once a note source that pulls exists (Notion). */
   pull?: SourcePull;
 }
 
 export class Reindexer {
-  readonly #running = new Map<string, Promise<TeamReindexed>>();
+  /** The run for every team, while one is under way. */
+  #all: Promise<TeamReindexed[]> | null = null;
+  readonly #teams = new Map<string, Promise<TeamReindexed>>();
 
   constructor(private readonly deps: ReindexDeps) {}
 
-  /** Reindexes the named team (NotFoundError when there is none), or every team loaded here. */
+  /** Reindexes the named team (NotFoundError when there is none), or every team this instance should. */
   async run(teamId: string | null): Promise<TeamReindexed[]> {
     if (teamId !== null) {
       const key = await this.deps.directory.teamKey(teamId);
       if (!key) throw new NotFoundError(`No team ${teamId}.`);
-      return [await this.#team(key)];
+      const report = await this.#team(key, { reconcile: true, pull: true });
+      if (report.error === "not_found") throw new NotFoundError(`No team ${teamId}.`);
+      return [report];
     }
+    if (!this.#all) this.#all = this.#everyTeam().finally(() => (this.#all = null));
+    return this.#all;
+  }
+
+  async #everyTeam(): Promise<TeamReindexed[]> {
+    const loaded = new Set(this.deps.indexes.loadedTeams());
+    const withSource = this.deps.pull ? await this.deps.storage.sources.teamsWith("notion.token") : [];
+    const teams = [...new Set([...loaded, ...withSource])].sort();
     const reports: TeamReindexed[] = [];
     // One team at a time: a rebuild costs a cold start's CPU, and a ping must not stall every team at once.
-    for (const loaded of this.deps.indexes.loadedTeams()) {
-      const key = await this.deps.directory.teamKey(loaded);
+    for (const teamId of teams) {
+      const key = await this.deps.directory.teamKey(teamId);
       // A team deleted since it was loaded has nothing left to reindex.
-      if (key) reports.push(await this.#team(key));
+      if (!key) continue;
+      const report = await this.#team(key, {
+        reconcile: loaded.has(teamId),
+        pull: withSource.includes(teamId),
+      });
+      if (report.error !== "not_found") reports.push(report);
     }
     return reports;
   }
 
-  #team(key: TeamKey): Promise<TeamReindexed> {
-    const running = this.#running.get(key.teamId);
+  /**
+   * One team's reindex, shared with any caller already waiting on it. A failure is reported in the team's
+   * row (and logged), so one broken team never stops the others.
+   */
+  #team(key: TeamKey, work: { reconcile: boolean; pull: boolean }): Promise<TeamReindexed> {
+    const running = this.#teams.get(key.teamId);
     if (running) return running;
-    const work = (async (): Promise<TeamReindexed> => {
-      const reconciled = await this.deps.indexes.reconcile(key);
-      const synced = this.deps.pull ? await this.deps.pull(key) : 0;
-      return { teamId: key.teamId, ...reconciled, synced };
-    })().finally(() => this.#running.delete(key.teamId));
-    this.#running.set(key.teamId, work);
-    return work;
+    const task = (async (): Promise<TeamReindexed> => {
+      try {
+        const reconciled = work.reconcile ? await this.deps.indexes.reconcile(key) : {};
+        const synced = work.pull && this.deps.pull ? await this.deps.pull(key) : 0;
+        return { teamId: key.teamId, ...reconciled, synced };
+      } catch (error) {
+        const code = error instanceof DomainError ? error.code : "internal";
+        this.deps.logger.warn("reindex failed for a team", { teamId: key.teamId, code });
+        return { teamId: key.teamId, synced: 0, error: code };
+      }
+    })().finally(() => this.#teams.delete(key.teamId));
+    this.#teams.set(key.teamId, task);
+    return task;
   }
 }

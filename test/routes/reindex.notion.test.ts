@@ -58,3 +58,15 @@ it("still reports a team whose Notion pull fails, with nothing pulled", async ()
   );
   expect(answer.teams[0]).toMatchObject({ teamId: team.teamId, synced: 0, entries: 1 });
 });
+
+it("pulls a team with a Notion token even when no request has loaded it here", async () => {
+  const team = await makeTeam(app);
+  await connectNotion(app, team, NOTION_DOUBLE_TOKEN);
+  double.addPage({ title: "Handbook", blocks: [{ type: "paragraph", text: "The code is okapi." }] });
+  // A fresh instance over the same storage: nothing loaded, yet the team has a Notion source.
+  const answer = await expectOk(await ping(), 200, reindexAnswer);
+  const row = answer.teams.find((t) => t.teamId === team.teamId);
+  expect(row).toMatchObject({ synced: 1 });
+  expect(row?.documents).toBeUndefined();
+  expect((await search(app, team.apiKey, "okapi")).hits).toHaveLength(1);
+});

@@ -86,7 +86,12 @@ describe("POST /v1/reindex", () => {
         "invalid_request",
       );
       await expectError(await ping(app, { teamId: 5 }), 400, "invalid_request");
-      await expectError(await ping(app, { team: "x" }), 400, "invalid_request");
+      const unknown = await expectError(
+        await ping(app, { "a private passage": "x" }),
+        400,
+        "invalid_request",
+      );
+      expect(unknown.error.message).not.toContain("private passage");
     }));
 
   it("detects an index made stale behind the change log's back and rebuilds it", () =>
@@ -147,4 +152,42 @@ describe("POST /v1/reindex", () => {
       app.close();
     }
   });
+
+  it("reports a team it could not reindex and still reindexes the others", () =>
+    withApp(async (app) => {
+      const broken = await makeTeam(app, "Broken");
+      const fine = await makeTeam(app, "Fine");
+      await addEntry(app, broken.apiKey, "Sealed for the broken team");
+      await addEntry(app, fine.apiKey, "Sealed for the fine team");
+      await memoryText(app, broken.apiKey);
+      await memoryText(app, fine.apiKey);
+      // A sealed row that no longer opens (tampering, a wrong restore), and a row gone behind the log's back
+      // so the rebuild that must read it happens.
+      await app.storage.client.execute({
+        sql: "UPDATE entries SET sealed = x'00' WHERE team_id = ?",
+        args: [broken.teamId],
+      });
+      await app.storage.client.execute({
+        sql: "INSERT INTO entries (team_id, id, created_at, sealed) VALUES (?, 'e-extra', '2026-01-01T00:00:00.000Z', x'00')",
+        args: [broken.teamId],
+      });
+      const answer = await expectOk(await ping(app), 200, reindexAnswer);
+      expect(answer.teams.find((t) => t.teamId === broken.teamId)).toMatchObject({ error: "unreadable" });
+      expect(answer.teams.find((t) => t.teamId === fine.teamId)).toMatchObject({
+        entries: 1,
+        rebuilt: false,
+      });
+    }));
+
+  it("never gives a team deleted meanwhile an index again", () =>
+    withApp(async (app) => {
+      const team = await makeTeam(app);
+      await addEntry(app, team.apiKey, "About to go");
+      const key = await app.memoria.directory.teamKey(team.teamId);
+      if (!key) throw new Error("no key");
+      await app.request(`/v1/teams/${team.teamId}`, { method: "DELETE", token: ADMIN_TOKEN });
+      await expect(app.memoria.indexes.reconcile(key)).rejects.toThrow(/No team/);
+      expect(app.memoria.indexes.loadedTeams()).not.toContain(team.teamId);
+      await expectError(await ping(app, { teamId: team.teamId }), 404, "not_found");
+    }));
 });
