@@ -32,7 +32,15 @@ export interface EntriesDeps {
 export class EntryService {
   constructor(private readonly deps: EntriesDeps) {}
 
-  async create(key: TeamKey, input: EntryInput): Promise<EntryView> {
+  /**
+   * Stores a new entry. With `delivery` (the blind index of a webhook delivery id), the id is recorded in the
+   * same write; a DuplicateDeliveryError means it was recorded before and nothing was stored.
+   */
+  async create(
+    key: TeamKey,
+    input: EntryInput,
+    delivery?: { ref: Uint8Array; at: string },
+  ): Promise<EntryView> {
     const { storage, indexes, clock } = this.deps;
     const id = newId("e");
     const content: EntryContent = {
@@ -49,7 +57,7 @@ export class EntryService {
       projectRef: input.project === null ? null : await projectRef(key, input.project),
       sealed: await sealEntry(key, id, content),
     };
-    await storage.entries.insert(row);
+    await storage.entries.insert(row, delivery);
     await indexes.committed(key);
     return { id, createdAt: row.createdAt, ...content };
   }

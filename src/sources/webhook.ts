@@ -14,6 +14,7 @@ import { NotFoundError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import { randomBytes } from "../seal/bytes.js";
 import { blindIndex, type TeamKey } from "../seal/team-key.js";
+import { DuplicateDeliveryError } from "../store/sources.js";
 import type { Storage } from "../store/storage.js";
 import type { TeamDirectory } from "../teams/directory.js";
 import type { SourceSecrets } from "./secrets.js";
@@ -105,8 +106,10 @@ export class WebhookSource {
 
   /**
    * Applies a verified delivery's event unless its id was seen in the last 24 hours (then nothing is done and
-   * the answer says `duplicate`). The id is recorded before applying, so concurrent redeliveries apply it once;
-   * a failure forgets it again and rethrows, so the sender's retry is processed.
+   * the answer says `duplicate`). An entry is stored in one transaction with the record of its delivery id,
+   * so it exists exactly when the id is recorded, whatever fails. A document event is idempotent (an upsert,
+   * a delete by external id), so its id is recorded first, which makes concurrent redeliveries apply it
+   * once; a failure forgets it again and rethrows, so the sender's retry is processed.
    */
   async deliver(key: TeamKey, deliveryId: string, event: WebhookEvent): Promise<Delivered> {
     const { storage, clock, logger } = this.deps;
@@ -114,6 +117,15 @@ export class WebhookSource {
     const now = clock.now();
     // Opportunistic and cheap (an indexed range delete): ids older than the window are forgotten for all teams.
     await storage.deliveries.prune(new Date(now.getTime() - DELIVERY_WINDOW_MS).toISOString());
+    if (event.type === "entry.create") {
+      try {
+        const entry = await this.deps.entries.create(key, event.entry, { ref, at: now.toISOString() });
+        return { duplicate: false, type: event.type, entryId: entry.id };
+      } catch (error) {
+        if (error instanceof DuplicateDeliveryError) return { duplicate: true, type: event.type };
+        throw error;
+      }
+    }
     if (!(await storage.deliveries.record(key.teamId, ref, now.toISOString()))) {
       return { duplicate: true, type: event.type };
     }

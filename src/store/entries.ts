@@ -3,6 +3,7 @@
 import type { Client } from "@libsql/client";
 import { blob, num, text } from "./client.js";
 import { appendChange } from "./documents.js";
+import { DuplicateDeliveryError, isDuplicateDelivery, recordDelivery } from "./sources.js";
 
 export interface EntryRow {
   teamId: string;
@@ -39,20 +40,28 @@ const latestSeq = (teamId: string) => ({
 export class EntryRows {
   constructor(private readonly client: Client) {}
 
-  /** Stores a new entry with its `entry.create` change; returns the change's seq. */
-  async insert(row: EntryRow): Promise<number> {
-    const results = await this.client.batch(
-      [
-        {
-          sql: `INSERT INTO entries (${columns}) VALUES (?, ?, ?, ?, ?)`,
-          args: [row.teamId, row.id, row.createdAt, row.projectRef, row.sealed],
-        },
-        appendChange(row.teamId, "entry.create", row.id, row.createdAt),
-        latestSeq(row.teamId),
-      ],
-      "write",
-    );
-    return num(results.at(-1)?.rows[0]?.seq);
+  /**
+   * Stores a new entry with its `entry.create` change; returns the change's seq. With `delivery`, the webhook
+   * delivery id that brought it is recorded in the same transaction, so the entry and the record of its
+   * delivery exist together or not at all (DuplicateDeliveryError when the id was recorded already).
+   */
+  async insert(row: EntryRow, delivery?: { ref: Uint8Array; at: string }): Promise<number> {
+    const statements = [
+      ...(delivery ? [recordDelivery(row.teamId, delivery.ref, delivery.at)] : []),
+      {
+        sql: `INSERT INTO entries (${columns}) VALUES (?, ?, ?, ?, ?)`,
+        args: [row.teamId, row.id, row.createdAt, row.projectRef, row.sealed],
+      },
+      appendChange(row.teamId, "entry.create", row.id, row.createdAt),
+      latestSeq(row.teamId),
+    ];
+    try {
+      const results = await this.client.batch(statements, "write");
+      return num(results.at(-1)?.rows[0]?.seq);
+    } catch (error) {
+      if (isDuplicateDelivery(error)) throw new DuplicateDeliveryError("delivery already recorded");
+      throw error;
+    }
   }
 
   /** Deletes an entry and appends `entry.delete`; null when there was nothing to delete. */

@@ -138,3 +138,20 @@ export class DeliveryRows {
     });
   }
 }
+
+/** A delivery id recorded already: the write it came with was not made. */
+export class DuplicateDeliveryError extends Error {
+  override readonly name = "DuplicateDeliveryError";
+}
+
+/** The statement recording a delivery id inside another write's batch; it fails the batch on a duplicate. */
+export function recordDelivery(teamId: string, deliveryRef: Uint8Array, at: string) {
+  return {
+    sql: "INSERT INTO webhook_deliveries (team_id, delivery_ref, received_at) VALUES (?, ?, ?)",
+    args: [teamId, deliveryRef, at],
+  };
+}
+
+export function isDuplicateDelivery(error: unknown): boolean {
+  return error instanceof Error && /UNIQUE constraint failed: webhook_deliveries\./.test(error.message);
+}

@@ -199,6 +199,26 @@ describe("POST /v1/webhooks/ingest/{teamId}", () => {
       expect(entry.entry).toMatchObject({ project: "billing", type: "decision", body: "Longer reasoning." });
     }));
 
+  it("records an entry's delivery id in the same write as the entry: one exists exactly when the other does", () =>
+    withApp(async (app) => {
+      const { teamId, apiKey, secret } = await setUp(app);
+      expect(await recordedDeliveries(app)).toBe(0);
+      const event = { type: "entry.create", data: { title: "Written with its delivery" } };
+      await expectOk(await deliver(app, teamId, secret, event), 200, webhookAnswer);
+      expect(await recordedDeliveries(app)).toBe(1);
+      expect((await stats(app, apiKey)).entries).toBe(1);
+      // Concurrent copies of one entry delivery: one entry, one record, the rest duplicates.
+      const id = newDeliveryId();
+      const answers = await Promise.all(
+        [1, 2, 3, 4].map(async () =>
+          expectOk(await deliver(app, teamId, secret, event, { id }), 200, webhookAnswer),
+        ),
+      );
+      expect(answers.filter((a) => !a.duplicate)).toHaveLength(1);
+      expect(await recordedDeliveries(app)).toBe(2);
+      expect((await stats(app, apiKey)).entries).toBe(2);
+    }));
+
   it("answers a redelivered id with 200 and duplicate, and does nothing twice", () =>
     withApp(async (app) => {
       const { teamId, apiKey, secret } = await setUp(app);
