@@ -138,12 +138,19 @@ export async function walkFolder(folder: string): Promise<WalkResult> {
 
 /**
  * Reads a file the walk found, as UTF-8. The path is the real one, so no component of it should be a link;
- * O_NOFOLLOW refuses the file itself if it was swapped for a link since the walk.
+ * O_NOFOLLOW refuses the file itself if it was swapped for a link since the walk, and a folder on the way
+ * swapped for a link (which O_NOFOLLOW does not see) is caught by resolving the path again and checking that
+ * it still names the very file opened.
  */
 export async function readFound(file: FoundFile): Promise<string> {
   const handle = await open(file.realPath, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
   try {
-    if (!(await handle.stat()).isFile()) throw new Error("not a regular file");
+    const opened = await handle.stat();
+    if (!opened.isFile()) throw new Error("not a regular file");
+    const [resolved, named] = await Promise.all([realpath(file.realPath), stat(file.realPath)]);
+    if (resolved !== file.realPath || named.dev !== opened.dev || named.ino !== opened.ino) {
+      throw new Error("the file's path changed since the walk");
+    }
     return await handle.readFile("utf8");
   } finally {
     await handle.close();

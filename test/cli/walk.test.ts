@@ -1,10 +1,10 @@
 // The folder walk: which files an import sends, and links followed only inside the folder, once each.
 
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdirSync, symlinkSync } from "node:fs";
+import { chmodSync, mkdirSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, sep } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { isInside, walkFolder } from "../../src/cli/walk.js";
+import { isInside, readFound, walkFolder } from "../../src/cli/walk.js";
 import { tempDir } from "../support/app.js";
 import { writeTree } from "./harness.js";
 
@@ -168,6 +168,29 @@ describe("walkFolder", () => {
     const walked = await walkFolder(root);
     expect(paths(walked.files)).toEqual(["open.md"]);
     expect(walked.unreadable).toEqual([{ relativePath: "locked", error: "EACCES" }]);
+  });
+});
+
+describe("readFound", () => {
+  it("refuses to read through a folder swapped for a link to the outside since the walk", async () => {
+    const tmp = tempDir();
+    try {
+      const root = join(tmp.dir, "notes");
+      const outside = join(tmp.dir, "private");
+      mkdirSync(join(root, "sub"), { recursive: true });
+      mkdirSync(outside);
+      writeFileSync(join(root, "sub", "a.md"), "# inside\n");
+      writeFileSync(join(outside, "a.md"), "# outside secret\n");
+      const walked = await walkFolder(root);
+      const found = walked.files[0];
+      if (!found) throw new Error("nothing found");
+      expect(await readFound(found)).toBe("# inside\n");
+      renameSync(join(root, "sub"), join(tmp.dir, "moved"));
+      symlinkSync(outside, join(root, "sub"));
+      await expect(readFound(found)).rejects.toThrow(/changed since the walk/);
+    } finally {
+      tmp.cleanup();
+    }
   });
 });
 
