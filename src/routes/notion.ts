@@ -1,12 +1,20 @@
 // The Notion source: a team stores its integration token (team key), and Notion's webhook delivers events to
 // /v1/webhooks/notion/{teamId}. The webhook carries no bearer credential: the first delivery is the
-// verification handshake, whose token is kept sealed, and every later one must be signed with it
-// (X-Notion-Signature) or is refused with nothing processed. A verified event is answered at once and
-// fetched after (see Background).
+// verification handshake — accepted only for a team that has stored its Notion token, and kept sealed — and
+// every later one must be signed with it (X-Notion-Signature) or is refused with nothing processed. Notion
+// activates the subscription once the operator pastes that token into Notion's settings: GET
+// /v1/sources/notion shows it to the team key (and to nothing else; it is never logged). A verified event is
+// answered at once and its page read after (see Background).
 
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
-import { ConflictError, InvalidRequestError, UnauthorizedError } from "../errors.js";
+import {
+  ConflictError,
+  InvalidRequestError,
+  NotFoundError,
+  UnauthorizedError,
+  UnreadableError,
+} from "../errors.js";
 import type { AppEnv } from "../http/env.js";
 import { tokensEqual } from "../seal/secret.js";
 import type { Background, WaitUntil } from "../sources/background.js";
@@ -32,6 +40,18 @@ export const notionSourceAnswer = z.object({
   source: z.object({
     kind: z.literal("notion"),
     verified: z.boolean().describe("Whether Notion's webhook verification token has been received."),
+  }),
+});
+
+export const notionSourceDetail = z.object({
+  source: notionSourceAnswer.shape.source.extend({
+    verificationToken: z
+      .string()
+      .nullable()
+      .describe(
+        "The verification token Notion sent in its handshake, to paste into the subscription's settings in " +
+          "Notion; null until the handshake has arrived.",
+      ),
   }),
 });
 
@@ -90,6 +110,10 @@ export function notionRoutes(deps: NotionRouteDeps, team: MiddlewareHandler<AppE
       security: [{ teamKey: [] }],
       middleware: [team, acceptOnly(["application/json"])] as const,
       request: { body: { content: { "application/json": { schema: notionSourceBody } }, required: true } },
+      description:
+        "Stores the team's Notion integration token, sealed. Do this before creating the webhook subscription " +
+        "in Notion: its handshake is refused for a team with no token. A token different from the stored one " +
+        "clears the team's sync time, so the next pull reads every page; the same token again keeps it.",
       responses: {
         200: json(notionSourceAnswer, "Stored sealed; a stored verification token is kept."),
         ...errors(400, 401, 413, 415),
@@ -97,9 +121,50 @@ export function notionRoutes(deps: NotionRouteDeps, team: MiddlewareHandler<AppE
     }),
     async (c) => {
       const key = c.get("team");
-      await secrets.put(key, "notion.token", c.req.valid("json").token);
-      const verified = (await secrets.get(key, "notion.verification")) !== null;
+      const token = c.req.valid("json").token;
+      let stored: string | null;
+      try {
+        stored = await secrets.get(key, "notion.token");
+      } catch (error) {
+        // A row that no longer opens is replaced like any other token.
+        if (!(error instanceof UnreadableError)) throw error;
+        stored = null;
+      }
+      const replaced = stored === null || !(await tokensEqual(token, stored));
+      await secrets.put(key, "notion.token", token, { resetSync: replaced });
+      const verified = await secrets.has(key.teamId, "notion.verification");
       return c.json({ source: { kind: "notion" as const, verified } }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/sources/notion",
+      security: [{ teamKey: [] }],
+      middleware: [team] as const,
+      description:
+        "The team's Notion source. `verificationToken` is the token Notion sent when the webhook subscription " +
+        "was made: Notion activates the subscription only once it is pasted into the subscription's settings " +
+        "in Notion, so this is where the operator reads it. It is shown only to the team key, never logged, " +
+        "and stored sealed. 404 when no Notion token is stored.",
+      responses: {
+        200: json(notionSourceDetail, "Whether the handshake has arrived, and its verification token."),
+        ...errors(401, 404),
+      },
+    }),
+    async (c) => {
+      const key = c.get("team");
+      if (!(await secrets.has(key.teamId, "notion.token"))) {
+        throw new NotFoundError("No Notion token is stored; PUT /v1/sources/notion first.");
+      }
+      const verificationToken = await secrets.get(key, "notion.verification");
+      // A secret: no cache, proxy or browser keeps a copy.
+      c.header("cache-control", "no-store");
+      return c.json(
+        { source: { kind: "notion" as const, verified: verificationToken !== null, verificationToken } },
+        200,
+      );
     },
   );
 
@@ -125,9 +190,11 @@ export function notionRoutes(deps: NotionRouteDeps, team: MiddlewareHandler<AppE
       method: "post",
       path: "/v1/webhooks/notion/{teamId}",
       description:
-        "Notion's webhook. The one-time `{verification_token}` handshake is stored sealed; every other " +
-        "delivery must carry `X-Notion-Signature: sha256=<hex HMAC-SHA256 of the raw body>` keyed by that " +
-        "token. Answered at once; page events are fetched after.",
+        "Notion's webhook. The one-time `{verification_token}` handshake is stored sealed, and only for a team " +
+        "that has stored its Notion token (401 otherwise); read it back with `GET /v1/sources/notion`. Every " +
+        "other delivery must carry `X-Notion-Signature: sha256=<hex HMAC-SHA256 of the raw body>` keyed by " +
+        "that token. Answered at once; the page an event names is read after, and its document stored or " +
+        "deleted as Notion has it (a `page.deleted` for a page Notion still has live re-syncs it).",
       request: { params: teamParams, headers: signatureHeaders },
       responses: {
         200: json(webhookAnswer, "Verified and accepted (or the same handshake again)."),
@@ -143,6 +210,8 @@ export function notionRoutes(deps: NotionRouteDeps, team: MiddlewareHandler<AppE
 
       const offered = handshakeToken(body);
       if (offered !== null) {
+        // Without a token the team has not set up Notion: whoever knows its id must not claim the webhook.
+        if (!(await secrets.has(key.teamId, "notion.token"))) throw new UnauthorizedError();
         const stored = await secrets.putIfAbsent(key, "notion.verification", offered);
         if (!(await tokensEqual(offered, stored))) {
           throw new ConflictError(

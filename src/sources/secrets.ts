@@ -24,9 +24,26 @@ export class SourceSecrets {
     return parsed.data.value;
   }
 
-  async put(key: TeamKey, kind: SourceKind, value: string): Promise<void> {
+  /** Whether a secret of this kind is stored, without opening it. */
+  async has(teamId: string, kind: SourceKind): Promise<boolean> {
+    return (await this.deps.storage.sources.get(teamId, kind)) !== null;
+  }
+
+  /** Stores or replaces a secret; `resetSync` also clears the row's sync time (see SourceRows.put). */
+  async put(
+    key: TeamKey,
+    kind: SourceKind,
+    value: string,
+    options: { resetSync?: boolean } = {},
+  ): Promise<void> {
     const sealed = await sealRow(key, SOURCES_TABLE, kind, { value });
-    await this.deps.storage.sources.put(key.teamId, kind, sealed, this.deps.clock.now().toISOString());
+    await this.deps.storage.sources.put(
+      key.teamId,
+      kind,
+      sealed,
+      this.deps.clock.now().toISOString(),
+      options,
+    );
   }
 
   /** Stores the secret unless one of that kind is stored; returns the one stored after the call. */

@@ -38,12 +38,22 @@ export class SourceRows {
     return row ? sourceRow(row) : null;
   }
 
-  /** Stores or replaces a secret; a replaced one keeps its sync time. */
-  async put(teamId: string, kind: SourceKind, sealed: Uint8Array, at: string): Promise<void> {
+  /**
+   * Stores or replaces a secret. A replaced one keeps its sync time, unless `resetSync` clears it (a new
+   * Notion token may see other pages: the next pull reads every one), in the same statement.
+   */
+  async put(
+    teamId: string,
+    kind: SourceKind,
+    sealed: Uint8Array,
+    at: string,
+    options: { resetSync?: boolean } = {},
+  ): Promise<void> {
     await this.client.execute({
       sql: `INSERT INTO sources (team_id, kind, updated_at, sealed) VALUES (?, ?, ?, ?)
-            ON CONFLICT (team_id, kind) DO UPDATE SET sealed = excluded.sealed, updated_at = excluded.updated_at`,
-      args: [teamId, kind, at, sealed],
+            ON CONFLICT (team_id, kind) DO UPDATE SET sealed = excluded.sealed, updated_at = excluded.updated_at,
+              synced_at = CASE WHEN ? THEN NULL ELSE sources.synced_at END`,
+      args: [teamId, kind, at, sealed, options.resetSync ? 1 : 0],
     });
   }
 

@@ -2,7 +2,7 @@
 // webhook, and signed page events make, update and delete documents that search finds with their ancestry.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { notionSourceAnswer, webhookAnswer } from "../../src/routes/notion.js";
+import { notionSourceAnswer, notionSourceDetail, webhookAnswer } from "../../src/routes/notion.js";
 import { blindIndex } from "../../src/seal/team-key.js";
 import { makeTeam, search, type TestApp } from "../support/app.js";
 import { NOTION_DOUBLE_TOKEN, NotionDouble } from "../support/notion-double.js";
@@ -13,8 +13,9 @@ import {
   notionEvent,
   postWebhook,
   signNotion,
+  VERIFICATION_TOKEN,
 } from "../support/notion-webhook.js";
-import { expectNoContent, expectOk, withApp } from "./contract.js";
+import { expectError, expectNoContent, expectOk, withApp } from "./contract.js";
 
 let double: NotionDouble;
 beforeAll(async () => {
@@ -74,6 +75,12 @@ describe("PUT and DELETE /v1/sources/notion", () => {
       );
       expect(await app.storage.sources.get(team.teamId, "notion.token")).toBeNull();
       expect(await app.storage.sources.get(team.teamId, "notion.verification")).toBeNull();
+      // A new subscription: the token first (a handshake needs it), then Notion's new verification token.
+      await app.request("/v1/sources/notion", {
+        method: "PUT",
+        token: team.apiKey,
+        json: { token: NOTION_DOUBLE_TOKEN },
+      });
       await expectOk(await handshake(app, team.teamId, "secret_a_new_subscription"), 200, webhookAnswer);
       // Deleting again is fine: nothing stored is nothing to forget.
       await expectNoContent(
@@ -82,10 +89,73 @@ describe("PUT and DELETE /v1/sources/notion", () => {
     }));
 });
 
+describe("GET /v1/sources/notion", () => {
+  it("shows the team key the verification token to paste into Notion: null before the handshake, then the token", () =>
+    withApp(async (app) => {
+      const { teamId, apiKey } = await makeTeam(app);
+      const get = () => app.request("/v1/sources/notion", { token: apiKey });
+      await app.request("/v1/sources/notion", {
+        method: "PUT",
+        token: apiKey,
+        json: { token: NOTION_DOUBLE_TOKEN },
+      });
+      expect(await expectOk(await get(), 200, notionSourceDetail)).toEqual({
+        source: { kind: "notion", verified: false, verificationToken: null },
+      });
+      await expectOk(await handshake(app, teamId), 200, webhookAnswer);
+      const res = await get();
+      expect(res.headers.get("cache-control")).toBe("no-store");
+      expect(await expectOk(res, 200, notionSourceDetail)).toEqual({
+        source: { kind: "notion", verified: true, verificationToken: VERIFICATION_TOKEN },
+      });
+    }));
+
+  it("answers 404 not_found when no Notion token is stored, before a PUT and after a DELETE", () =>
+    withApp(async (app) => {
+      const team = await makeTeam(app);
+      await expectError(await app.request("/v1/sources/notion", { token: team.apiKey }), 404, "not_found");
+      await connectNotion(app, team, NOTION_DOUBLE_TOKEN);
+      await expectOk(
+        await app.request("/v1/sources/notion", { token: team.apiKey }),
+        200,
+        notionSourceDetail,
+      );
+      await app.request("/v1/sources/notion", { method: "DELETE", token: team.apiKey });
+      await expectError(await app.request("/v1/sources/notion", { token: team.apiKey }), 404, "not_found");
+    }));
+});
+
+describe("PUT /v1/sources/notion: the sync time", () => {
+  it("a different token clears the team's sync time, so the next pull reads every page; the same token keeps it", () =>
+    withApp(async (app) => {
+      const team = await makeTeam(app);
+      await connectNotion(app, team, NOTION_DOUBLE_TOKEN);
+      const syncedAt = async () =>
+        (await app.storage.sources.get(team.teamId, "notion.token"))?.syncedAt ?? null;
+      const put = (token: string) =>
+        app.request("/v1/sources/notion", { method: "PUT", token: team.apiKey, json: { token } });
+      const last = "2025-03-01T10:00:00.000Z";
+      await app.storage.sources.setSyncedAt(team.teamId, "notion.token", last);
+
+      await expectOk(await put(NOTION_DOUBLE_TOKEN), 200, notionSourceAnswer);
+      expect(await syncedAt()).toBe(last);
+
+      await expectOk(await put("ntn_a_token_for_another_workspace_0123"), 200, notionSourceAnswer);
+      expect(await syncedAt()).toBeNull();
+      // The verification token is the subscription's, not the integration token's: it stays.
+      expect(await app.storage.sources.get(team.teamId, "notion.verification")).not.toBeNull();
+    }));
+});
+
 describe("POST /v1/webhooks/notion/{teamId}: the handshake", () => {
   it("stores the verification token, answers 200, and answers 200 to the same token again", () =>
     withApp(async (app) => {
-      const { teamId } = await makeTeam(app);
+      const { teamId, apiKey } = await makeTeam(app);
+      await app.request("/v1/sources/notion", {
+        method: "PUT",
+        token: apiKey,
+        json: { token: NOTION_DOUBLE_TOKEN },
+      });
       await expectOk(await handshake(app, teamId), 200, webhookAnswer);
       const row = await app.storage.sources.get(teamId, "notion.verification");
       expect(row).not.toBeNull();
@@ -175,12 +245,24 @@ describe("Notion page events", () => {
       expect(await documentsOf(app, apiKey)).toEqual([]);
     }));
 
+  it("page.deleted for a page Notion answers 404 for (deleted for good) deletes the document", () =>
+    withNotion(async (app, { teamId, apiKey }) => {
+      const pageId = double.addPage({ title: "Gone", blocks: [{ type: "paragraph", text: "thylacine" }] });
+      await deliver(app, teamId, notionEvent("page.created", pageId, "2025-03-01T10:00:00.000Z"));
+      double.remove(pageId);
+      await deliver(app, teamId, notionEvent("page.deleted", pageId, "2025-03-01T10:01:00.000Z"));
+      expect((await search(app, apiKey, "thylacine")).hits).toHaveLength(0);
+      expect(await documentsOf(app, apiKey)).toEqual([]);
+    }));
+
   it("page.undeleted after a delete brings the page back", () =>
     withNotion(async (app, { teamId, apiKey }) => {
       const pageId = double.addPage({ title: "Phoenix", blocks: [{ type: "paragraph", text: "firebird" }] });
       await deliver(app, teamId, notionEvent("page.created", pageId, "2025-03-01T10:00:00.000Z"));
+      double.trash(pageId);
       await deliver(app, teamId, notionEvent("page.deleted", pageId, "2025-03-01T10:01:00.000Z"));
       expect((await search(app, apiKey, "firebird")).hits).toHaveLength(0);
+      double.trash(pageId, false);
       await deliver(app, teamId, notionEvent("page.undeleted", pageId, "2025-03-01T10:02:00.000Z"));
       expect((await search(app, apiKey, "firebird")).hits).toHaveLength(1);
     }));

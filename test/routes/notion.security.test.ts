@@ -6,6 +6,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createLogger } from "../../src/logger.js";
 import { webhookAnswer } from "../../src/routes/notion.js";
 import { blindIndex } from "../../src/seal/team-key.js";
 import { buildTestApp, makeTeam, search, type TestApp, tempDir } from "../support/app.js";
@@ -188,6 +189,99 @@ describe("POST /v1/webhooks/notion/{teamId}: signatures", () => {
         "invalid_request",
       );
       expect(app.memoria.sources.pending).toBe(0);
+    }, options()));
+});
+
+describe("POST /v1/webhooks/notion/{teamId}: who may claim the webhook", () => {
+  it("refuses the handshake with 401 for a team with no Notion token stored, and stores nothing", () =>
+    withApp(async (app) => {
+      const team = await makeTeam(app);
+      const refused = await expectError(await handshake(app, team.teamId), 401, "unauthorized");
+      // The same refusal as any other webhook's: nothing says what was missing.
+      const event = JSON.stringify(notionEvent("page.created", newPage(), "2025-03-01T10:00:00Z"));
+      const unsigned = await expectError(await postWebhook(app, team.teamId, event), 401, "unauthorized");
+      expect(refused.error.message).toBe(unsigned.error.message);
+      expect(await app.storage.sources.get(team.teamId, "notion.verification")).toBeNull();
+
+      // Once the team has set Notion up, the handshake is taken.
+      await app.request("/v1/sources/notion", {
+        method: "PUT",
+        token: team.apiKey,
+        json: { token: NOTION_DOUBLE_TOKEN },
+      });
+      await expectOk(await handshake(app, team.teamId), 200, webhookAnswer);
+    }, options()));
+
+  it("refuses the handshake again once the token is deleted, so a stranger cannot claim it in the gap", () =>
+    withApp(async (app) => {
+      const team = await makeTeam(app);
+      await connectNotion(app, team, NOTION_DOUBLE_TOKEN);
+      await app.request("/v1/sources/notion", { method: "DELETE", token: team.apiKey });
+      await expectError(await handshake(app, team.teamId, "secret_a_stranger"), 401, "unauthorized");
+      expect(await app.storage.sources.get(team.teamId, "notion.verification")).toBeNull();
+    }, options()));
+});
+
+describe("GET /v1/sources/notion: the verification token is the team's alone", () => {
+  it("needs the team's key, and another team's key never sees this team's token", () =>
+    withApp(async (app) => {
+      const a = await makeTeam(app, "A");
+      const b = await makeTeam(app, "B");
+      await connectNotion(app, a, NOTION_DOUBLE_TOKEN);
+      for (const token of [undefined, "mem_nope_nope", `${a.apiKey}x`]) {
+        await expectError(
+          await app.request("/v1/sources/notion", token ? { token } : {}),
+          401,
+          "unauthorized",
+        );
+      }
+      const other = await app.request("/v1/sources/notion", { token: b.apiKey });
+      const text = await other.clone().text();
+      await expectError(other, 404, "not_found");
+      expect(text).not.toContain(VERIFICATION_TOKEN);
+    }, options()));
+
+  it("never writes the verification token to the log", async () => {
+    const lines: string[] = [];
+    const logger = createLogger("debug", (line) => lines.push(line));
+    const app = await buildTestApp({ ...options(), logger });
+    try {
+      const team = await makeTeam(app);
+      await connectNotion(app, team, NOTION_DOUBLE_TOKEN);
+      const res = await app.request("/v1/sources/notion", { token: team.apiKey });
+      expect(await res.text()).toContain(VERIFICATION_TOKEN);
+      // The requests, the background event work and a refused second handshake are all logged; none of it
+      // carries a token.
+      await handshake(app, team.teamId, "secret_an_attacker_wants_this");
+      expect(lines.length).toBeGreaterThan(0);
+      expect(lines.filter((line) => line.includes(VERIFICATION_TOKEN))).toEqual([]);
+      expect(lines.filter((line) => line.includes(NOTION_DOUBLE_TOKEN))).toEqual([]);
+    } finally {
+      await app.memoria.sources.idle();
+      app.close();
+    }
+  });
+});
+
+describe("POST /v1/webhooks/notion/{teamId}: page.deleted is confirmed with Notion", () => {
+  it("a page.deleted for a page Notion still has live does not delete it: the page is read and kept", () =>
+    withApp(async (app) => {
+      const team = await makeTeam(app);
+      await connectNotion(app, team, NOTION_DOUBLE_TOKEN);
+      const pageId = newPage();
+      await deliver(app, team.teamId, notionEvent("page.created", pageId, "2025-03-01T10:00:00Z"));
+      const asked = double.requestsTo(`/v1/pages/${pageId}`).length;
+      // Signed and newer, but Notion has the page live (a stale delete overtaken by an undelete, or forged).
+      double.setBlocks(pageId, [{ type: "paragraph", text: "numbat and quokka" }]);
+      await expectOk(
+        await deliver(app, team.teamId, notionEvent("page.deleted", pageId, "2025-03-01T10:01:00Z")),
+        200,
+        webhookAnswer,
+      );
+      expect(double.requestsTo(`/v1/pages/${pageId}`)).toHaveLength(asked + 1);
+      expect((await search(app, team.apiKey, "numbat")).hits).toHaveLength(1);
+      // Re-synced as an upsert: the page as Notion has it now.
+      expect((await search(app, team.apiKey, "quokka")).hits).toHaveLength(1);
     }, options()));
 });
 

@@ -1,6 +1,10 @@
 // Notion blocks as markdown: what the chunker needs to see a page's structure (headings, lists, quotes,
 // code) and every word of it.
 
+import type { Root } from "mdast";
+import { fromMarkdown } from "mdast-util-from-markdown";
+import { gfmFromMarkdown } from "mdast-util-gfm";
+import { gfm } from "micromark-extension-gfm";
 import { describe, expect, it } from "vitest";
 import { chunkDocument } from "../../src/ingest/chunk.js";
 import { type BlockNode, renderBlocks } from "../../src/sources/notion/markdown.js";
@@ -101,5 +105,62 @@ describe("renderBlocks", () => {
     ]);
     const passages = chunkDocument({ title: "Guide", content: md, format: "markdown" });
     expect(passages.find((p) => p.text.includes("platypus"))?.heading).toBe("Handbook › Laptops");
+  });
+
+  it("leaves out an empty quote, callout, bullet, numbered item, to-do, toggle and code block: no bare markers", () => {
+    const md = renderBlocks([
+      text("paragraph", "Before."),
+      text("quote", ""),
+      text("callout", "  "),
+      text("bulleted_list_item", ""),
+      text("numbered_list_item", ""),
+      block("to_do", { rich_text: [richText("")], checked: false }),
+      text("toggle", ""),
+      block("code", { rich_text: [richText("")], language: "shell" }),
+      text("paragraph", "After."),
+    ]);
+    expect(md).toBe("Before.\n\nAfter.");
+  });
+
+  it("keeps an empty bullet's children, under the bullet", () => {
+    const md = renderBlocks([text("bulleted_list_item", "", [text("paragraph", "Nested dormouse.")])]);
+    expect(md).toBe("- \n\n  Nested dormouse.");
+  });
+
+  it("escapes a leading markdown marker typed in a paragraph, so it stays a paragraph of those words", () => {
+    const typed = ["# not a heading", "- not a bullet", "> not a quote", "1. not a list", "---", "<div>"];
+    const md = renderBlocks(typed.map((words) => text("paragraph", words)));
+    expect(md).toBe(
+      "\\# not a heading\n\n\\- not a bullet\n\n\\> not a quote\n\n1\\. not a list\n\n\\---\n\n\\<div>",
+    );
+    const tree: Root = fromMarkdown(md, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
+    expect(tree.children.map((node) => node.type)).toEqual(typed.map(() => "paragraph"));
+    // Read back, the words are what was typed.
+    const words = tree.children.map((node) =>
+      node.type === "paragraph" ? node.children.map((c) => ("value" in c ? c.value : "")).join("") : "",
+    );
+    expect(words).toEqual(typed);
+  });
+
+  it("escapes markers at the start of every line of a paragraph, and in list items and quotes", () => {
+    const md = renderBlocks([
+      text("paragraph", "Agenda\n# one\n-"),
+      text("bulleted_list_item", "- dash"),
+      text("quote", "> nested?"),
+    ]);
+    expect(md).toBe("Agenda\n\\# one\n\\-\n\n- \\- dash\n\n> \\> nested?");
+    const tree = fromMarkdown(md);
+    expect(tree.children.map((node) => node.type)).toEqual(["paragraph", "list", "blockquote"]);
+  });
+
+  it("leaves words that only look like markers alone (#tag, -5, 2025.)", () => {
+    const md = renderBlocks([text("paragraph", "#tag -5 degrees"), text("paragraph", "2025.03 release")]);
+    expect(md).toBe("#tag -5 degrees\n\n2025.03 release");
+  });
+
+  it("does not hand the chunker a heading that was only a paragraph starting with '# '", () => {
+    const md = renderBlocks([text("heading_1", "Handbook"), text("paragraph", "# Secret vole plans")]);
+    const passages = chunkDocument({ title: "Guide", content: md, format: "markdown" });
+    expect(passages.find((p) => p.text.includes("vole"))?.heading).toBe("Handbook");
   });
 });

@@ -1,9 +1,10 @@
 // Reading a page from the double: every page of block children, nested children, and the ancestry path
-// through pages, databases and blocks, each ancestor asked for once per reader.
+// through pages, databases and blocks, each ancestor asked for once per reader; a listing that would not end
+// is stopped.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NotionClient } from "../../src/sources/notion/client.js";
-import { MAX_BLOCK_DEPTH, PageReader } from "../../src/sources/notion/page-reader.js";
+import { MAX_BLOCK_DEPTH, MAX_CHILDREN_REQUESTS, PageReader } from "../../src/sources/notion/page-reader.js";
 import { type BlockSpec, NOTION_DOUBLE_TOKEN, NotionDouble } from "../support/notion-double.js";
 
 let double: NotionDouble;
@@ -126,5 +127,25 @@ describe("PageReader", () => {
   it("calls a page with an empty title Untitled, as Notion shows it", async () => {
     const pageId = double.addPage({ title: "" });
     expect((await read(pageId)).title).toBe("Untitled");
+  });
+
+  it("stops a block listing that gives the same cursor again with a NotionListingError, never looping", async () => {
+    const pageId = double.addPage({ title: "Loop", blocks: [{ type: "paragraph", text: "again" }] });
+    double.stallListing(new RegExp(`^/v1/blocks/${pageId}/children$`), "repeat");
+    await expect(reader().read(pageId)).rejects.toMatchObject({
+      name: "NotionListingError",
+      reason: "repeated_cursor",
+    });
+    expect(double.requestsTo(`/v1/blocks/${pageId}/children`)).toHaveLength(2);
+  });
+
+  it("stops a block listing that keeps giving new cursors after MAX_CHILDREN_REQUESTS requests", async () => {
+    const pageId = double.addPage({ title: "Endless" });
+    double.stallListing(new RegExp(`^/v1/blocks/${pageId}/children$`), "endless");
+    await expect(reader().read(pageId)).rejects.toMatchObject({
+      name: "NotionListingError",
+      reason: "too_many_requests",
+    });
+    expect(double.requestsTo(`/v1/blocks/${pageId}/children`)).toHaveLength(MAX_CHILDREN_REQUESTS);
   });
 });

@@ -1,19 +1,27 @@
 // NotionSync over the local double. pullSince, the healing half of the Notion source (reindex calls it):
 // every page on the first sync, then only pages Notion's search reports edited since the last sync (less a
 // minute, as Notion rounds edit times to the minute), so a page changed while no webhook arrived is
-// re-pulled. And applyEvent's bounded retries and outcomes, with waits recorded instead of slept.
+// re-pulled. And applyEvent's bounded retries and outcomes, with waits recorded instead of slept; its
+// check against a newer event recorded by another instance; and the per-team limit on page syncs in flight.
 
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { systemClock } from "../../src/clock.js";
 import { DocumentService } from "../../src/documents/service.js";
-import { silentLogger } from "../../src/logger.js";
+import { type LogFields, type Logger, silentLogger } from "../../src/logger.js";
 import type { TeamKey } from "../../src/seal/team-key.js";
 import { defaultRetryPolicy } from "../../src/sources/notion/client.js";
-import { NotionSync, TASK_ATTEMPTS, TASK_RETRY_MS } from "../../src/sources/notion/sync.js";
+import {
+  FULL_PULL,
+  MAX_SEARCH_REQUESTS,
+  NotionSync,
+  PAGE_SYNCS_PER_TEAM,
+  TASK_ATTEMPTS,
+  TASK_RETRY_MS,
+} from "../../src/sources/notion/sync.js";
 import { SourceSecrets } from "../../src/sources/secrets.js";
 import { buildTestApp, makeTeam, search, type TestApp } from "../support/app.js";
 import { minuteOf, NOTION_DOUBLE_TOKEN, NotionDouble } from "../support/notion-double.js";
-import { connectNotion, deliver, notionEvent } from "../support/notion-webhook.js";
+import { connectNotion, deliver, notionEvent, postWebhook, signNotion } from "../support/notion-webhook.js";
 
 let double: NotionDouble;
 let app: TestApp;
@@ -36,8 +44,11 @@ afterEach(async () => {
   await double.close();
 });
 
-/** A NotionSync of its own over the test app's storage, whose retries are recorded instead of waited. */
-function fastSync(maxDocumentBytes = 5 * 1024 * 1024) {
+/**
+ * A NotionSync of its own over the test app's storage, whose retries are recorded instead of waited. Two of
+ * them over one storage are two instances of memoria.
+ */
+function fastSync(maxDocumentBytes = 5 * 1024 * 1024, logger: Logger = silentLogger) {
   const waits: number[] = [];
   const sync = new NotionSync({
     storage: app.storage,
@@ -49,7 +60,7 @@ function fastSync(maxDocumentBytes = 5 * 1024 * 1024) {
       maxDocumentBytes,
     }),
     clock: systemClock,
-    logger: silentLogger,
+    logger,
     apiUrl: double.url,
     sleep: async (ms) => {
       waits.push(ms);
@@ -59,6 +70,18 @@ function fastSync(maxDocumentBytes = 5 * 1024 * 1024) {
 }
 
 const syncedAt = async () => (await app.storage.sources.get(team.teamId, "notion.token"))?.syncedAt ?? null;
+
+/** A logger that keeps its lines, for tests that read what was logged. */
+function recordingLogger() {
+  const lines: { level: string; message: string; fields: LogFields }[] = [];
+  const at =
+    (level: string) =>
+    (message: string, fields: LogFields = {}) => {
+      lines.push({ level, message, fields });
+    };
+  const logger: Logger = { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
+  return { logger, lines };
+}
 
 describe("NotionSync.pullSince", () => {
   it("pulls every page on the first sync, with paths, and records when the pull started", async () => {
@@ -193,8 +216,9 @@ describe("NotionSync.pullSince", () => {
     expect(await sync.pullSince(key)).toBe(1);
     expect((await search(app, team.apiKey, "meerkat")).hits).toHaveLength(1);
     expect(await syncedAt()).toBeNull();
-    // Bounded: the client's tries for each of the page's tries, no more.
-    expect(double.requestsTo(`/v1/pages/${broken}`)).toHaveLength(
+    // Bounded: the client's tries for each of the page's tries, no more. (The pull reads the page object
+    // from its search, so what fails is the page's blocks.)
+    expect(double.requestsTo(new RegExp(broken))).toHaveLength(
       TASK_ATTEMPTS * defaultRetryPolicy.maxAttempts,
     );
     const client = [500, 1000, 2000, 4000];
@@ -204,6 +228,50 @@ describe("NotionSync.pullSince", () => {
     expect(await sync.pullSince(key)).toBe(2);
     expect((await search(app, team.apiKey, "jerboa")).hits).toHaveLength(1);
     expect(await syncedAt()).not.toBeNull();
+  });
+});
+
+describe("NotionSync.pullSince: requests", () => {
+  it("reads each page it found through search from the search result, without asking Notion for the page again", async () => {
+    for (const title of ["One", "Two", "Three"]) {
+      double.addPage({ title, blocks: [{ type: "paragraph", text: `${title} gecko` }] });
+    }
+    expect(await app.memoria.notion.pullSince(key)).toBe(3);
+    expect((await search(app, team.apiKey, "gecko")).hits).toHaveLength(3);
+    // Pages at the workspace's top have no ancestors to look up: one search, each page's blocks, nothing else.
+    expect(double.requestsTo(/^\/v1\/pages\//)).toEqual([]);
+    expect(double.requestsTo("/v1/search")).toHaveLength(1);
+    expect(double.requestsTo(/^\/v1\/blocks\/[^/]+\/children$/)).toHaveLength(3);
+  });
+
+  it("stops a search that gives the same cursor again, logs it, keeps what it read and the last sync time", async () => {
+    const { logger, lines } = recordingLogger();
+    const { sync } = fastSync(undefined, logger);
+    double.addPage({ title: "Looped", blocks: [{ type: "paragraph", text: "ouroboros" }] });
+    double.stallListing(/^\/v1\/search$/, "repeat");
+    // Notion answers has_more with the same cursor every time: the second answer repeats it, and that ends
+    // the search. Both answers listed the page, so it was read twice.
+    expect(await sync.pullSince(key)).toBe(2);
+    expect(double.requestsTo("/v1/search")).toHaveLength(2);
+    expect((await search(app, team.apiKey, "ouroboros")).hits).toHaveLength(1);
+    expect(await syncedAt()).toBeNull();
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        level: "warn",
+        message: "notion search stopped",
+        fields: expect.objectContaining({ reason: "repeated_cursor" }),
+      }),
+    );
+  });
+
+  it("stops a search that keeps giving new cursors after MAX_SEARCH_REQUESTS requests", async () => {
+    const { logger, lines } = recordingLogger();
+    const { sync } = fastSync(undefined, logger);
+    double.stallListing(/^\/v1\/search$/, "endless");
+    expect(await sync.pullSince(key)).toBe(0);
+    expect(double.requestsTo("/v1/search")).toHaveLength(MAX_SEARCH_REQUESTS);
+    expect(await syncedAt()).toBeNull();
+    expect(lines.find((l) => l.message === "notion search stopped")?.fields.reason).toBe("too_many_requests");
   });
 });
 
@@ -264,5 +332,97 @@ describe("NotionSync.applyEvent", () => {
     expect(await sync.applyEvent(key, notionEvent("page.moved", pageId, "2025-03-01T11:00:00Z"))).toBe(
       "no_token",
     );
+  });
+});
+
+describe("NotionSync.applyEvent across instances", () => {
+  it("an older event whose read finishes after another instance applied a newer one does not overwrite it", async () => {
+    const a = fastSync().sync;
+    const b = fastSync().sync;
+    const pageId = double.addPage({ title: "Race", blocks: [{ type: "paragraph", text: "old caracal" }] });
+    // Instance A reads the page as it is now; its answer is held back until B is done.
+    const held = double.holdNext(new RegExp(`^/v1/blocks/${pageId}/children$`));
+    const older = a.applyEvent(key, notionEvent("page.content_updated", pageId, "2025-03-01T10:00:00.000Z"));
+    await held.arrived;
+    double.setBlocks(pageId, [{ type: "paragraph", text: "new serval" }]);
+    expect(
+      await b.applyEvent(key, notionEvent("page.content_updated", pageId, "2025-03-01T10:01:00.000Z")),
+    ).toBe("upserted");
+    held.release();
+    expect(await older).toBe("superseded");
+    expect((await search(app, team.apiKey, "serval")).hits).toHaveLength(1);
+    expect((await search(app, team.apiKey, "caracal")).hits).toHaveLength(0);
+  });
+
+  it("an older delete whose read finishes after another instance applied an undelete does not delete the page", async () => {
+    const a = fastSync().sync;
+    const b = fastSync().sync;
+    const pageId = double.addPage({ title: "Lazarus", blocks: [{ type: "paragraph", text: "axolotl" }] });
+    await b.applyEvent(key, notionEvent("page.created", pageId, "2025-03-01T09:00:00.000Z"));
+    double.trash(pageId);
+    const held = double.holdNext(new RegExp(`^/v1/pages/${pageId}$`));
+    const deleted = a.applyEvent(key, notionEvent("page.deleted", pageId, "2025-03-01T10:00:00.000Z"));
+    await held.arrived;
+    double.trash(pageId, false);
+    expect(await b.applyEvent(key, notionEvent("page.undeleted", pageId, "2025-03-01T10:01:00.000Z"))).toBe(
+      "upserted",
+    );
+    held.release();
+    expect(await deleted).toBe("superseded");
+    expect((await search(app, team.apiKey, "axolotl")).hits).toHaveLength(1);
+  });
+});
+
+describe("NotionSync.applyEvent: page.moved", () => {
+  it("asks for a full pull even when reading the moved page fails, so descendants' paths still follow", async () => {
+    const { sync } = fastSync();
+    const from = double.addPage({ title: "Drafts", lastEdited: minuteOf(Date.now() - 7200_000) });
+    const to = double.addPage({ title: "Published", lastEdited: minuteOf(Date.now() - 7200_000) });
+    const section = double.addPage({
+      title: "Section",
+      parent: { page: from },
+      lastEdited: minuteOf(Date.now() - 7200_000),
+    });
+    double.addPage({
+      title: "Chapter",
+      parent: { page: section },
+      blocks: [{ type: "paragraph", text: "beluga" }],
+      lastEdited: minuteOf(Date.now() - 7200_000),
+    });
+    await sync.pullSince(key);
+    expect(await syncedAt()).not.toBe(FULL_PULL);
+
+    double.move(section, { page: to });
+    double.failNext(1000, 503, new RegExp(section));
+    await expect(
+      sync.applyEvent(key, notionEvent("page.moved", section, new Date().toISOString())),
+    ).rejects.toMatchObject({ name: "NotionApiError", status: 503 });
+    expect(await syncedAt()).toBe(FULL_PULL);
+
+    double.recover();
+    expect(await sync.pullSince(key)).toBe(4);
+    expect((await search(app, team.apiKey, "beluga")).hits[0]?.path).toEqual(["Published", "Section"]);
+  });
+});
+
+describe("NotionSync: page syncs in flight per team", () => {
+  it(`a burst of 10 events never has more than ${PAGE_SYNCS_PER_TEAM} page syncs in flight at Notion`, async () => {
+    // Top-level pages: a page sync asks one thing at a time (the page, then its blocks), so requests in
+    // flight at the double are page syncs in flight. Each answer takes a while, so unlimited syncs would overlap.
+    const pages = Array.from({ length: 10 }, (_, i) =>
+      double.addPage({ title: `Burst ${i}`, blocks: [{ type: "paragraph", text: `lemming${i}` }] }),
+    );
+    double.delayAnswers(40);
+    const answers = await Promise.all(
+      pages.map((pageId) => {
+        const body = JSON.stringify(notionEvent("page.created", pageId, "2025-03-01T10:00:00.000Z"));
+        return postWebhook(app, team.teamId, body, { "x-notion-signature": signNotion(body) });
+      }),
+    );
+    expect(answers.map((r) => r.status)).toEqual(pages.map(() => 200));
+    await app.memoria.sources.idle();
+    expect(double.maxInFlight).toBe(PAGE_SYNCS_PER_TEAM);
+    expect(double.requestsTo(/^\/v1\/pages\//)).toHaveLength(10);
+    for (let i = 0; i < 10; i++) expect((await search(app, team.apiKey, `lemming${i}`)).hits).toHaveLength(1);
   });
 });

@@ -3,7 +3,9 @@
 // GET /v1/databases/{id}, GET /v1/data_sources/{id}, GET /v1/blocks/{id}, GET /v1/blocks/{id}/children
 // (paginated: page_size, start_cursor, has_more, next_cursor), and POST /v1/search (pages, sorted by
 // last_edited_time, paginated). It checks every request's Authorization and Notion-Version headers, records
-// every request, and can be told to answer the next requests 429 with Retry-After, or 5xx.
+// every request and how many were in flight at once, and can be told to answer the next requests 429 with
+// Retry-After, or 5xx; to hold an answer until the test releases it, or delay every answer; and to give a
+// listing that never ends (the same cursor again, or new cursors forever).
 //
 // Tests build pages from small descriptions (a title, a parent, blocks as `{type, text, children}`) and
 // change them as a person would in Notion: edit the blocks, rename, move, trash. Edit times are rounded
@@ -41,6 +43,23 @@ export interface RecordedRequest {
   body: unknown;
   at: number;
 }
+
+/** A held answer: computed when its request arrived (so it shows Notion as it was then), sent on release. */
+export interface HeldAnswer {
+  /** Resolves once the held request has arrived. */
+  arrived: Promise<void>;
+  release(): void;
+}
+
+interface Answer {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+/** How a stalled listing answers: `repeat` its first page with the same next_cursor every time; `endless` empty pages with a new cursor each time. */
+export type StallMode = "repeat" | "endless";
+export const STUCK_CURSOR = "stuck-cursor-0000";
 
 interface PageState {
   id: string;
@@ -99,6 +118,12 @@ export class NotionDouble {
   /** The token requests must carry. */
   token = NOTION_DOUBLE_TOKEN;
   url = "";
+  /** The most requests that were being answered at one time. */
+  maxInFlight = 0;
+  #inFlight = 0;
+  #delayMs = 0;
+  #holds: { path: RegExp; arrived: () => void; released: Promise<void> }[] = [];
+  #stalls: { path: RegExp; mode: StallMode }[] = [];
 
   readonly #pages = new Map<string, PageState>();
   readonly #blocks = new Map<string, BlockState>();
@@ -229,6 +254,37 @@ export class NotionDouble {
     this.#failures = [];
   }
 
+  /**
+   * Holds the answer to the next request whose path matches: it is computed when the request arrives (Notion
+   * as it was then) and sent only when the test calls `release()`.
+   */
+  holdNext(path: RegExp): HeldAnswer {
+    let arrived = () => {};
+    const arrival = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    let release = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    this.#holds.push({ path, arrived, released });
+    return { arrived: arrival, release };
+  }
+
+  /** Every answer from now on waits this long before it is sent (0: none), so requests overlap. */
+  delayAnswers(ms: number): void {
+    this.#delayMs = ms;
+  }
+
+  /** Block-children listings and searches whose path matches never end, as `mode` says. */
+  stallListing(path: RegExp, mode: StallMode): void {
+    this.#stalls.push({ path, mode });
+  }
+
+  #stall(path: string): StallMode | null {
+    return this.#stalls.find((s) => s.path.test(path))?.mode ?? null;
+  }
+
   /** Recorded requests whose path matches. */
   requestsTo(path: string | RegExp): RecordedRequest[] {
     return this.requests.filter((r) => (typeof path === "string" ? r.path === path : path.test(r.path)));
@@ -328,7 +384,25 @@ export class NotionDouble {
   // ---- HTTP -----------------------------------------------------------------------------------------
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? "/", "http://double");
+    this.#inFlight++;
+    this.maxInFlight = Math.max(this.maxInFlight, this.#inFlight);
+    try {
+      const url = new URL(req.url ?? "/", "http://double");
+      const answer = await this.#answer(req, url);
+      const hold = this.#holds.find((h) => h.path.test(url.pathname));
+      if (hold) {
+        this.#holds.splice(this.#holds.indexOf(hold), 1);
+        hold.arrived();
+        await hold.released;
+      }
+      if (this.#delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.#delayMs));
+      send(res, answer.status, answer.body, answer.headers);
+    } finally {
+      this.#inFlight--;
+    }
+  }
+
+  async #answer(req: IncomingMessage, url: URL): Promise<Answer> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString("utf8");
@@ -337,7 +411,7 @@ export class NotionDouble {
       try {
         body = JSON.parse(text);
       } catch {
-        return send(res, 400, error(400, "invalid_json", "Error parsing JSON body."));
+        return reply(400, error(400, "invalid_json", "Error parsing JSON body."));
       }
     }
     const method = req.method ?? "GET";
@@ -351,36 +425,36 @@ export class NotionDouble {
 
     if (req.headers.authorization !== `Bearer ${this.token}`) {
       this.headerFailures.push(`${method} ${url.pathname}: authorization`);
-      return send(res, 401, error(401, "unauthorized", "API token is invalid."));
+      return reply(401, error(401, "unauthorized", "API token is invalid."));
     }
     if (req.headers["notion-version"] !== VERSION) {
       this.headerFailures.push(`${method} ${url.pathname}: notion-version`);
-      return send(res, 400, error(400, "missing_version", "Notion-Version header failed validation."));
+      return reply(400, error(400, "missing_version", "Notion-Version header failed validation."));
     }
     const limited = this.#rateLimited[0];
     if (limited) {
       if (--limited.count <= 0) this.#rateLimited.shift();
-      return send(res, 429, error(429, "rate_limited", "You have been rate limited."), {
+      return reply(429, error(429, "rate_limited", "You have been rate limited."), {
         "retry-after": limited.retryAfter,
       });
     }
     const failure = this.#failures.find((f) => f.path === null || f.path.test(url.pathname));
     if (failure) {
       if (--failure.count <= 0) this.#failures.splice(this.#failures.indexOf(failure), 1);
-      return send(res, failure.status, error(failure.status, "internal_server_error", "Unexpected error."));
+      return reply(failure.status, error(failure.status, "internal_server_error", "Unexpected error."));
     }
 
     const parts = url.pathname.split("/").filter(Boolean);
     const [v1, resource, id, sub] = parts;
-    if (v1 !== "v1") return send(res, 404, error(404, "invalid_request_url", "Invalid request URL."));
+    if (v1 !== "v1") return reply(404, error(404, "invalid_request_url", "Invalid request URL."));
     if (method === "GET" && resource === "pages" && id && parts.length === 3) {
       const page = this.#pages.get(id);
-      return page ? send(res, 200, this.#pageJson(page)) : notFound(res, id);
+      return page ? reply(200, this.#pageJson(page)) : notFound(id);
     }
     if (method === "GET" && resource === "databases" && id && parts.length === 3) {
       const database = this.#databases.get(id);
-      if (!database) return notFound(res, id);
-      return send(res, 200, {
+      if (!database) return notFound(id);
+      return reply(200, {
         object: "database",
         id: database.id,
         title: [richText(database.title)],
@@ -400,8 +474,8 @@ export class NotionDouble {
     }
     if (method === "GET" && resource === "data_sources" && id && parts.length === 3) {
       const database = [...this.#databases.values()].find((d) => d.dataSourceId === id);
-      if (!database) return notFound(res, id);
-      return send(res, 200, {
+      if (!database) return notFound(id);
+      return reply(200, {
         object: "data_source",
         id,
         title: [richText(database.title)],
@@ -415,11 +489,11 @@ export class NotionDouble {
     }
     if (method === "GET" && resource === "blocks" && id && parts.length === 3) {
       const block = this.#blocks.get(id);
-      if (block) return send(res, 200, this.#blockJson(block));
+      if (block) return reply(200, this.#blockJson(block));
       const page = this.#pages.get(id);
-      if (!page) return notFound(res, id);
+      if (!page) return notFound(id);
       // A page is a block too: its child_page block, which sits in the page's parent.
-      return send(res, 200, {
+      return reply(200, {
         object: "block",
         id,
         parent: this.#parentJson(page.parent),
@@ -431,11 +505,14 @@ export class NotionDouble {
       });
     }
     if (method === "GET" && resource === "blocks" && id && sub === "children" && parts.length === 4) {
-      if (!this.#blocks.has(id) && !this.#pages.has(id)) return notFound(res, id);
+      if (!this.#blocks.has(id) && !this.#pages.has(id)) return notFound(id);
       const ids = this.#children.get(id) ?? [];
-      const page = paginate(ids, url.searchParams.get("start_cursor"), url.searchParams.get("page_size"));
-      if (!page) return send(res, 400, error(400, "validation_error", "start_cursor is invalid."));
-      return send(res, 200, {
+      const stalled = this.#stall(url.pathname);
+      const page = stalled
+        ? stalledPage(ids, stalled, url.searchParams.get("page_size"))
+        : paginate(ids, url.searchParams.get("start_cursor"), url.searchParams.get("page_size"));
+      if (!page) return reply(400, error(400, "validation_error", "start_cursor is invalid."));
+      return reply(200, {
         object: "list",
         results: page.items.map((blockId) => this.#blockJson(this.#blocks.get(blockId) as BlockState)),
         next_cursor: page.next,
@@ -458,13 +535,21 @@ export class NotionDouble {
           const order = a.lastEdited < b.lastEdited ? -1 : a.lastEdited > b.lastEdited ? 1 : 0;
           return query.sort?.direction === "ascending" ? order : -order;
         });
-      const page = paginate(
-        pages.map((p) => p.id),
-        query.start_cursor ?? null,
-        query.page_size === undefined ? null : String(query.page_size),
-      );
-      if (!page) return send(res, 400, error(400, "validation_error", "start_cursor is invalid."));
-      return send(res, 200, {
+      const size = query.page_size === undefined ? null : String(query.page_size);
+      const stalled = this.#stall(url.pathname);
+      const page = stalled
+        ? stalledPage(
+            pages.map((p) => p.id),
+            stalled,
+            size,
+          )
+        : paginate(
+            pages.map((p) => p.id),
+            query.start_cursor ?? null,
+            size,
+          );
+      if (!page) return reply(400, error(400, "validation_error", "start_cursor is invalid."));
+      return reply(200, {
         object: "list",
         results: page.items.map((pageId) => this.#pageJson(this.#page(pageId))),
         next_cursor: page.next,
@@ -473,7 +558,7 @@ export class NotionDouble {
         page_or_data_source: {},
       });
     }
-    return send(res, 404, error(404, "invalid_request_url", "Invalid request URL."));
+    return reply(404, error(404, "invalid_request_url", "Invalid request URL."));
   }
 }
 
@@ -527,13 +612,27 @@ function paginate(
   return { items, next: ids[start + size] ?? null };
 }
 
+/** A listing that never ends: whatever the cursor, `has_more` with the same cursor, or a new one. */
+function stalledPage(
+  ids: string[],
+  mode: StallMode,
+  pageSize: string | null,
+): { items: string[]; next: string } | null {
+  const first = paginate(ids, null, pageSize);
+  if (!first) return null;
+  return mode === "repeat" ? { items: first.items, next: STUCK_CURSOR } : { items: [], next: randomUUID() };
+}
+
 function error(status: number, code: string, message: string) {
   return { object: "error", status, code, message, request_id: randomUUID() };
 }
 
-function notFound(res: ServerResponse, id: string): void {
-  send(
-    res,
+function reply(status: number, body: unknown, headers: Record<string, string> = {}): Answer {
+  return { status, body, headers };
+}
+
+function notFound(id: string): Answer {
+  return reply(
     404,
     error(
       404,

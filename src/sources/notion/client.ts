@@ -93,6 +93,52 @@ export class NotionShapeError extends Error {
   }
 }
 
+/** Why a listing was stopped before Notion said it had ended. */
+export type ListingStop = "repeated_cursor" | "too_many_requests";
+
+/**
+ * A listing that would not end: Notion answered `has_more` with a cursor it had already given for this
+ * listing, or the listing needed more requests than its cap. Not worth retrying: the same listing would be
+ * followed the same way again.
+ */
+export class NotionListingError extends Error {
+  override readonly name = "NotionListingError";
+  constructor(
+    readonly endpoint: string,
+    readonly reason: ListingStop,
+  ) {
+    super(
+      reason === "repeated_cursor"
+        ? `Notion's listing ${endpoint} gave a cursor it had given already.`
+        : `Notion's listing ${endpoint} needed more requests than it may take.`,
+    );
+  }
+}
+
+/**
+ * Follows the cursors of one listing (one block's children, one search) and refuses to follow one that
+ * cannot end: a `next_cursor` seen before in the same listing, or a request beyond `maxRequests`.
+ */
+export class ListingCursors {
+  readonly #seen = new Set<string>();
+  #requests = 0;
+
+  constructor(
+    private readonly endpoint: string,
+    private readonly maxRequests: number,
+  ) {}
+
+  /** The cursor to ask for after `list` (one more answer of the listing), or null when it has ended. */
+  next(list: { has_more: boolean; next_cursor?: string | null | undefined }): string | null {
+    this.#requests++;
+    if (!list.has_more || !list.next_cursor) return null;
+    if (this.#seen.has(list.next_cursor)) throw new NotionListingError(this.endpoint, "repeated_cursor");
+    if (this.#requests >= this.maxRequests) throw new NotionListingError(this.endpoint, "too_many_requests");
+    this.#seen.add(list.next_cursor);
+    return list.next_cursor;
+  }
+}
+
 const blockList = listSchema(blockSchema);
 const pageList = listSchema(pageSchema);
 

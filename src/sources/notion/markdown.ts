@@ -1,6 +1,8 @@
 // A Notion page's blocks as markdown, so the chunker sees its headings and splits passages where the page
 // does. Pure: a tree of blocks in, text out. Rich text becomes its plain text (links and styling carry no
-// words worth finding); blocks that hold no words (a table of contents, a breadcrumb) are left out.
+// words worth finding), with a markdown marker at the start of a line escaped, so "# not a heading" typed
+// in a paragraph stays a paragraph; blocks that hold no words (a table of contents, a breadcrumb, an empty
+// quote or bullet) are left out.
 
 import { z } from "zod";
 import { type NotionBlock, plainText, richTextSchema } from "./types.js";
@@ -25,6 +27,29 @@ type Payload = z.infer<typeof payloadSchema>;
 function payloadOf(block: NotionBlock): Payload {
   const parsed = payloadSchema.safeParse((block as Record<string, unknown>)[block.type]);
   return parsed.success ? parsed.data : {};
+}
+
+/**
+ * A line start that markdown would read as structure rather than words: an ATX heading (`#`), a bullet
+ * (`-`, `+`, `*`), a quote (`>`), an ordered item (`1.`, `1)`), a fence, a thematic break or setext
+ * underline (`---`, `***`, `___`, `===`), the start of an HTML block (`<div>`, `<!--`), after at most three
+ * spaces (four would make code of it either way).
+ */
+const leadingMarker =
+  /^( {0,3})(#{1,6}(?=[ \t]|$)|[-+*](?=[ \t]|$)|>|<(?=[A-Za-z/!?])|\d{1,9}[.)](?=[ \t]|$)|`{3,}|~{3,}|(?:[-*_=][ \t]*){3,}$|=+[ \t]*$)/;
+
+/** Text with a backslash before any line's leading markdown marker, so it renders as the words it is. */
+export function escapeLeadingMarkers(text: string): string {
+  return text
+    .split("\n")
+    .map((line) =>
+      line.replace(leadingMarker, (_, indent: string, marker: string) => {
+        // An ordered item's marker is its dot or parenthesis; every other one, its first character.
+        const ordered = /^(\d+)([.)])$/.exec(marker);
+        return ordered ? `${indent}${ordered[1]}\\${ordered[2]}` : `${indent}\\${marker}`;
+      }),
+    )
+    .join("\n");
 }
 
 /** Prefixes every line but the first with `indent`, and the first with `first`. */
@@ -72,11 +97,15 @@ function fence(code: string): string {
 function renderBlock(node: BlockNode, ordinal: number): string {
   const { block } = node;
   const payload = payloadOf(block);
-  const text = plainText(payload.rich_text);
+  const raw = plainText(payload.rich_text);
+  // Words as words: what the page's author typed never turns into markdown structure.
+  const text = raw.trim() === "" ? "" : escapeLeadingMarkers(raw);
   const children = renderBlocks(node.children);
   const withChildren = (own: string) => [own, children].filter((part) => part !== "").join("\n\n");
-  // Children of a list item, a to-do or a toggle belong to it: indented under it.
+  // Children of a list item, a to-do or a toggle belong to it: indented under it. An item with neither words
+  // nor children is left out rather than rendered as a bare marker.
   const item = (marker: string) => {
+    if (text === "" && children === "") return "";
     const own = hang(text, marker, " ".repeat(marker.length));
     return children === ""
       ? own
@@ -86,11 +115,11 @@ function renderBlock(node: BlockNode, ordinal: number): string {
     case "paragraph":
       return withChildren(text);
     case "heading_1":
-      return withChildren(text.trim() ? `# ${text.replace(/\s*\n\s*/g, " ")}` : "");
+      return withChildren(raw.trim() ? `# ${raw.trim().replace(/\s*\n\s*/g, " ")}` : "");
     case "heading_2":
-      return withChildren(text.trim() ? `## ${text.replace(/\s*\n\s*/g, " ")}` : "");
+      return withChildren(raw.trim() ? `## ${raw.trim().replace(/\s*\n\s*/g, " ")}` : "");
     case "heading_3":
-      return withChildren(text.trim() ? `### ${text.replace(/\s*\n\s*/g, " ")}` : "");
+      return withChildren(raw.trim() ? `### ${raw.trim().replace(/\s*\n\s*/g, " ")}` : "");
     case "bulleted_list_item":
       return item("- ");
     case "numbered_list_item":
@@ -100,13 +129,18 @@ function renderBlock(node: BlockNode, ordinal: number): string {
     case "toggle":
       return item("- ");
     case "quote":
-    case "callout":
-      return prefixAll(withChildren(text), "> ");
+    case "callout": {
+      // An empty quote would otherwise render as a lone `>`.
+      const quoted = withChildren(text);
+      return quoted === "" ? "" : prefixAll(quoted, "> ");
+    }
     case "code": {
-      const marks = fence(text);
+      // Code is verbatim: nothing escaped, and the fence is longer than any backtick run inside.
+      if (raw.trim() === "") return "";
+      const marks = fence(raw);
       const named = payload.language === "plain text" ? "" : (payload.language ?? "");
       const language = named.replace(/\s+/g, "-").replace(/[^A-Za-z0-9_+#.-]/g, "");
-      return `${marks}${language}\n${text}\n${marks}`;
+      return `${marks}${language}\n${raw}\n${marks}`;
     }
     case "equation":
       return payload.expression ? `$$\n${payload.expression}\n$$` : "";
@@ -115,7 +149,7 @@ function renderBlock(node: BlockNode, ordinal: number): string {
     case "child_page":
     case "child_database":
       // Its own document (a child page) or rows (a database): only its name belongs to this page.
-      return payload.title?.trim() ? payload.title.trim() : "";
+      return payload.title?.trim() ? escapeLeadingMarkers(payload.title.trim()) : "";
     case "table":
       return table(node);
     case "image":
@@ -125,7 +159,7 @@ function renderBlock(node: BlockNode, ordinal: number): string {
     case "pdf":
     case "bookmark":
     case "embed":
-      return plainText(payload.caption);
+      return escapeLeadingMarkers(plainText(payload.caption));
     // Containers whose words are all in their children.
     case "column_list":
     case "column":

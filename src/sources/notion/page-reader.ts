@@ -3,7 +3,7 @@
 // ("Handbook", "Onboarding"). One reader serves one sync: the titles of ancestors it looked up are kept, so
 // a pull of a hundred pages under one parent asks Notion for that parent once.
 
-import { NotionApiError, type NotionClient } from "./client.js";
+import { ListingCursors, NOTION_PAGE_SIZE, NotionApiError, type NotionClient } from "./client.js";
 import { type BlockNode, ownsChildren, renderBlocks } from "./markdown.js";
 import { type NotionPage, type NotionParent, pageTitle, plainText } from "./types.js";
 
@@ -11,6 +11,13 @@ import { type NotionPage, type NotionParent, pageTitle, plainText } from "./type
 export const MAX_BLOCK_DEPTH = 8;
 /** The most blocks read from one page; the rest are left out rather than read forever. */
 export const MAX_BLOCKS_PER_PAGE = 10_000;
+/**
+ * The most requests one block's children may take (200). Reading MAX_BLOCKS_PER_PAGE blocks at
+ * NOTION_PAGE_SIZE a request takes 100 full answers; twice that leaves room for the short answers Notion
+ * sometimes gives, and a listing still going after that is not making progress (empty answers that keep
+ * saying `has_more`). It stops with a NotionListingError rather than asking forever.
+ */
+export const MAX_CHILDREN_REQUESTS = (2 * MAX_BLOCKS_PER_PAGE) / NOTION_PAGE_SIZE;
 /** The most parents walked up from a page before the path stops. */
 export const MAX_ANCESTRY = 16;
 /** Titles and path segments are cut to what the documents API accepts. */
@@ -141,9 +148,13 @@ export class PageReader {
     });
   }
 
-  /** Every child of a block, page by page, with their children down to MAX_BLOCK_DEPTH. */
+  /**
+   * Every child of a block, page by page, with their children down to MAX_BLOCK_DEPTH. A listing that
+   * repeats a cursor or takes more than MAX_CHILDREN_REQUESTS requests throws a NotionListingError.
+   */
   async #children(blockId: string, depth: number, budget: { left: number }): Promise<BlockNode[]> {
     const nodes: BlockNode[] = [];
+    const cursors = new ListingCursors("GET /v1/blocks/{id}/children", MAX_CHILDREN_REQUESTS);
     let cursor: string | null = null;
     do {
       const list = await this.client.listBlockChildren(blockId, cursor);
@@ -154,7 +165,7 @@ export class PageReader {
         const deeper = block.has_children === true && ownsChildren(block) && depth + 1 < MAX_BLOCK_DEPTH;
         nodes.push({ block, children: deeper ? await this.#children(block.id, depth + 1, budget) : [] });
       }
-      cursor = list.has_more && list.next_cursor ? list.next_cursor : null;
+      cursor = cursors.next(list);
     } while (cursor);
     return nodes;
   }

@@ -1,6 +1,7 @@
-// Keeps a team's Notion pages as documents: a webhook event fetches (or deletes) the one page it names, and
-// a pull re-reads every page Notion's search reports edited since the team's last sync, so a missed webhook
-// heals at the next reindex. Documents carry externalId `notion:<page id>` and are found through its blind
+// Keeps a team's Notion pages as documents: a webhook event reads the one page it names and stores its
+// document, or deletes it when Notion has the page in the trash or no longer answers for it (a page.deleted
+// event is confirmed that way too), and a pull re-reads every page Notion's search reports edited since the
+// team's last sync, so a missed webhook heals at the next reindex. Documents carry externalId `notion:<page id>` and are found through its blind
 // index; the newest event time applied per page is kept under the blind index of `notion-page:<page id>`.
 // Decisions: docs/decisions/0013-notion-sync.md.
 
@@ -13,8 +14,10 @@ import type { Storage } from "../../store/storage.js";
 import type { SourceSecrets } from "../secrets.js";
 import {
   DEFAULT_NOTION_API_URL,
+  ListingCursors,
   NotionApiError,
   NotionClient,
+  NotionListingError,
   NotionShapeError,
   type RetryPolicy,
   realSleep,
@@ -22,7 +25,7 @@ import {
 } from "./client.js";
 import { type NotionEvent, pageChangeOf } from "./events.js";
 import { PageReader } from "./page-reader.js";
-import { canonicalId } from "./types.js";
+import { canonicalId, type NotionPage } from "./types.js";
 
 /** Notion rounds edit times to the minute, so a pull looks this far behind the last sync. */
 export const SYNC_MARGIN_MS = 60_000;
@@ -31,7 +34,20 @@ export const TASK_ATTEMPTS = 3;
 /** The wait before the second try of a page's work; each further one is four times longer. */
 export const TASK_RETRY_MS = 2_000;
 /** A sync time before every edit: the next pull reads every page (set when a page moves). */
-const FULL_PULL = new Date(0).toISOString();
+export const FULL_PULL = new Date(0).toISOString();
+/**
+ * Page syncs (events and pulls alike) one team may have in flight in this process. Notion allows an
+ * integration about three requests a second on average and a page sync is at least two (the page, its
+ * blocks); a burst of events fired all at once would mostly be answered 429 and spend its retries waiting.
+ */
+export const PAGE_SYNCS_PER_TEAM = 2;
+/**
+ * The most search requests one pull makes (1 000, so up to 100 000 pages at NOTION_PAGE_SIZE). At Notion's
+ * rate limit, reading that many pages (two requests or more each) takes most of a day; a search still
+ * saying `has_more` after that is not ending. The pull stops there (as it does on a repeated cursor), logs
+ * it, and keeps the team's sync time, so no page edited since the last sync is skipped for good.
+ */
+export const MAX_SEARCH_REQUESTS = 1_000;
 
 export type EventOutcome =
   /** Not a page event, or one naming no page: acknowledged and ignored. */
@@ -40,10 +56,15 @@ export type EventOutcome =
   | "stale"
   /** A page event for a team with no Notion token: nothing can be fetched. */
   | "no_token"
-  /** The page was fetched and its document stored. */
+  /** The page was fetched and its document stored (for page.deleted too, when Notion still has it live). */
   | "upserted"
-  /** The page's document was deleted (page.deleted, or the page is in the trash or no longer shared). */
-  | "deleted";
+  /** The page's document was deleted: Notion has the page in the trash, or answers 404 for it. */
+  | "deleted"
+  /**
+   * A newer event for the page was recorded (by another instance) while this one fetched: nothing written,
+   * as the newer event's own processing writes the newer state.
+   */
+  | "superseded";
 
 export interface NotionSyncDeps {
   storage: Storage;
@@ -65,13 +86,51 @@ const pageEventRef = (key: TeamKey, pageId: string) => blindIndex(key, `notion-p
 /** Errors worth trying the page's work again for: Notion throttled or failed, storage hiccuped. */
 function retryable(error: unknown): boolean {
   if (error instanceof DomainError || error instanceof NotionShapeError) return false;
+  if (error instanceof NotionListingError) return false;
   if (error instanceof NotionApiError) return error.transient;
   return true;
 }
 
 function errorFields(error: unknown): Record<string, string | number> {
   if (error instanceof NotionApiError) return { error: error.name, status: error.status };
+  if (error instanceof NotionListingError) return { error: error.name, reason: error.reason };
   return { error: error instanceof Error ? error.name : "unknown" };
+}
+
+/** At most `limit` tasks at once; the others wait their turn in the order they asked. */
+class Slots {
+  #free: number;
+  readonly #waiting: (() => void)[] = [];
+
+  constructor(private readonly limit: number) {
+    this.#free = limit;
+  }
+
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.#free > 0) this.#free--;
+    else await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    try {
+      return await task();
+    } finally {
+      // The slot passes straight to the next in line, so a newcomer cannot take it in between.
+      const next = this.#waiting.shift();
+      if (next) next();
+      else this.#free++;
+    }
+  }
+
+  /** Nothing running and nothing waiting. */
+  get idle(): boolean {
+    return this.#free === this.limit && this.#waiting.length === 0;
+  }
+}
+
+/** What a page sync is given besides the page id. */
+interface PageWork {
+  /** The page object a search already returned: the reader does not ask for it again. */
+  known?: NotionPage;
+  /** Checked after the fetch and before any write; false skips the write ("superseded"). */
+  stillNewest?: () => Promise<boolean>;
 }
 
 export class NotionSync {
@@ -79,6 +138,8 @@ export class NotionSync {
   readonly #pages = new Map<string, Promise<unknown>>();
   /** A team's pull in progress: a second caller shares it instead of pulling again. */
   readonly #pulls = new Map<string, Promise<number>>();
+  /** Each team's page syncs in flight, at most PAGE_SYNCS_PER_TEAM (kept only while a team has some). */
+  readonly #slots = new Map<string, Slots>();
   readonly #sleep: Sleep;
 
   constructor(private readonly deps: NotionSyncDeps) {
@@ -86,31 +147,38 @@ export class NotionSync {
   }
 
   /**
-   * Applies one webhook event: a page event newer than the newest applied to its page fetches the page and
-   * upserts its document (or deletes it); anything else is ignored. Events of one page apply one at a time,
-   * in the order they reached this call, and the age check runs inside that order.
+   * Applies one webhook event: a page event newer than the newest applied to its page reads the page and
+   * upserts its document, or deletes it when Notion has the page in the trash or answers 404 — for
+   * page.deleted too, so a forged or overtaken delete cannot remove a page Notion still has live. Anything
+   * else is ignored. Events of one page apply one at a time in this process, in the order they reached
+   * this call, and the age check runs inside that order; across instances, the write is skipped when a
+   * newer event for the page was recorded while this one fetched.
    */
   applyEvent(key: TeamKey, event: NotionEvent): Promise<EventOutcome> {
     const change = pageChangeOf(event);
     if (change.action === "ignore") return Promise.resolve("ignored");
     const { pageId, at } = change;
+    const { storage, secrets, logger } = this.deps;
     return this.#serially(key.teamId, pageId, async (): Promise<EventOutcome> => {
-      const token = change.action === "upsert" ? await this.deps.secrets.get(key, "notion.token") : null;
-      if (change.action === "upsert" && token === null) {
-        this.deps.logger.warn("notion event without a token", { teamId: key.teamId });
+      // Without a token nothing can be read, and a delete that cannot be confirmed is not applied.
+      const token = await secrets.get(key, "notion.token");
+      if (token === null) {
+        logger.warn("notion event without a token", { teamId: key.teamId });
         return "no_token";
       }
+      // Its descendants' paths changed too; their edit times did not, so the next pull reads every page. Set
+      // before the fetch, so a fetch that fails still leaves the full pull asked for — and for a move older
+      // than the page's newest event too, since that newer event refreshed only the page's own path.
+      if (change.moved) await storage.sources.setSyncedAt(key.teamId, "notion.token", FULL_PULL);
       const ref = await pageEventRef(key, pageId);
-      if (!(await this.deps.storage.pageEvents.advance(key.teamId, ref, at))) return "stale";
-      if (change.action === "delete" || token === null) {
-        await this.#retrying(() => this.#deleteDocument(key, pageId));
-        return "deleted";
-      }
+      if (!(await storage.pageEvents.advance(key.teamId, ref, at))) return "stale";
       const reader = new PageReader(this.#client(token));
-      const outcome = await this.#retrying(() => this.#syncPage(key, reader, pageId));
-      // Its descendants' paths changed too; their edit times did not, so the next pull reads every page.
-      if (change.moved) await this.deps.storage.sources.setSyncedAt(key.teamId, "notion.token", FULL_PULL);
-      return outcome;
+      // Another instance may record a newer event for the page while this one fetches; its own processing
+      // then writes the newer state, and this older read must not land after it.
+      const stillNewest = async () => (await storage.pageEvents.newest(key.teamId, ref)) === at;
+      return this.#retrying(() =>
+        this.#limited(key.teamId, () => this.#syncPage(key, reader, pageId, { stillNewest })),
+      );
     });
   }
 
@@ -119,8 +187,11 @@ export class NotionSync {
    * (every page on the first sync), upserting each page's document, then records the time the pull started
    * as the team's sync time. Returns how many pages were stored or deleted; 0 for a team with no Notion
    * token. A page whose work still fails after its retries is skipped; when the failure was transient the
-   * sync time stays where it was, so the next pull tries the page again. Throws when the search itself fails (a revoked token: a
-   * NotionApiError with status 401). Concurrent calls for one team share one pull.
+   * sync time stays where it was, so the next pull tries the page again. A search that would not end (a
+   * repeated cursor, more than MAX_SEARCH_REQUESTS requests) is stopped and logged, keeping the sync time
+   * too. Each page is read from the page object its search answer carried, not asked for again. Throws when
+   * the search itself fails (a revoked token: a NotionApiError with status 401). Concurrent calls for one
+   * team share one pull.
    */
   pullSince(key: TeamKey): Promise<number> {
     const running = this.#pulls.get(key.teamId);
@@ -141,6 +212,8 @@ export class NotionSync {
     const reader = new PageReader(client);
     let synced = 0;
     let failed = 0;
+    let complete = true;
+    const cursors = new ListingCursors("POST /v1/search", MAX_SEARCH_REQUESTS);
     let cursor: string | null = null;
     search: do {
       const list = await client.searchPages(cursor);
@@ -151,7 +224,9 @@ export class NotionSync {
         if (!pageId) continue;
         try {
           await this.#serially(key.teamId, pageId, () =>
-            this.#retrying(() => this.#syncPage(key, reader, pageId)),
+            this.#retrying(() =>
+              this.#limited(key.teamId, () => this.#syncPage(key, reader, pageId, { known: found })),
+            ),
           );
           synced++;
         } catch (error) {
@@ -161,31 +236,45 @@ export class NotionSync {
           logger.warn("notion page failed to sync", { teamId: key.teamId, ...errorFields(error) });
         }
       }
-      cursor = list.has_more && list.next_cursor ? list.next_cursor : null;
+      try {
+        cursor = cursors.next(list);
+      } catch (error) {
+        if (!(error instanceof NotionListingError)) throw error;
+        // What was read is kept; the sync time is not moved on, so the next pull starts from the same place.
+        logger.warn("notion search stopped", { teamId: key.teamId, reason: error.reason });
+        complete = false;
+        cursor = null;
+      }
     } while (cursor);
-    if (failed === 0) {
+    if (failed === 0 && complete) {
       // Unless a moved page asked for a full pull meanwhile (or another instance's pull finished first).
       const current = (await storage.sources.get(key.teamId, "notion.token"))?.syncedAt ?? null;
       if (current === before) await storage.sources.setSyncedAt(key.teamId, "notion.token", startedAt);
     }
-    logger.info("notion pull", { teamId: key.teamId, synced, failed, full: since === null });
+    logger.info("notion pull", { teamId: key.teamId, synced, failed, complete, full: since === null });
     return synced;
   }
 
-  /** Fetches a page and stores its document, or deletes the document of a page in the trash or gone. */
-  async #syncPage(key: TeamKey, reader: PageReader, pageId: string): Promise<"upserted" | "deleted"> {
-    let read: Awaited<ReturnType<PageReader["read"]>>;
+  /**
+   * Fetches a page and stores its document, or deletes the document of a page in the trash or gone — unless
+   * `stillNewest` says, after the fetch, that a newer event has been recorded for the page meanwhile.
+   */
+  async #syncPage(
+    key: TeamKey,
+    reader: PageReader,
+    pageId: string,
+    work: PageWork = {},
+  ): Promise<"upserted" | "deleted" | "superseded"> {
+    let read: Awaited<ReturnType<PageReader["read"]>> | null;
     try {
-      read = await reader.read(pageId);
+      read = await reader.read(pageId, work.known);
     } catch (error) {
       // Deleted for good, or no longer shared with the integration: either way not the team's to find.
-      if (error instanceof NotionApiError && error.notFound) {
-        await this.#deleteDocument(key, pageId);
-        return "deleted";
-      }
-      throw error;
+      if (!(error instanceof NotionApiError && error.notFound)) throw error;
+      read = null;
     }
-    if ("trashed" in read) {
+    if (work.stillNewest && !(await work.stillNewest())) return "superseded";
+    if (read === null || "trashed" in read) {
       await this.#deleteDocument(key, pageId);
       return "deleted";
     }
@@ -222,6 +311,20 @@ export class NotionSync {
         await this.#sleep(wait);
         wait *= 4;
       }
+    }
+  }
+
+  /** Runs one page sync of a team within its PAGE_SYNCS_PER_TEAM slots, waiting for one if need be. */
+  async #limited<T>(teamId: string, task: () => Promise<T>): Promise<T> {
+    let slots = this.#slots.get(teamId);
+    if (!slots) {
+      slots = new Slots(PAGE_SYNCS_PER_TEAM);
+      this.#slots.set(teamId, slots);
+    }
+    try {
+      return await slots.run(task);
+    } finally {
+      if (slots.idle && this.#slots.get(teamId) === slots) this.#slots.delete(teamId);
     }
   }
 
