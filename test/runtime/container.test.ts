@@ -8,6 +8,7 @@ import { cpSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_TOKEN, masterKeyText, newMasterKey, tempDir } from "../support/app.js";
+import { listening } from "../support/processes.js";
 
 const root = join(import.meta.dirname, "../..");
 const dockerfile = readFileSync(join(root, "Dockerfile"), "utf8");
@@ -101,21 +102,6 @@ describe("the image's start command", () => {
 
   function exited(child: ChildProcess): Promise<number | null> {
     return new Promise((resolve) => child.on("exit", (code) => resolve(code)));
-  }
-
-  function listening(child: ChildProcess): Promise<number> {
-    return new Promise((resolve, reject) => {
-      let seen = "";
-      child.stdout?.on("data", (d: Buffer) => {
-        seen += d.toString();
-        const match = seen.match(/"message":"listening","port":(\d+)/);
-        if (match) resolve(Number(match[1]));
-      });
-      child.stderr?.on("data", (d: Buffer) => {
-        seen += d.toString();
-      });
-      child.on("exit", (code) => reject(new Error(`exited with ${code} before listening: ${seen}`)));
-    });
   }
 
   it("serves /healthz, and the HEALTHCHECK command says healthy", async () => {
