@@ -141,19 +141,16 @@ export class WebhookSource {
     }
   }
 
-  async #apply(key: TeamKey, event: WebhookEvent): Promise<WebhookOutcome> {
-    switch (event.type) {
-      case "document.upsert": {
-        const { document, created } = await this.deps.documents.create(key, event.document);
-        return { type: event.type, documentId: document.id, created };
-      }
-      case "document.delete":
-        return { type: event.type, deleted: await this.#deleteByExternalId(key, event.externalId) };
-      case "entry.create": {
-        const entry = await this.deps.entries.create(key, event.entry);
-        return { type: event.type, entryId: entry.id };
-      }
+  /** A document event; entries are stored with their delivery record instead (see deliver). */
+  async #apply(
+    key: TeamKey,
+    event: Exclude<WebhookEvent, { type: "entry.create" }>,
+  ): Promise<WebhookOutcome> {
+    if (event.type === "document.upsert") {
+      const { document, created } = await this.deps.documents.create(key, event.document);
+      return { type: event.type, documentId: document.id, created };
     }
+    return { type: event.type, deleted: await this.#deleteByExternalId(key, event.externalId) };
   }
 
   /** Deletes the document holding `externalId` (found by its blind index, as the documents service stores it). */
