@@ -61,10 +61,10 @@ function parseUrl(text: string): URL {
   try {
     url = new URL(text);
   } catch {
-    throw new UsageError(`--url must be an http:// or https:// URL, got "${text}".`);
+    throw new UsageError("--url must be an http:// or https:// URL.");
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new UsageError(`--url must be an http:// or https:// URL, got "${text}".`);
+    throw new UsageError("--url must be an http:// or https:// URL.");
   }
   if (url.username || url.password) {
     throw new UsageError("--url must not carry a user name or password; the team key goes in --key.");
@@ -98,7 +98,8 @@ export function parseCommand(argv: string[], env: Record<string, string | undefi
 
   if (rest.length === 0) throw new UsageError("import needs the folder to send: memoria import <folder> ….");
   if (rest.length > 1) {
-    throw new UsageError(`import takes one folder; also got "${rest.slice(1).join('", "')}".`);
+    // Not quoted back: a team key typed without --key would land in the terminal and in CI logs.
+    throw new UsageError(`import takes one folder; also got ${rest.length - 1} more argument(s).`);
   }
   const folder = rest[0] as string;
   if (folder.trim() === "") throw new UsageError("The folder must not be empty.");

@@ -45,7 +45,17 @@ describe("parseCommand", () => {
     ["no command", [], /Name a command/],
     ["an unknown command", ["export", "n"], /Unknown command "export"/],
     ["no folder", ["import", "--url", "http://x", "--key", KEY], /needs the folder/],
-    ["two folders", ["import", "a", "b", "--url", "http://x", "--key", KEY], /one folder; also got "b"/],
+    [
+      "two folders",
+      ["import", "a", "b", "--url", "http://x", "--key", KEY],
+      /one folder; also got 1 more argument/,
+    ],
+    // A key typed without --key is an extra argument: the message must not print it.
+    [
+      "a key without --key",
+      ["import", "a", KEY, "--url", "http://x"],
+      /^(?![\s\S]*mem_)[\s\S]*also got 1 more/,
+    ],
     ["no URL", ["import", "n", "--key", KEY], /--url is required/],
     ["no key", ["import", "n", "--url", "http://x"], /--key is required/],
     ["a URL that is not one", ["import", "n", "--url", "localhost:8787x", "--key", KEY], /--url must be/],
@@ -93,10 +103,7 @@ describe("the memoria command with bad arguments", () => {
         [[], "Name a command"],
         [["import"], "import needs the folder to send"],
         [["import", tmp.dir, "--key", KEY], "--url is required"],
-        [
-          ["import", tmp.dir, "--url", "nope", "--key", KEY],
-          '--url must be an http:// or https:// URL, got "nope"',
-        ],
+        [["import", tmp.dir, "--url", "nope", "--key", KEY], "--url must be an http:// or https:// URL."],
         [["import", tmp.dir, "--url", url, "--key", KEY, "--bogus"], "Unknown option --bogus"],
         [
           ["import", join(tmp.dir, "missing"), "--url", url, "--key", KEY],
