@@ -139,6 +139,26 @@ export class DocumentService {
     };
   }
 
+  /**
+   * Deletes the document holding `externalId`, found by its blind index, in the same queue as writes of that
+   * externalId, so a delete and an upsert of one note source document never interleave. False when no
+   * document holds it (or another delete got there first).
+   */
+  async deleteByExternalId(key: TeamKey, externalId: string): Promise<boolean> {
+    const ref = await blindIndex(key, externalId);
+    return this.#serially(`${key.teamId}/ref/${toHex(ref)}`, async () => {
+      const row = await this.deps.storage.documents.findByExternalRef(key.teamId, ref);
+      if (!row) return false;
+      try {
+        await this.delete(key, row.id);
+        return true;
+      } catch (error) {
+        if (error instanceof NotFoundError) return false;
+        throw error;
+      }
+    });
+  }
+
   async delete(key: TeamKey, id: string): Promise<void> {
     const seq = await this.deps.storage.documents.delete(key.teamId, id, this.deps.clock.now().toISOString());
     if (seq === null) throw new NotFoundError(`No document ${id}.`);

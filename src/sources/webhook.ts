@@ -10,7 +10,6 @@ import { Webhook, WebhookVerificationError } from "standardwebhooks";
 import type { Clock } from "../clock.js";
 import type { DocumentInput, DocumentService } from "../documents/service.js";
 import type { EntryInput, EntryService } from "../entries/service.js";
-import { NotFoundError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import { randomBytes } from "../seal/bytes.js";
 import { blindIndex, type TeamKey } from "../seal/team-key.js";
@@ -150,22 +149,7 @@ export class WebhookSource {
       const { document, created } = await this.deps.documents.create(key, event.document);
       return { type: event.type, documentId: document.id, created };
     }
-    return { type: event.type, deleted: await this.#deleteByExternalId(key, event.externalId) };
-  }
-
-  /** Deletes the document holding `externalId` (found by its blind index, as the documents service stores it). */
-  async #deleteByExternalId(key: TeamKey, externalId: string): Promise<boolean> {
-    const ref = await blindIndex(key, externalId);
-    const row = await this.deps.storage.documents.findByExternalRef(key.teamId, ref);
-    if (!row) return false;
-    try {
-      await this.deps.documents.delete(key, row.id);
-      return true;
-    } catch (error) {
-      // Deleted by someone else between the lookup and the delete: it is gone either way.
-      if (error instanceof NotFoundError) return false;
-      throw error;
-    }
+    return { type: event.type, deleted: await this.deps.documents.deleteByExternalId(key, event.externalId) };
   }
 }
 

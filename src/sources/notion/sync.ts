@@ -7,7 +7,7 @@
 
 import type { Clock } from "../../clock.js";
 import type { DocumentService } from "../../documents/service.js";
-import { DomainError, NotFoundError } from "../../errors.js";
+import { DomainError } from "../../errors.js";
 import type { Logger } from "../../logger.js";
 import { blindIndex, type TeamKey } from "../../seal/team-key.js";
 import type { Storage } from "../../store/storage.js";
@@ -289,14 +289,7 @@ export class NotionSync {
   }
 
   async #deleteDocument(key: TeamKey, pageId: string): Promise<void> {
-    const ref = await blindIndex(key, notionExternalId(pageId));
-    const row = await this.deps.storage.documents.findByExternalRef(key.teamId, ref);
-    if (!row) return;
-    try {
-      await this.deps.documents.delete(key, row.id);
-    } catch (error) {
-      if (!(error instanceof NotFoundError)) throw error;
-    }
+    await this.deps.documents.deleteByExternalId(key, notionExternalId(pageId));
   }
 
   /** Runs a page's work up to TASK_ATTEMPTS times while it fails with something worth retrying. */
