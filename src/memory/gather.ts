@@ -53,5 +53,3 @@ export function gather(source: EntrySource, options: GatherOptions): Pool {
   if (options.project !== null) add(source.newestOfProject(options.project, POOL_LIMIT));
   return { entries: [...byId.values()], matched };
 }
-
-export type { MatchQuery };

@@ -6,11 +6,14 @@ import type { MiddlewareHandler } from "hono";
 import { InvalidRequestError } from "../errors.js";
 import type { AppEnv } from "../http/env.js";
 import { describeIssues } from "../http/errors.js";
+import { teamIdPattern } from "../ids.js";
 import type { Reindexer } from "../teams/reindex.js";
 import { errors, json } from "./responses.js";
 import { router } from "./router.js";
 
-const reindexBody = z.object({ teamId: z.string().min(1).optional() });
+const reindexBody = z.object({
+  teamId: z.string().regex(teamIdPattern, "must be a team id").optional(),
+});
 
 /** The optional body: nothing (as a cron sends) means every team loaded here. */
 function parseBody(raw: string): z.infer<typeof reindexBody> {

@@ -171,6 +171,10 @@ export function reindexTarget(body: string): { teamId: string | null } | { inval
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
     return { invalid: "Invalid request: body: must be an object." };
   }
+  // The same rules as the container's own route (src/routes/reindex.ts): only teamId, and a team id's form.
+  if (Object.keys(parsed).some((k) => k !== "teamId")) {
+    return { invalid: "Invalid request: the body may hold only teamId." };
+  }
   const teamId = (parsed as { teamId?: unknown }).teamId;
   if (teamId === undefined) return { teamId: null };
   if (typeof teamId !== "string" || !teamIdPattern.test(teamId)) {

@@ -69,7 +69,13 @@ function newSecret(): string {
   return `${SECRET_PREFIX}${btoa(binary)}`;
 }
 
+/** The least time between two prunings of old delivery ids. */
+const PRUNE_INTERVAL_MS = 60_000;
+
 export class WebhookSource {
+  /** When this process last pruned old delivery ids (epoch ms). */
+  #prunedAt = 0;
+
   constructor(private readonly deps: WebhookSourceDeps) {}
 
   /** Makes a new signing secret and stores it sealed in place of any before it, which stops working at once. */
@@ -114,8 +120,12 @@ export class WebhookSource {
     const { storage, clock, logger } = this.deps;
     const ref = await blindIndex(key, `webhook-delivery:${deliveryId}`);
     const now = clock.now();
-    // Opportunistic and cheap (an indexed range delete): ids older than the window are forgotten for all teams.
-    await storage.deliveries.prune(new Date(now.getTime() - DELIVERY_WINDOW_MS).toISOString());
+    // Ids older than the window are forgotten for all teams, at most once a minute per process: a delete on
+    // every delivery would be a write transaction per delivery on remote storage.
+    if (now.getTime() - this.#prunedAt >= PRUNE_INTERVAL_MS) {
+      this.#prunedAt = now.getTime();
+      await storage.deliveries.prune(new Date(now.getTime() - DELIVERY_WINDOW_MS).toISOString());
+    }
     if (event.type === "entry.create") {
       try {
         const entry = await this.deps.entries.create(key, event.entry, { ref, at: now.toISOString() });

@@ -86,6 +86,8 @@ describe("POST /v1/reindex", () => {
         "invalid_request",
       );
       await expectError(await ping(app, { teamId: 5 }), 400, "invalid_request");
+      // Not the form of a team id: refused as the Worker in front refuses it, not looked up.
+      await expectError(await ping(app, { teamId: "x" }), 400, "invalid_request");
       const unknown = await expectError(
         await ping(app, { "a private passage": "x" }),
         400,

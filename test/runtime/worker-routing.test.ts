@@ -255,6 +255,8 @@ describe("reindex", () => {
     expect(reindexTarget("{}")).toEqual({ teamId: null });
     expect(reindexTarget(JSON.stringify({ teamId: teamA }))).toEqual({ teamId: teamA });
     expect(reindexTarget("{")).toHaveProperty("invalid");
+    // The container refuses any key but teamId; the Worker in front refuses it alike.
+    expect(reindexTarget(JSON.stringify({ teamId: teamA, extra: 1 }))).toHaveProperty("invalid");
     expect(reindexTarget("[]")).toHaveProperty("invalid");
     expect(reindexTarget(JSON.stringify({ teamId: "nope" }))).toHaveProperty("invalid");
     expect(reindexTarget(JSON.stringify({ teamId: 7 }))).toHaveProperty("invalid");
