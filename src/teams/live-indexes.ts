@@ -171,12 +171,9 @@ export class LiveIndexes {
     if (live.state === "cold") live.state = "building";
     return live.run(async () => {
       const { storage } = this.deps;
-      // A team deleted while this waited in its queue must not get an index again: it would hold the team's
-      // plaintext in memory after the delete answered.
-      if (this.#teams.get(key.teamId) !== live || !(await storage.teams.get(key.teamId))) {
-        this.drop(key.teamId);
-        throw new NotFoundError(`No team ${key.teamId}.`);
-      }
+      // A team deleted while this waited in its queue has had its index dropped already; see #build for one
+      // that was never built.
+      if (this.#teams.get(key.teamId) !== live) throw new NotFoundError(`No team ${key.teamId}.`);
       if (live.state !== "ready") await this.#build(key, live);
       let rebuilt = false;
       for (let round = 1; ; round++) {
@@ -240,8 +237,16 @@ export class LiveIndexes {
   }
 
   async #build(key: TeamKey, live: LiveIndex): Promise<void> {
-    live.state = "building";
     const { storage, clock, logger } = this.deps;
+    // A team deleted while this waited in its queue (or whose delete raced the request that asked for it)
+    // must not get an index: it would hold the team's plaintext in memory after the delete answered. The
+    // delete removes the team's row before it drops the index, so this read sees it gone.
+    if (this.#teams.get(key.teamId) !== live || !(await storage.teams.get(key.teamId))) {
+      if (this.#teams.get(key.teamId) === live) this.#teams.delete(key.teamId);
+      live.state = "cold";
+      throw new NotFoundError(`No team ${key.teamId}.`);
+    }
+    live.state = "building";
     const started = performance.now();
     const index = new PassageIndex(this.deps.indexOptions);
     const entries = new EntryIndex();

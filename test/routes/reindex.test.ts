@@ -189,6 +189,8 @@ describe("POST /v1/reindex", () => {
       if (!key) throw new Error("no key");
       await app.request(`/v1/teams/${team.teamId}`, { method: "DELETE", token: ADMIN_TOKEN });
       await expect(app.memoria.indexes.reconcile(key)).rejects.toThrow(/No team/);
+      // Nor does a read that raced the delete with the key it had already opened.
+      await expect(app.memoria.indexes.ready(key)).rejects.toThrow(/No team/);
       expect(app.memoria.indexes.loadedTeams()).not.toContain(team.teamId);
       await expectError(await ping(app, { teamId: team.teamId }), 404, "not_found");
     }));
