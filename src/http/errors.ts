@@ -35,9 +35,15 @@ export const errorEnvelopeSchema = z.object({
 });
 export type ErrorEnvelope = z.infer<typeof errorEnvelopeSchema>;
 
-export function errorResponse(c: Context<AppEnv>, code: ErrorCode, message: string): Response {
+/** The envelope with its code's status, or `status` where a route must say more (405 on /mcp). */
+export function errorResponse(
+  c: Context<AppEnv>,
+  code: ErrorCode,
+  message: string,
+  status: ContentfulStatusCode = statusOf[code],
+): Response {
   const body: ErrorEnvelope = { error: { code, message, requestId: c.get("requestId") ?? "" } };
-  return c.json(body, statusOf[code]);
+  return c.json(body, status);
 }
 
 // Statuses the framework itself raises (hono's validators, body parsing), mapped onto our codes.

@@ -13,6 +13,7 @@ import { z } from "zod";
 import type { EntryService } from "../entries/service.js";
 import { DomainError } from "../errors.js";
 import type { AppEnv } from "../http/env.js";
+import { errorResponse } from "../http/errors.js";
 import type { Logger } from "../logger.js";
 import type { TeamKey } from "../seal/team-key.js";
 import type { LiveIndexes } from "../teams/live-indexes.js";
@@ -149,14 +150,10 @@ export function mcpRoutes(deps: McpDeps, team: MiddlewareHandler<AppEnv>): OpenA
   // protocol names for a server that offers no stream; clients take it as "POST only".
   app.on(["GET", "DELETE"], "/mcp", team, (c) => {
     c.header("allow", "POST");
-    return c.json(
-      {
-        error: {
-          code: "invalid_request",
-          message: "This MCP endpoint is stateless: send each message with POST.",
-          requestId: c.get("requestId"),
-        },
-      },
+    return errorResponse(
+      c,
+      "invalid_request",
+      "This MCP endpoint is stateless: send each message with POST.",
       405,
     );
   });
