@@ -84,8 +84,12 @@ export class EntryService {
   }
 
   async delete(key: TeamKey, id: string): Promise<void> {
-    const seq = await this.deps.storage.entries.delete(key.teamId, id, this.deps.clock.now().toISOString());
-    if (seq === null) throw new NotFoundError(`No entry ${id}.`);
+    const deleted = await this.deps.storage.entries.delete(
+      key.teamId,
+      id,
+      this.deps.clock.now().toISOString(),
+    );
+    if (!deleted) throw new NotFoundError(`No entry ${id}.`);
     await this.deps.indexes.committed(key);
   }
 

@@ -32,20 +32,15 @@ function entryRow(row: Record<string, unknown>): EntryRow {
   };
 }
 
-const latestSeq = (teamId: string) => ({
-  sql: "SELECT COALESCE(MAX(seq), 0) AS seq FROM changes WHERE team_id = ?",
-  args: [teamId],
-});
-
 export class EntryRows {
   constructor(private readonly client: Client) {}
 
   /**
-   * Stores a new entry with its `entry.create` change; returns the change's seq. With `delivery`, the webhook
+   * Stores a new entry with its `entry.create` change. With `delivery`, the webhook
    * delivery id that brought it is recorded in the same transaction, so the entry and the record of its
    * delivery exist together or not at all (DuplicateDeliveryError when the id was recorded already).
    */
-  async insert(row: EntryRow, delivery?: { ref: Uint8Array; at: string }): Promise<number> {
+  async insert(row: EntryRow, delivery?: { ref: Uint8Array; at: string }): Promise<void> {
     const statements = [
       ...(delivery ? [recordDelivery(row.teamId, delivery.ref, delivery.at)] : []),
       {
@@ -53,30 +48,26 @@ export class EntryRows {
         args: [row.teamId, row.id, row.createdAt, row.projectRef, row.sealed],
       },
       appendChange(row.teamId, "entry.create", row.id, row.createdAt),
-      latestSeq(row.teamId),
     ];
     try {
-      const results = await this.client.batch(statements, "write");
-      return num(results.at(-1)?.rows[0]?.seq);
+      await this.client.batch(statements, "write");
     } catch (error) {
       if (isDuplicateDelivery(error)) throw new DuplicateDeliveryError("delivery already recorded");
       throw error;
     }
   }
 
-  /** Deletes an entry and appends `entry.delete`; null when there was nothing to delete. */
-  async delete(teamId: string, id: string, at: string): Promise<number | null> {
+  /** Deletes an entry and appends `entry.delete`; false when there was nothing to delete. */
+  async delete(teamId: string, id: string, at: string): Promise<boolean> {
     const results = await this.client.batch(
       [
         { sql: "DELETE FROM entries WHERE team_id = ? AND id = ?", args: [teamId, id] },
         // changes() counts the delete just before: no record for a delete that found nothing.
         appendChange(teamId, "entry.delete", id, at, "changes() > 0"),
-        latestSeq(teamId),
       ],
       "write",
     );
-    if ((results[0]?.rowsAffected ?? 0) === 0) return null;
-    return num(results.at(-1)?.rows[0]?.seq);
+    return (results[0]?.rowsAffected ?? 0) > 0;
   }
 
   async get(teamId: string, id: string): Promise<EntryRow | null> {
