@@ -2,39 +2,26 @@
 // down cleanly on SIGTERM/SIGINT (stop accepting, let in-flight requests finish within a bound, close storage).
 
 import { serve } from "@hono/node-server";
-import {
-  closeMemoria,
-  HOSTNAME,
-  logListening,
-  SHUTDOWN_GRACE_MS,
-  startMemoria,
-  startupFailure,
-} from "./start.js";
+import { HOSTNAME, logListening, startMemoria, startupFailure, stopOnce } from "./start.js";
 
 async function main(): Promise<void> {
   const started = await startMemoria(process.env);
-  const { memoria, config, logger } = started;
+  const { memoria, config } = started;
 
   const server = serve({ fetch: memoria.app.fetch, port: config.port, hostname: HOSTNAME }, (info) => {
     logListening(started, info.port);
   });
 
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info("shutting down", { signal });
-    const force = setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS);
-    force.unref();
-    server.close(() => {
-      closeMemoria(started).then(
-        () => process.exit(0),
-        () => process.exit(1),
-      );
-    });
-    // Node's close() waits for keep-alive sockets too; idle ones are closed so only real work is waited for.
-    if ("closeIdleConnections" in server) server.closeIdleConnections();
-  };
+  const stop = stopOnce(
+    started,
+    () =>
+      new Promise<void>((drained) => {
+        server.close(() => drained());
+        // Node's close() waits for keep-alive sockets too; idle ones are closed so only real work is waited for.
+        if ("closeIdleConnections" in server) server.closeIdleConnections();
+      }),
+    (code) => process.exit(code),
+  );
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
 }

@@ -2,6 +2,7 @@
 // notices, load the keys, open storage and build the app. A start that fails prints one line and exits 1.
 
 import process from "node:process";
+import { setTimeout } from "node:timers";
 import { createApp, type Memoria } from "../app.js";
 import { systemClock } from "../clock.js";
 import { type Config, ConfigError, parseConfig } from "../config.js";
@@ -60,4 +61,29 @@ export function startupMessage(error: unknown): string {
 export function startupFailure(error: unknown): never {
   console.error(startupMessage(error));
   process.exit(1);
+}
+
+/**
+ * The stop both entries make on SIGTERM or SIGINT, once whatever the signals: log it, `drain` (stop accepting
+ * and let the requests in flight answer), then close the app (waiting for its background work) and storage,
+ * and exit 0. Past SHUTDOWN_GRACE_MS the process exits 1 whatever is still running.
+ */
+export function stopOnce(
+  { logger, ...started }: Started,
+  drain: () => Promise<void>,
+  exit: (code: number) => void,
+): (signal: string) => void {
+  let stopping = false;
+  return (signal) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info("shutting down", { signal });
+    setTimeout(() => exit(1), SHUTDOWN_GRACE_MS).unref();
+    drain()
+      .then(() => closeMemoria({ logger, ...started }))
+      .then(
+        () => exit(0),
+        () => exit(1),
+      );
+  };
 }
