@@ -13,6 +13,7 @@ import {
   type DocumentWrite,
   UniqueExternalRefError,
 } from "../store/documents.js";
+import { pageOf } from "../store/page.js";
 import type { Storage } from "../store/storage.js";
 import type { LiveIndexes } from "../teams/live-indexes.js";
 import {
@@ -130,12 +131,13 @@ export class DocumentService {
     limit: number,
     after: DocumentCursor | null,
   ): Promise<{ documents: DocumentView[]; next: DocumentCursor | null }> {
-    const rows = await this.deps.storage.documents.list(key.teamId, limit + 1, after);
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
+    const { page, next } = pageOf(
+      await this.deps.storage.documents.list(key.teamId, limit + 1, after),
+      limit,
+    );
     return {
       documents: await Promise.all(page.map((row) => this.#view(key, row))),
-      next: rows.length > limit && last ? { createdAt: last.createdAt, id: last.id } : null,
+      next,
     };
   }
 

@@ -6,6 +6,7 @@ import { NotFoundError } from "../errors.js";
 import { newId } from "../ids.js";
 import type { TeamKey } from "../seal/team-key.js";
 import type { EntryCursor, EntryRow } from "../store/entries.js";
+import { pageOf } from "../store/page.js";
 import type { Storage } from "../store/storage.js";
 import type { LiveIndexes } from "../teams/live-indexes.js";
 import { type EntryContent, openEntry, projectRef, sealEntry } from "./sealed.js";
@@ -75,11 +76,10 @@ export class EntryService {
   ): Promise<{ entries: EntryView[]; next: EntryCursor | null }> {
     const ref = options.project === null ? null : await projectRef(key, options.project);
     const rows = await this.deps.storage.entries.list(key.teamId, options.limit + 1, options.after, ref);
-    const page = rows.slice(0, options.limit);
-    const last = page.at(-1);
+    const { page, next } = pageOf(rows, options.limit);
     return {
       entries: await Promise.all(page.map((row) => this.#view(key, row))),
-      next: rows.length > options.limit && last ? { createdAt: last.createdAt, id: last.id } : null,
+      next,
     };
   }
 

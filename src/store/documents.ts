@@ -4,6 +4,7 @@
 
 import type { Client, InStatement, InValue } from "@libsql/client";
 import { blob, num, text } from "./client.js";
+import type { PageCursor } from "./page.js";
 
 export interface DocumentRow {
   teamId: string;
@@ -35,10 +36,8 @@ export interface DocumentWrite {
   runs: ChunkRunRow[];
 }
 
-export interface DocumentCursor {
-  createdAt: string;
-  id: string;
-}
+/** Where a page of documents starts (see page.ts). */
+export type DocumentCursor = PageCursor;
 
 const documentColumns =
   "team_id, id, sealed, external_ref, version, chunk_count, content_bytes, created_at, updated_at";

@@ -3,6 +3,7 @@
 import type { Client } from "@libsql/client";
 import { blob, num, text } from "./client.js";
 import { appendChange } from "./documents.js";
+import type { PageCursor } from "./page.js";
 import { DuplicateDeliveryError, isDuplicateDelivery, recordDelivery } from "./sources.js";
 
 export interface EntryRow {
@@ -15,10 +16,8 @@ export interface EntryRow {
   sealed: Uint8Array;
 }
 
-export interface EntryCursor {
-  createdAt: string;
-  id: string;
-}
+/** Where a page of entries starts (see page.ts). */
+export type EntryCursor = PageCursor;
 
 const columns = "team_id, id, created_at, project_ref, sealed";
 
