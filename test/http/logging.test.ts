@@ -2,26 +2,19 @@
 // malformed body, not the message of an unexpected error.
 
 import { describe, expect, it } from "vitest";
-import { createApp } from "../../src/app.js";
 import { createLogger } from "../../src/logger.js";
-import { Keyring } from "../../src/seal/keyring.js";
-import { importMasterKeys } from "../../src/seal/master.js";
-import { openStorage } from "../../src/store/storage.js";
-import { ADMIN_TOKEN, newMasterKey } from "../support/app.js";
+import { ADMIN_TOKEN, buildTestApp } from "../support/app.js";
 
 const secretWords = ["zanzibarquokka", "plutoniumtulip", "oxbowlantern"];
 
 describe("logs", () => {
   it("carry route patterns, statuses and ids, never team content or queries", async () => {
     const lines: string[] = [];
-    const storage = await openStorage({ url: ":memory:" });
-    const memoria = createApp({
-      config: { adminToken: ADMIN_TOKEN, cronToken: null, maxDocumentBytes: 10_000, catchupMs: 0 },
-      storage,
-      keyring: new Keyring(await importMasterKeys(newMasterKey())),
-      clock: { now: () => new Date() },
+    const test = await buildTestApp({
+      config: { cronToken: null, maxDocumentBytes: 10_000, catchupMs: 0 },
       logger: createLogger("debug", (line) => lines.push(line)),
     });
+    const { memoria, storage } = test;
     const json = (token: string, body: unknown) => ({
       method: "POST",
       headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
@@ -107,7 +100,6 @@ describe("logs", () => {
     );
     expect(requests.map((r) => r.status)).toEqual(expect.arrayContaining([201, 200, 400, 413, 500]));
     expect(lines.some((l) => l.includes("sealed row failed to open"))).toBe(true);
-    memoria.close();
-    storage.close();
+    test.close();
   });
 });

@@ -4,22 +4,10 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createApp } from "../../src/app.js";
 import { createLogger } from "../../src/logger.js";
 import { webhookAnswer } from "../../src/routes/webhooks.js";
 import { fromBase64 } from "../../src/seal/bytes.js";
-import { Keyring } from "../../src/seal/keyring.js";
-import { importMasterKeys } from "../../src/seal/master.js";
-import { openStorage } from "../../src/store/storage.js";
-import {
-  ADMIN_TOKEN,
-  buildTestApp,
-  makeTeam,
-  newMasterKey,
-  search,
-  type TestApp,
-  tempDir,
-} from "../support/app.js";
+import { buildTestApp, makeTeam, newMasterKey, search, tempDir } from "../support/app.js";
 import { deliver, makeWebhookSecret } from "../support/webhooks.js";
 import { expectOk } from "./contract.js";
 
@@ -131,30 +119,10 @@ describe("the generic webhook at rest", () => {
 describe("the generic webhook in logs", () => {
   it("never logs the secret, the delivery id or what a delivery carries, accepted or refused", async () => {
     const lines: string[] = [];
-    const storage = await openStorage({ url: ":memory:" });
-    const memoria = createApp({
-      config: { adminToken: ADMIN_TOKEN, cronToken: null, maxDocumentBytes: 10_000, catchupMs: 0 },
-      storage,
-      keyring: new Keyring(await importMasterKeys(newMasterKey())),
-      clock: { now: () => new Date() },
+    const app = await buildTestApp({
+      config: { cronToken: null, maxDocumentBytes: 10_000, catchupMs: 0 },
       logger: createLogger("debug", (line) => lines.push(line)),
     });
-    const app = {
-      storage,
-      request: (path: string, init: RequestInit & { json?: unknown; token?: string } = {}) => {
-        const { json, token, ...rest } = init;
-        const headers = new Headers(rest.headers);
-        if (token) headers.set("authorization", `Bearer ${token}`);
-        if (json !== undefined) headers.set("content-type", "application/json");
-        return Promise.resolve(
-          memoria.app.request(path, {
-            ...rest,
-            headers,
-            ...(json !== undefined ? { body: JSON.stringify(json) } : {}),
-          }),
-        );
-      },
-    } as unknown as TestApp;
     try {
       const { teamId, apiKey } = await makeTeam(app);
       const secret = await makeWebhookSecret(app, apiKey);
@@ -182,8 +150,7 @@ describe("the generic webhook in logs", () => {
         "stale_timestamp",
       ]);
     } finally {
-      memoria.close();
-      storage.close();
+      app.close();
     }
   });
 });
