@@ -3,7 +3,7 @@
 // anything else comes back as an ApiError naming the status and the server's code and message, which never
 // quote content (src/errors.ts).
 
-import type { DocumentFormat } from "../ingest/chunk.js";
+import type { DocumentFormat } from "../ingest/formats.js";
 import type { RemoteDocument } from "./plan.js";
 
 export interface DocumentUpload {

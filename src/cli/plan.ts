@@ -4,7 +4,7 @@
 // alone. See docs/decisions/0014-import.md.
 
 import { createHash } from "node:crypto";
-import type { DocumentFormat } from "../ingest/chunk.js";
+import type { DocumentFormat } from "../ingest/formats.js";
 
 export const EXTERNAL_ID_PREFIX = "file:";
 

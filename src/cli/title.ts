@@ -6,8 +6,8 @@ import type { Element, ElementContent, RootContent as HastContent, Root as HastR
 import { fromHtml } from "hast-util-from-html";
 import { fromMarkdown } from "mdast-util-from-markdown";
 import { toString as mdastToString } from "mdast-util-to-string";
-import type { DocumentFormat } from "../ingest/chunk.js";
-import { stem } from "./formats.js";
+import type { DocumentFormat } from "../ingest/formats.js";
+import { stem } from "../ingest/formats.js";
 
 export const MAX_TITLE_CHARS = 512;
 

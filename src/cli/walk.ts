@@ -8,8 +8,8 @@
 import { constants } from "node:fs";
 import { open, readdir, realpath, stat } from "node:fs/promises";
 import { isAbsolute, join, relative, sep } from "node:path";
-import type { DocumentFormat } from "../ingest/chunk.js";
-import { formatOfFile } from "./formats.js";
+import type { DocumentFormat } from "../ingest/formats.js";
+import { formatOfFile } from "../ingest/formats.js";
 
 export interface FoundFile {
   /** The path from the folder as the folder shows it, "/"-separated (through a link when it took one). */

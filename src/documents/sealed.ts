@@ -3,7 +3,7 @@
 
 import { z } from "zod";
 import { UnreadableError } from "../errors.js";
-import { documentFormats } from "../ingest/chunk.js";
+import { documentFormats } from "../ingest/formats.js";
 import { openRow, sealRow, type TeamKey } from "../seal/team-key.js";
 
 export const documentMetaSchema = z.object({

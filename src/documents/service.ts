@@ -4,7 +4,8 @@
 import type { Clock } from "../clock.js";
 import { ConflictError, NotFoundError, PayloadTooLargeError } from "../errors.js";
 import { newId } from "../ids.js";
-import { chunkDocument, type DocumentFormat, type Passage } from "../ingest/chunk.js";
+import { chunkDocument, type Passage } from "../ingest/chunk.js";
+import type { DocumentFormat } from "../ingest/formats.js";
 import { toHex } from "../seal/bytes.js";
 import { blindIndex, type TeamKey } from "../seal/team-key.js";
 import {
@@ -16,6 +17,7 @@ import {
 import { pageOf } from "../store/page.js";
 import type { Storage } from "../store/storage.js";
 import type { LiveIndexes } from "../teams/live-indexes.js";
+import { utf8Length } from "../text/length.js";
 import {
   chunkRuns,
   openContent,
@@ -181,7 +183,7 @@ export class DocumentService {
     whenGone: "insert" | "not_found",
   ): Promise<{ document: DocumentView; created: boolean }> {
     const { storage, indexes, maxDocumentBytes } = this.deps;
-    const contentBytes = new TextEncoder().encode(input.content).length;
+    const contentBytes = utf8Length(input.content);
     if (contentBytes > maxDocumentBytes) {
       throw new PayloadTooLargeError(
         `Document content is ${contentBytes} bytes; the limit is ${maxDocumentBytes}.`,

@@ -70,7 +70,3 @@ export function orExpression(orTerms: readonly string[], nearTerms: readonly str
   if (nearTerms.length > 1) operands.push(`NEAR(${nearTerms.map(quote).join(" ")}, ${NEAR_DISTANCE})`);
   return operands.join(" OR ");
 }
-
-export function utf8Length(text: string): number {
-  return new TextEncoder().encode(text).length;
-}

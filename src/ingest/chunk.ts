@@ -11,9 +11,8 @@ import { fromMarkdown } from "mdast-util-from-markdown";
 import { gfmFromMarkdown } from "mdast-util-gfm";
 import { toString as mdastToString } from "mdast-util-to-string";
 import { gfm } from "micromark-extension-gfm";
-
-export const documentFormats = ["markdown", "text", "html"] as const;
-export type DocumentFormat = (typeof documentFormats)[number];
+import { advanceCodePoints, codePointLength } from "../text/length.js";
+import type { DocumentFormat } from "./formats.js";
 
 export interface Passage {
   ordinal: number;
@@ -277,31 +276,6 @@ function renderTable(table: Table): string {
     )
     .filter((row) => row.replace(/[\s|]/g, "") !== "")
     .join("\n");
-}
-
-/**
- * Counts Unicode code points, treating a lone surrogate as one, exactly as `[...text].length` does.
- */
-function codePointLength(text: string): number {
-  let count = 0;
-  for (let i = 0; i < text.length; i = nextCodePoint(text, i)) count++;
-  return count;
-}
-
-function nextCodePoint(text: string, index: number): number {
-  const code = text.charCodeAt(index);
-  if (code >= 0xd800 && code <= 0xdbff && index + 1 < text.length) {
-    const low = text.charCodeAt(index + 1);
-    if (low >= 0xdc00 && low <= 0xdfff) return index + 2;
-  }
-  return index + 1;
-}
-
-/** UTF-16 index reached after advancing `count` code points from `from` (clamped to the end). */
-function advanceCodePoints(text: string, from: number, count: number): number {
-  let index = from;
-  for (let n = 0; n < count && index < text.length; n++) index = nextCodePoint(text, index);
-  return index;
 }
 
 /**

@@ -1,30 +1,12 @@
 // One entry as one line of the working-memory block, and what the line costs in tokens.
 
+import { utf8Length } from "../text/length.js";
 import { BYTES_PER_TOKEN } from "./constants.js";
 import type { MemoryEntry } from "./entry.js";
 
-/** UTF-8 bytes of a string, counted without encoding it (this runs for every candidate of every request). */
-export function utf8Bytes(text: string): number {
-  let bytes = 0;
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    if (unit < 0x80) bytes += 1;
-    else if (unit < 0x800) bytes += 2;
-    else if (unit >= 0xd800 && unit < 0xdc00 && i + 1 < text.length) {
-      const next = text.charCodeAt(i + 1);
-      // A surrogate pair is one code point of four bytes; a lone surrogate encodes as U+FFFD, three bytes.
-      if (next >= 0xdc00 && next < 0xe000) {
-        bytes += 4;
-        i++;
-      } else bytes += 3;
-    } else bytes += 3;
-  }
-  return bytes;
-}
-
 /** ceil(UTF-8 bytes / 4): an estimate that errs towards too many tokens, never too few. */
 export function estimateTokens(text: string): number {
-  return Math.ceil(utf8Bytes(text) / BYTES_PER_TOKEN);
+  return Math.ceil(utf8Length(text) / BYTES_PER_TOKEN);
 }
 
 // memoria writes createdAt with toISOString(); its first ten characters are the UTC day already. Parsing is

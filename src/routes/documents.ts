@@ -6,7 +6,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { DocumentInput, DocumentService } from "../documents/service.js";
 import { InvalidRequestError, UnsupportedMediaTypeError } from "../errors.js";
 import type { AppEnv } from "../http/env.js";
-import type { DocumentFormat } from "../ingest/chunk.js";
+import { type DocumentFormat, formatOfFile } from "../ingest/formats.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
 import { errors, json } from "./responses.js";
 import { router } from "./router.js";
@@ -66,13 +66,6 @@ function fromBody(body: DocumentBody): DocumentInput {
   };
 }
 
-function formatOfFileName(name: string): DocumentFormat {
-  const lower = name.toLowerCase();
-  if (lower.endsWith(".html") || lower.endsWith(".htm")) return "html";
-  if (lower.endsWith(".txt")) return "text";
-  return "markdown";
-}
-
 export function documentRoutes(documents: DocumentService, team: MiddlewareHandler<AppEnv>) {
   const app = router();
 
@@ -114,7 +107,7 @@ export function documentRoutes(documents: DocumentService, team: MiddlewareHandl
         input = {
           title: title.data,
           content: await file.text(),
-          format: formatOfFileName(file.name),
+          format: formatOfFile(file.name) ?? "markdown",
           path: [],
           externalId: null,
         };

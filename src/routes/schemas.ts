@@ -2,8 +2,9 @@
 // UTF-16 units (zod's own .max counts those, and an emoji would count twice).
 
 import { z } from "@hono/zod-openapi";
-import { MAX_QUERY_BYTES, utf8Length } from "../index/query.js";
-import { documentFormats } from "../ingest/chunk.js";
+import { MAX_QUERY_BYTES } from "../index/query.js";
+import { documentFormats } from "../ingest/formats.js";
+import { utf8Length } from "../text/length.js";
 import { errorCodeParam } from "./router.js";
 
 export const codePoints = (min: number, max: number) =>

@@ -26,7 +26,7 @@ function fresh(): { root: string; outside: string; base: string } {
 const paths = (files: { relativePath: string }[]) => files.map((f) => f.relativePath);
 
 describe("walkFolder", () => {
-  it("finds the four extensions in any case, sorted, with their formats, and skips dot-names", async () => {
+  it("finds the document extensions (.htm included) in any case, sorted, with their formats, and skips dot-names", async () => {
     const { root } = fresh();
     writeTree(root, {
       "b.md": "",
@@ -48,6 +48,7 @@ describe("walkFolder", () => {
       ["a/y.txt", "text"],
       ["a/z.MARKDOWN", "markdown"],
       ["b.md", "markdown"],
+      ["c.htm", "html"],
     ]);
     expect(walked.skipped).toEqual([]);
     expect(walked.unreadable).toEqual([]);

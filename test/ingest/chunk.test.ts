@@ -1,12 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  type ChunkLimits,
-  chunkDocument,
-  type DocumentFormat,
-  defaultChunkLimits,
-  type Passage,
-} from "../../src/ingest/chunk.js";
+import { type ChunkLimits, chunkDocument, defaultChunkLimits, type Passage } from "../../src/ingest/chunk.js";
+import type { DocumentFormat } from "../../src/ingest/formats.js";
 
 const md = (content: string, title = "Untitled", limits?: ChunkLimits): Passage[] =>
   chunkDocument({ title, content, format: "markdown" }, limits);

@@ -16,8 +16,9 @@ import {
   WEIGHT_RECENCY,
 } from "../../src/memory/constants.js";
 import type { MemoryEntry } from "../../src/memory/entry.js";
-import { estimateTokens, renderLine, utf8Bytes } from "../../src/memory/line.js";
+import { estimateTokens, renderLine } from "../../src/memory/line.js";
 import { fuse, slice } from "../../src/memory/slice.js";
+import { utf8Length } from "../../src/text/length.js";
 
 describe("working-memory constants", () => {
   it("are pinned", () => {
@@ -159,7 +160,7 @@ describe("a fixed pool, worked out by hand", () => {
     ];
     for (const [entry, line, bytes, tokens] of expected) {
       expect(renderLine(entry)).toBe(line);
-      expect(utf8Bytes(line)).toBe(bytes);
+      expect(utf8Length(line)).toBe(bytes);
       expect(estimateTokens(line)).toBe(tokens);
     }
   });
@@ -339,7 +340,7 @@ describe("estimateTokens", () => {
       "\uDC00\uD800", // a pair in the wrong order is two lone surrogates
       "\uD83D\uD83D\uDCC8", // lone high, then a valid pair
     ];
-    for (const s of samples) expect(utf8Bytes(s), JSON.stringify(s)).toBe(encoder.encode(s).length);
+    for (const s of samples) expect(utf8Length(s), JSON.stringify(s)).toBe(encoder.encode(s).length);
   });
 });
 

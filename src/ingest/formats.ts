@@ -1,16 +1,18 @@
-// Which files an import sends, and as what: the four extensions API.md's "Command line" names, matched
-// without regard to case (README.MD is a markdown file too).
+// The formats a document can be in, and the one map from a file name's extension to a format, used alike by
+// a multipart upload and by `memoria import`. Extensions match without regard to case (README.MD is markdown).
 
-import type { DocumentFormat } from "../ingest/chunk.js";
+export const documentFormats = ["markdown", "text", "html"] as const;
+export type DocumentFormat = (typeof documentFormats)[number];
 
 const formatOfExtension: Record<string, DocumentFormat> = {
   ".md": "markdown",
   ".markdown": "markdown",
   ".txt": "text",
   ".html": "html",
+  ".htm": "html",
 };
 
-/** The document format of a file name, or null when an import does not send such files. */
+/** The document format of a file name, or null for a name with no extension memoria reads as a document. */
 export function formatOfFile(name: string): DocumentFormat | null {
   const dot = name.lastIndexOf(".");
   // A name that is only an extension (".md") is a hidden file, not a markdown document.
