@@ -1,6 +1,6 @@
-// The small set of domain errors. Services throw these; only the HTTP edge (src/http/errors.ts) turns them
-// into statuses and the one error envelope. A message here is shown to clients and may be logged, so it
-// must never quote team content: name the field or the id, never the value.
+// The domain errors: one type carrying a code from the enum. Services throw them; only the HTTP edge
+// (src/http/errors.ts) turns them into statuses and the one error envelope. A message is shown to clients
+// and may be logged, so it must never quote team content: name the field or the id, never the value.
 
 export const errorCodes = [
   "invalid_request",
@@ -19,63 +19,36 @@ export const errorCodes = [
 ] as const;
 export type ErrorCode = (typeof errorCodes)[number];
 
-export abstract class DomainError extends Error {
-  abstract readonly code: ErrorCode;
-}
+// The sentence a code says when its thrower has nothing more specific to add.
+const defaultMessages: Record<ErrorCode, string> = {
+  invalid_request: "Invalid request.",
+  query_too_long: "The query is too long.",
+  unauthorized: "Missing or invalid credentials.",
+  admin_disabled: "Admin routes are disabled: MEMORIA_ADMIN_TOKEN is not set in production.",
+  forbidden: "Forbidden.",
+  not_found: "Not found.",
+  conflict: "Conflict.",
+  payload_too_large: "The request body is too large.",
+  unsupported_media_type: "Unsupported media type.",
+  rate_limited: "Too many requests.",
+  // A sealed row failed to open: wrong key, or the ciphertext was moved or altered. Never an empty answer.
+  unreadable: "A stored row could not be opened.",
+  internal: "Internal error.",
+  unavailable: "Unavailable.",
+};
 
-export class InvalidRequestError extends DomainError {
-  readonly code = "invalid_request";
-  override readonly name = "InvalidRequestError";
-}
+export class DomainError extends Error {
+  override readonly name = "DomainError";
 
-export class QueryTooLongError extends DomainError {
-  readonly code = "query_too_long";
-  override readonly name = "QueryTooLongError";
-}
-
-export class UnauthorizedError extends DomainError {
-  readonly code = "unauthorized";
-  override readonly name = "UnauthorizedError";
-  constructor(message = "Missing or invalid credentials.") {
+  constructor(
+    readonly code: ErrorCode,
+    message: string = defaultMessages[code],
+  ) {
     super(message);
   }
 }
 
-export class AdminDisabledError extends DomainError {
-  readonly code = "admin_disabled";
-  override readonly name = "AdminDisabledError";
-  constructor() {
-    super("Admin routes are disabled: MEMORIA_ADMIN_TOKEN is not set in production.");
-  }
-}
-
-export class NotFoundError extends DomainError {
-  readonly code = "not_found";
-  override readonly name = "NotFoundError";
-}
-
-export class ConflictError extends DomainError {
-  readonly code = "conflict";
-  override readonly name = "ConflictError";
-}
-
-export class PayloadTooLargeError extends DomainError {
-  readonly code = "payload_too_large";
-  override readonly name = "PayloadTooLargeError";
-}
-
-export class UnsupportedMediaTypeError extends DomainError {
-  readonly code = "unsupported_media_type";
-  override readonly name = "UnsupportedMediaTypeError";
-}
-
-/** A sealed row failed to open: wrong key, or the ciphertext was moved or altered. Never an empty answer. */
-export class UnreadableError extends DomainError {
-  readonly code = "unreadable";
-  override readonly name = "UnreadableError";
-}
-
-export class UnavailableError extends DomainError {
-  readonly code = "unavailable";
-  override readonly name = "UnavailableError";
+/** True for a DomainError, and with `code` only for one of that code. */
+export function isDomainError(error: unknown, code?: ErrorCode): error is DomainError {
+  return error instanceof DomainError && (code === undefined || error.code === code);
 }

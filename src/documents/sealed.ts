@@ -2,7 +2,7 @@
 // does not decrypt, and is reported the same way (never as an empty value).
 
 import { z } from "zod";
-import { UnreadableError } from "../errors.js";
+import { DomainError } from "../errors.js";
 import { documentFormats } from "../ingest/formats.js";
 import { openRow, sealRow, type TeamKey } from "../seal/team-key.js";
 
@@ -75,7 +75,7 @@ export const sealedTables = {
 async function openAs<T>(schema: z.ZodType<T>, key: TeamKey, table: string, id: string, sealed: Uint8Array) {
   const parsed = schema.safeParse(await openRow(key, table, id, sealed));
   if (!parsed.success)
-    throw new UnreadableError(`Stored ${table} row ${id} opened but is not in the expected shape.`);
+    throw new DomainError("unreadable", `Stored ${table} row ${id} opened but is not in the expected shape.`);
   return parsed.data;
 }
 
@@ -102,7 +102,7 @@ export async function openChunkRun(
   const id = runRowId(run.documentId, run.version, run.firstOrdinal);
   const content = await openAs(chunkRunSchema, key, sealedTables.chunks, id, run.sealed);
   if (content.chunks.length !== run.count) {
-    throw new UnreadableError(`Stored chunks row ${id} does not hold its count.`);
+    throw new DomainError("unreadable", `Stored chunks row ${id} does not hold its count.`);
   }
   return content;
 }

@@ -2,7 +2,7 @@
 // then bring the team's live index level before the write is acknowledged.
 
 import type { Clock } from "../clock.js";
-import { ConflictError, NotFoundError, PayloadTooLargeError } from "../errors.js";
+import { DomainError, isDomainError } from "../errors.js";
 import { newId } from "../ids.js";
 import { chunkDocument, type Passage } from "../ingest/chunk.js";
 import type { DocumentFormat } from "../ingest/formats.js";
@@ -106,12 +106,12 @@ export class DocumentService {
     const ref = input.externalId === null ? null : await blindIndex(key, input.externalId);
     return this.#serially(`${key.teamId}/id/${id}`, async () => {
       const existing = await this.deps.storage.documents.get(key.teamId, id);
-      if (!existing) throw new NotFoundError(`No document ${id}.`);
+      if (!existing) throw new DomainError("not_found", `No document ${id}.`);
       try {
         return (await this.#write(key, input, ref, existing, "not_found")).document;
       } catch (error) {
         if (error instanceof UniqueExternalRefError) {
-          throw new ConflictError("Another document of this team already holds that externalId.");
+          throw new DomainError("conflict", "Another document of this team already holds that externalId.");
         }
         throw error;
       }
@@ -120,7 +120,7 @@ export class DocumentService {
 
   async get(key: TeamKey, id: string): Promise<DocumentView & { content: string }> {
     const stored = await this.deps.storage.documents.getWithContent(key.teamId, id);
-    if (!stored) throw new NotFoundError(`No document ${id}.`);
+    if (!stored) throw new DomainError("not_found", `No document ${id}.`);
     const [view, content] = await Promise.all([
       this.#view(key, stored.row),
       openContent(key, id, stored.content),
@@ -157,7 +157,7 @@ export class DocumentService {
         await this.delete(key, row.id);
         return true;
       } catch (error) {
-        if (error instanceof NotFoundError) return false;
+        if (isDomainError(error, "not_found")) return false;
         throw error;
       }
     });
@@ -165,7 +165,7 @@ export class DocumentService {
 
   async delete(key: TeamKey, id: string): Promise<void> {
     const seq = await this.deps.storage.documents.delete(key.teamId, id, this.deps.clock.now().toISOString());
-    if (seq === null) throw new NotFoundError(`No document ${id}.`);
+    if (seq === null) throw new DomainError("not_found", `No document ${id}.`);
     await this.deps.indexes.committed(key);
   }
 
@@ -185,7 +185,8 @@ export class DocumentService {
     const { storage, indexes, maxDocumentBytes } = this.deps;
     const contentBytes = utf8Length(input.content);
     if (contentBytes > maxDocumentBytes) {
-      throw new PayloadTooLargeError(
+      throw new DomainError(
+        "payload_too_large",
         `Document content is ${contentBytes} bytes; the limit is ${maxDocumentBytes}.`,
       );
     }
@@ -199,10 +200,14 @@ export class DocumentService {
         return { document: this.#viewOf(sealed.row, input), created: base === null };
       }
       if (attempt >= MAX_WRITE_ATTEMPTS) {
-        throw new ConflictError("The document kept changing while this write was applied; send it again.");
+        throw new DomainError(
+          "conflict",
+          "The document kept changing while this write was applied; send it again.",
+        );
       }
       const current = base ? await storage.documents.get(key.teamId, base.id) : null;
-      if (!current && whenGone === "not_found") throw new NotFoundError(`No document ${base?.id ?? ""}.`);
+      if (!current && whenGone === "not_found")
+        throw new DomainError("not_found", `No document ${base?.id ?? ""}.`);
       base = current;
     }
   }

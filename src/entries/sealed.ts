@@ -2,7 +2,7 @@
 // that does not decrypt, and is reported the same way.
 
 import { z } from "zod";
-import { UnreadableError } from "../errors.js";
+import { DomainError } from "../errors.js";
 import { blindIndex, openRow, sealRow, type TeamKey } from "../seal/team-key.js";
 
 export const entryContentSchema = z.object({
@@ -23,7 +23,7 @@ export const sealEntry = (key: TeamKey, id: string, content: EntryContent) =>
 export async function openEntry(key: TeamKey, id: string, sealed: Uint8Array): Promise<EntryContent> {
   const parsed = entryContentSchema.safeParse(await openRow(key, ENTRIES_TABLE, id, sealed));
   if (!parsed.success)
-    throw new UnreadableError(`Stored entries row ${id} opened but is not in the expected shape.`);
+    throw new DomainError("unreadable", `Stored entries row ${id} opened but is not in the expected shape.`);
   return parsed.data;
 }
 

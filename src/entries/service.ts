@@ -2,7 +2,7 @@
 // write is acknowledged; reads open the sealed rows.
 
 import type { Clock } from "../clock.js";
-import { NotFoundError } from "../errors.js";
+import { DomainError } from "../errors.js";
 import { newId } from "../ids.js";
 import type { TeamKey } from "../seal/team-key.js";
 import type { EntryCursor, EntryRow } from "../store/entries.js";
@@ -65,7 +65,7 @@ export class EntryService {
 
   async get(key: TeamKey, id: string): Promise<EntryView> {
     const row = await this.deps.storage.entries.get(key.teamId, id);
-    if (!row) throw new NotFoundError(`No entry ${id}.`);
+    if (!row) throw new DomainError("not_found", `No entry ${id}.`);
     return this.#view(key, row);
   }
 
@@ -89,7 +89,7 @@ export class EntryService {
       id,
       this.deps.clock.now().toISOString(),
     );
-    if (!deleted) throw new NotFoundError(`No entry ${id}.`);
+    if (!deleted) throw new DomainError("not_found", `No entry ${id}.`);
     await this.deps.indexes.committed(key);
   }
 

@@ -1,7 +1,7 @@
 // The working-memory block for an agent: gather the pool from the team's entry index, rank and cut it to the
 // budget, render it. The ranking itself is pure (src/memory); this only fetches its inputs.
 
-import { UnavailableError } from "../errors.js";
+import { DomainError } from "../errors.js";
 import { renderBlock } from "../memory/block.js";
 import { gather } from "../memory/gather.js";
 import { type SliceResult, slice } from "../memory/slice.js";
@@ -29,7 +29,7 @@ export async function workingMemory(
   const { entries } = await indexes.ready(key);
   // The index can be closed between being handed over and being asked, when its team is deleted meanwhile.
   if (!entries.isOpen())
-    throw new UnavailableError("The team's index was closed while answering; try again.");
+    throw new DomainError("unavailable", "The team's index was closed while answering; try again.");
   const pool = gather(entries, { query: request.query, project: request.project });
   const result = slice(pool.entries, {
     matched: pool.matched,

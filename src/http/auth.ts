@@ -2,7 +2,7 @@
 // Every comparison is constant-time; every failure is the same 401.
 
 import type { MiddlewareHandler } from "hono";
-import { AdminDisabledError, UnauthorizedError } from "../errors.js";
+import { DomainError } from "../errors.js";
 import { tokensEqual } from "../seal/secret.js";
 import type { TeamDirectory } from "../teams/directory.js";
 import type { AppEnv } from "./env.js";
@@ -14,9 +14,9 @@ export function bearerToken(header: string | undefined): string | null {
 
 export function adminAuth(adminToken: string | null): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (adminToken === null) throw new AdminDisabledError();
+    if (adminToken === null) throw new DomainError("admin_disabled");
     const given = bearerToken(c.req.header("authorization"));
-    if (!given || !(await tokensEqual(given, adminToken))) throw new UnauthorizedError();
+    if (!given || !(await tokensEqual(given, adminToken))) throw new DomainError("unauthorized");
     await next();
   };
 }
@@ -25,7 +25,7 @@ export function teamAuth(directory: TeamDirectory): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const given = bearerToken(c.req.header("authorization"));
     const team = given ? await directory.authenticate(given) : null;
-    if (!team) throw new UnauthorizedError();
+    if (!team) throw new DomainError("unauthorized");
     c.set("team", team);
     await next();
   };
@@ -35,12 +35,12 @@ export function teamAuth(directory: TeamDirectory): MiddlewareHandler<AppEnv> {
 export function cronAuth(cronToken: string | null, adminToken: string | null): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const given = bearerToken(c.req.header("authorization"));
-    if (!given) throw new UnauthorizedError();
+    if (!given) throw new DomainError("unauthorized");
     const [cron, admin] = await Promise.all([
       cronToken !== null && tokensEqual(given, cronToken),
       adminToken !== null && tokensEqual(given, adminToken),
     ]);
-    if (!cron && !admin) throw new UnauthorizedError();
+    if (!cron && !admin) throw new DomainError("unauthorized");
     await next();
   };
 }

@@ -3,14 +3,14 @@
 
 import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { PayloadTooLargeError } from "../errors.js";
+import { DomainError } from "../errors.js";
 import type { AppEnv } from "./env.js";
 
 export function limitBody(maxBytes: number): MiddlewareHandler<AppEnv> {
   return bodyLimit({
     maxSize: maxBytes,
     onError: () => {
-      throw new PayloadTooLargeError(`The request body is larger than ${maxBytes} bytes.`);
+      throw new DomainError("payload_too_large", `The request body is larger than ${maxBytes} bytes.`);
     },
   });
 }

@@ -6,7 +6,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { z } from "zod";
-import { DomainError, type ErrorCode, errorCodes } from "../errors.js";
+import { type ErrorCode, errorCodes, isDomainError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { AppEnv } from "./env.js";
 
@@ -58,7 +58,7 @@ const codeOfStatus: Partial<Record<number, ErrorCode>> = {
 
 export function onError(logger: Logger) {
   return (err: Error, c: Context<AppEnv>): Response => {
-    if (err instanceof DomainError) {
+    if (isDomainError(err)) {
       if (err.code === "unreadable")
         logger.error("sealed row failed to open", { requestId: c.get("requestId") });
       return errorResponse(c, err.code, err.message);

@@ -1,7 +1,7 @@
 // Page cursors are opaque to clients: base64url of the last row's (createdAt, id). Only metadata goes in one.
 
 import { z } from "zod";
-import { InvalidRequestError } from "../errors.js";
+import { DomainError } from "../errors.js";
 import { fromBase64, fromUtf8, toBase64Url, utf8 } from "../seal/bytes.js";
 
 const cursorSchema = z.object({ createdAt: z.string(), id: z.string() });
@@ -18,6 +18,6 @@ export function decodeCursor(text: string): PageCursor {
     const [createdAt, id] = JSON.parse(fromUtf8(bytes)) as unknown[];
     return cursorSchema.parse({ createdAt, id });
   } catch {
-    throw new InvalidRequestError("Invalid request: cursor is not one this API returned.");
+    throw new DomainError("invalid_request", "Invalid request: cursor is not one this API returned.");
   }
 }

@@ -4,7 +4,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import type { DocumentInput, DocumentService } from "../documents/service.js";
-import { InvalidRequestError, UnsupportedMediaTypeError } from "../errors.js";
+import { DomainError } from "../errors.js";
 import type { AppEnv } from "../http/env.js";
 import { type DocumentFormat, formatOfFile } from "../ingest/formats.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
@@ -102,7 +102,10 @@ export function documentRoutes(documents: DocumentService, team: MiddlewareHandl
         const { file } = c.req.valid("form") as z.infer<typeof uploadForm>;
         const title = nameText(512).safeParse(file.name);
         if (!title.success) {
-          throw new InvalidRequestError("Invalid request: file needs a name of 1–512 characters, not blank.");
+          throw new DomainError(
+            "invalid_request",
+            "Invalid request: file needs a name of 1–512 characters, not blank.",
+          );
         }
         input = {
           title: title.data,
@@ -113,10 +116,11 @@ export function documentRoutes(documents: DocumentService, team: MiddlewareHandl
         };
       } else if (rawFormats[type]) {
         const title = c.req.valid("query").title;
-        if (!title) throw new InvalidRequestError("Invalid request: title: a raw body needs ?title=.");
+        if (!title)
+          throw new DomainError("invalid_request", "Invalid request: title: a raw body needs ?title=.");
         input = { title, content: await c.req.text(), format: rawFormats[type], path: [], externalId: null };
       } else {
-        throw new UnsupportedMediaTypeError(`Send ${postTypes.join(", ")}.`);
+        throw new DomainError("unsupported_media_type", `Send ${postTypes.join(", ")}.`);
       }
       const { document, created } = await documents.create(c.get("team"), input);
       return created ? c.json({ document }, 201) : c.json({ document }, 200);
@@ -203,7 +207,8 @@ export function documentRoutes(documents: DocumentService, team: MiddlewareHandl
 /** Refuses any other media type with 415 before a validator reads the body. */
 export function acceptOnly(types: readonly string[]): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (!types.includes(mediaType(c))) throw new UnsupportedMediaTypeError(`Send ${types.join(", ")}.`);
+    if (!types.includes(mediaType(c)))
+      throw new DomainError("unsupported_media_type", `Send ${types.join(", ")}.`);
     await next();
   };
 }

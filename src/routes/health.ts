@@ -1,7 +1,7 @@
 // Liveness and readiness: the process is up; storage answers.
 
 import { createRoute, z } from "@hono/zod-openapi";
-import { UnavailableError } from "../errors.js";
+import { DomainError } from "../errors.js";
 import type { Storage } from "../store/storage.js";
 import { errors, json } from "./responses.js";
 import { router } from "./router.js";
@@ -28,7 +28,7 @@ export function healthRoutes(storage: Storage) {
       try {
         await storage.ping();
       } catch {
-        throw new UnavailableError("Storage is not answering.");
+        throw new DomainError("unavailable", "Storage is not answering.");
       }
       return c.json({ ok: true as const }, 200);
     },

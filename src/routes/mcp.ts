@@ -11,7 +11,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { MiddlewareHandler } from "hono";
 import { z } from "zod";
 import type { EntryService } from "../entries/service.js";
-import { DomainError } from "../errors.js";
+import { isDomainError } from "../errors.js";
 import type { AppEnv } from "../http/env.js";
 import { errorResponse } from "../http/errors.js";
 import type { Logger } from "../logger.js";
@@ -41,8 +41,7 @@ const text = (value: string) => ({ type: "text" as const, text: value });
  * error's text could quote input.
  */
 function toolError(error: unknown, logger: Logger, requestId: string): CallToolResult {
-  if (error instanceof DomainError)
-    return { isError: true, content: [text(`${error.code}: ${error.message}`)] };
+  if (isDomainError(error)) return { isError: true, content: [text(`${error.code}: ${error.message}`)] };
   logger.error("mcp tool failed", { requestId, error: error instanceof Error ? error.name : "unknown" });
   return { isError: true, content: [text(`internal: Internal error (request ${requestId}).`)] };
 }

@@ -8,13 +8,7 @@
 
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
-import {
-  ConflictError,
-  InvalidRequestError,
-  NotFoundError,
-  UnauthorizedError,
-  UnreadableError,
-} from "../errors.js";
+import { DomainError, isDomainError } from "../errors.js";
 import type { AppEnv } from "../http/env.js";
 import { tokensEqual } from "../seal/secret.js";
 import type { Background, WaitUntil } from "../sources/background.js";
@@ -127,7 +121,7 @@ export function notionRoutes(deps: NotionRouteDeps, team: MiddlewareHandler<AppE
         stored = await secrets.get(key, "notion.token");
       } catch (error) {
         // A row that no longer opens is replaced like any other token.
-        if (!(error instanceof UnreadableError)) throw error;
+        if (!isDomainError(error, "unreadable")) throw error;
         stored = null;
       }
       const replaced = stored === null || !(await tokensEqual(token, stored));
@@ -156,7 +150,7 @@ export function notionRoutes(deps: NotionRouteDeps, team: MiddlewareHandler<AppE
     async (c) => {
       const key = c.get("team");
       if (!(await secrets.has(key.teamId, "notion.token"))) {
-        throw new NotFoundError("No Notion token is stored; PUT /v1/sources/notion first.");
+        throw new DomainError("not_found", "No Notion token is stored; PUT /v1/sources/notion first.");
       }
       const verificationToken = await secrets.get(key, "notion.verification");
       // A secret: no cache, proxy or browser keeps a copy.
@@ -203,7 +197,7 @@ export function notionRoutes(deps: NotionRouteDeps, team: MiddlewareHandler<AppE
     }),
     async (c) => {
       const key = await directory.teamKey(c.req.valid("param").teamId);
-      if (!key) throw new UnauthorizedError();
+      if (!key) throw new DomainError("unauthorized");
       // The signature covers the bytes as sent, so it is checked on them, never on a re-encoding of the JSON.
       const raw = new Uint8Array(await c.req.arrayBuffer());
       const body = parseJson(raw);
@@ -211,10 +205,11 @@ export function notionRoutes(deps: NotionRouteDeps, team: MiddlewareHandler<AppE
       const offered = handshakeToken(body);
       if (offered !== null) {
         // Without a token the team has not set up Notion: whoever knows its id must not claim the webhook.
-        if (!(await secrets.has(key.teamId, "notion.token"))) throw new UnauthorizedError();
+        if (!(await secrets.has(key.teamId, "notion.token"))) throw new DomainError("unauthorized");
         const stored = await secrets.putIfAbsent(key, "notion.verification", offered);
         if (!(await tokensEqual(offered, stored))) {
-          throw new ConflictError(
+          throw new DomainError(
+            "conflict",
             "A different verification token is stored; DELETE /v1/sources/notion before verifying again.",
           );
         }
@@ -226,9 +221,10 @@ export function notionRoutes(deps: NotionRouteDeps, team: MiddlewareHandler<AppE
         verification === null ||
         !(await signatureValid(raw, c.req.header(SIGNATURE_HEADER), verification))
       ) {
-        throw new UnauthorizedError();
+        throw new DomainError("unauthorized");
       }
-      if (body === undefined) throw new InvalidRequestError("Invalid request: the body is not JSON.");
+      if (body === undefined)
+        throw new DomainError("invalid_request", "Invalid request: the body is not JSON.");
       const event = eventSchema.safeParse(body);
       // A signed delivery of a kind this code does not know is acknowledged, so Notion does not resend it.
       if (event.success) {

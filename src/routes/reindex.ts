@@ -3,7 +3,7 @@
 
 import { createRoute, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
-import { InvalidRequestError } from "../errors.js";
+import { DomainError } from "../errors.js";
 import type { AppEnv } from "../http/env.js";
 import { describeIssues } from "../http/errors.js";
 import { teamIdPattern } from "../ids.js";
@@ -22,13 +22,13 @@ function parseBody(raw: string): z.infer<typeof reindexBody> {
   try {
     json = JSON.parse(raw);
   } catch {
-    throw new InvalidRequestError("Invalid request: the body is not JSON.");
+    throw new DomainError("invalid_request", "Invalid request: the body is not JSON.");
   }
   const parsed = reindexBody.safeParse(json);
-  if (!parsed.success) throw new InvalidRequestError(describeIssues(parsed.error.issues));
+  if (!parsed.success) throw new DomainError("invalid_request", describeIssues(parsed.error.issues));
   // Named here rather than by zod, whose message would quote the unknown keys.
   if (Object.keys(json as object).some((k) => k !== "teamId")) {
-    throw new InvalidRequestError("Invalid request: the body may hold only teamId.");
+    throw new DomainError("invalid_request", "Invalid request: the body may hold only teamId.");
   }
   return parsed.data;
 }

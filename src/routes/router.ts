@@ -2,7 +2,7 @@
 // schema throws a domain error instead of answering with zod's own shape.
 
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { type ErrorCode, errorCodes, InvalidRequestError, QueryTooLongError } from "../errors.js";
+import { DomainError, type ErrorCode, errorCodes } from "../errors.js";
 import type { AppEnv } from "../http/env.js";
 import { describeIssues } from "../http/errors.js";
 
@@ -18,8 +18,8 @@ export function router(): OpenAPIHono<AppEnv> {
         .map((i) => (i.code === "custom" ? (i.params?.[errorCodeParam] as ErrorCode | undefined) : undefined))
         .find((code) => code !== undefined && errorCodes.includes(code));
       if (asked === "query_too_long")
-        throw new QueryTooLongError(issues.find((i) => i.code === "custom")?.message);
-      throw new InvalidRequestError(describeIssues(issues));
+        throw new DomainError("query_too_long", issues.find((i) => i.code === "custom")?.message);
+      throw new DomainError("invalid_request", describeIssues(issues));
     },
   });
 }

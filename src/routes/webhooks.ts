@@ -15,7 +15,7 @@ import type { MiddlewareHandler } from "hono";
 import type { Clock } from "../clock.js";
 import type { DocumentService } from "../documents/service.js";
 import type { EntryService } from "../entries/service.js";
-import { InvalidRequestError, UnauthorizedError } from "../errors.js";
+import { DomainError } from "../errors.js";
 import type { AppEnv } from "../http/env.js";
 import { describeIssues } from "../http/errors.js";
 import type { Logger } from "../logger.js";
@@ -97,10 +97,10 @@ export function parseWebhookEvent(payload: string): WebhookEvent {
   try {
     value = JSON.parse(payload);
   } catch {
-    throw new InvalidRequestError("Invalid request: body: must be a JSON object.");
+    throw new DomainError("invalid_request", "Invalid request: body: must be a JSON object.");
   }
   const parsed = webhookEvent.safeParse(value);
-  if (!parsed.success) throw new InvalidRequestError(describeIssues(parsed.error.issues));
+  if (!parsed.success) throw new DomainError("invalid_request", describeIssues(parsed.error.issues));
   return toWebhookEvent(parsed.data);
 }
 
@@ -148,7 +148,7 @@ export function webhookRoutes(deps: WebhookRoutesDeps) {
     });
     if (!verified.ok) {
       logger.warn("webhook delivery refused", { requestId: c.get("requestId"), reason: verified.refusal });
-      throw new UnauthorizedError(REFUSED);
+      throw new DomainError("unauthorized", REFUSED);
     }
     const event = parseWebhookEvent(payload);
     const delivered = await source.deliver(verified.key, verified.deliveryId, event);

@@ -5,7 +5,7 @@
 
 import { getPath } from "hono/utils/url";
 import { type Config, ConfigError, envSchema, parseConfig } from "../config.js";
-import { AdminDisabledError, type ErrorCode, UnauthorizedError } from "../errors.js";
+import { DomainError, type ErrorCode } from "../errors.js";
 import { teamIdPattern } from "../ids.js";
 
 /** The port the container's Node server listens on (passed to it as PORT). */
@@ -92,8 +92,8 @@ const statusOfCode = {
 export type WorkerErrorCode = keyof typeof statusOfCode;
 
 export const messages = {
-  unauthorized: new UnauthorizedError().message,
-  adminDisabled: new AdminDisabledError().message,
+  unauthorized: new DomainError("unauthorized").message,
+  adminDisabled: new DomainError("admin_disabled").message,
   notFound: "No such route.",
   unavailable: "The instance for this request is not available; retry shortly.",
 } as const;

@@ -2,7 +2,7 @@
 // sealed with it directly, which is what makes rotating it cheap: re-wrap one small key per team, touch no
 // row.
 
-import { UnreadableError } from "../errors.js";
+import { isDomainError } from "../errors.js";
 import { type CryptoKey, utf8 } from "./bytes.js";
 import { openBytes, sealBytes } from "./seal.js";
 
@@ -50,7 +50,7 @@ export async function unwrapTeamKey(
   try {
     return { raw: await openBytes(master.current, wrapped, wrapAad(teamId), "team key"), rewrapped: null };
   } catch (error) {
-    if (!master.previous || !(error instanceof UnreadableError)) throw error;
+    if (!master.previous || !isDomainError(error, "unreadable")) throw error;
   }
   const raw = await openBytes(master.previous, wrapped, wrapAad(teamId), "team key");
   return { raw, rewrapped: await wrapTeamKey(master, teamId, raw) };

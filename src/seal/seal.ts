@@ -1,7 +1,7 @@
 // Authenticated encryption of one value. AES-256-GCM through WebCrypto, so the same code runs on Node, Deno
 // and Workers. Format: [version byte][96-bit random IV][ciphertext + 128-bit tag].
 
-import { UnreadableError } from "../errors.js";
+import { DomainError } from "../errors.js";
 import { type CryptoKey, randomBytes } from "./bytes.js";
 
 /** Bumped when the format changes; a reader can then tell old rows from new ones without guessing. */
@@ -34,7 +34,7 @@ export async function openBytes(
   what: string,
 ): Promise<Uint8Array<ArrayBuffer>> {
   if (sealed.length < 1 + IV_BYTES + 16 || sealed[0] !== SEAL_VERSION) {
-    throw new UnreadableError(`Stored ${what} is not in a known sealed format.`);
+    throw new DomainError("unreadable", `Stored ${what} is not in a known sealed format.`);
   }
   try {
     // Views, not copies: a build opens ~90 MB of sealed chunks at 90k passages.
@@ -44,6 +44,9 @@ export async function openBytes(
       await crypto.subtle.decrypt({ name: "AES-GCM", iv, additionalData: aad }, key, body),
     );
   } catch {
-    throw new UnreadableError(`Stored ${what} failed to open: wrong key, or the row was altered or moved.`);
+    throw new DomainError(
+      "unreadable",
+      `Stored ${what} failed to open: wrong key, or the row was altered or moved.`,
+    );
   }
 }

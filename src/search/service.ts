@@ -1,6 +1,6 @@
 // Search over a team's passages: build the FTS5 expression, make sure the team's index is ready, ask it.
 
-import { UnavailableError } from "../errors.js";
+import { DomainError } from "../errors.js";
 import type { PassageHit } from "../index/passage-index.js";
 import { matchQuery } from "../index/query.js";
 import type { TeamKey } from "../seal/team-key.js";
@@ -19,6 +19,7 @@ export async function searchPassages(
 ): Promise<SearchResult> {
   const index = (await indexes.ready(key)).passages;
   // The index can be closed between being handed over and being asked, when its team is deleted meanwhile.
-  if (!index.isOpen()) throw new UnavailableError("The team's index was closed while answering; try again.");
+  if (!index.isOpen())
+    throw new DomainError("unavailable", "The team's index was closed while answering; try again.");
   return { hits: index.find(matchQuery(q), limit), corpus: index.counts() };
 }

@@ -4,7 +4,7 @@
 
 import { z } from "zod";
 import type { Clock } from "../clock.js";
-import { UnreadableError } from "../errors.js";
+import { DomainError } from "../errors.js";
 import { openRow, sealRow, type TeamKey } from "../seal/team-key.js";
 import type { SourceKind } from "../store/sources.js";
 import type { Storage } from "../store/storage.js";
@@ -20,7 +20,10 @@ export class SourceSecrets {
     if (!row) return null;
     const parsed = secretSchema.safeParse(await openRow(key, SOURCES_TABLE, kind, row.sealed));
     if (!parsed.success)
-      throw new UnreadableError(`Stored sources row ${kind} opened but is not in the expected shape.`);
+      throw new DomainError(
+        "unreadable",
+        `Stored sources row ${kind} opened but is not in the expected shape.`,
+      );
     return parsed.data.value;
   }
 

@@ -3,7 +3,7 @@
 
 import { z } from "zod";
 import type { Clock } from "../clock.js";
-import { NotFoundError, UnreadableError } from "../errors.js";
+import { DomainError } from "../errors.js";
 import { newId, teamIdPattern } from "../ids.js";
 import type { Keyring } from "../seal/keyring.js";
 import { generateSecret, hashSecret } from "../seal/secret.js";
@@ -72,7 +72,7 @@ export class TeamDirectory {
         const key = await this.#openKey(row.id, row.wrappedKey);
         const sealed = teamSealSchema.safeParse(await openRow(key, "teams", row.id, row.sealed));
         if (!sealed.success)
-          throw new UnreadableError(`Stored teams row ${row.id} is not in the expected shape.`);
+          throw new DomainError("unreadable", `Stored teams row ${row.id} is not in the expected shape.`);
         return { id: row.id, name: sealed.data.name, createdAt: row.createdAt };
       }),
     );
@@ -104,7 +104,7 @@ export class TeamDirectory {
       keyId,
       this.deps.clock.now().toISOString(),
     );
-    if (!revoked) throw new NotFoundError(`No key ${keyId} in team ${teamId}.`);
+    if (!revoked) throw new DomainError("not_found", `No key ${keyId} in team ${teamId}.`);
   }
 
   /**
@@ -115,7 +115,7 @@ export class TeamDirectory {
   async delete(teamId: string): Promise<void> {
     const { storage, keyring, indexes } = this.deps;
     if (!teamIdPattern.test(teamId) || !(await storage.teams.deleteKeyMaterial(teamId))) {
-      throw new NotFoundError(`No team ${teamId}.`);
+      throw new DomainError("not_found", `No team ${teamId}.`);
     }
     keyring.forget(teamId);
     indexes.drop(teamId);
@@ -143,7 +143,7 @@ export class TeamDirectory {
 
   async #requireTeam(teamId: string): Promise<void> {
     if (!teamIdPattern.test(teamId) || !(await this.deps.storage.teams.get(teamId))) {
-      throw new NotFoundError(`No team ${teamId}.`);
+      throw new DomainError("not_found", `No team ${teamId}.`);
     }
   }
 

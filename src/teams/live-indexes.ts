@@ -6,7 +6,7 @@
 // change to an index goes through the team's queue, so builds and catch-ups never overlap.
 
 import type { Clock } from "../clock.js";
-import { NotFoundError, UnavailableError } from "../errors.js";
+import { DomainError } from "../errors.js";
 import { EntryIndex } from "../index/entry-index.js";
 import { PassageIndex, type PassageIndexOptions } from "../index/passage-index.js";
 import type { Logger } from "../logger.js";
@@ -130,7 +130,7 @@ export class LiveIndexes {
     });
     // Only a drop (the team was deleted meanwhile) leaves a successful run without an index.
     if (!live.index || !live.entries)
-      throw new UnavailableError("The team's index was closed while answering; try again.");
+      throw new DomainError("unavailable", "The team's index was closed while answering; try again.");
     return { passages: live.index, entries: live.entries };
   }
 
@@ -173,7 +173,7 @@ export class LiveIndexes {
       const { storage } = this.deps;
       // A team deleted while this waited in its queue has had its index dropped already; see #build for one
       // that was never built.
-      if (this.#teams.get(key.teamId) !== live) throw new NotFoundError(`No team ${key.teamId}.`);
+      if (this.#teams.get(key.teamId) !== live) throw new DomainError("not_found", `No team ${key.teamId}.`);
       if (live.state !== "ready") await this.#build(key, live);
       let rebuilt = false;
       for (let round = 1; ; round++) {
@@ -244,7 +244,7 @@ export class LiveIndexes {
     if (this.#teams.get(key.teamId) !== live || !(await storage.teams.get(key.teamId))) {
       if (this.#teams.get(key.teamId) === live) this.#teams.delete(key.teamId);
       live.state = "cold";
-      throw new NotFoundError(`No team ${key.teamId}.`);
+      throw new DomainError("not_found", `No team ${key.teamId}.`);
     }
     live.state = "building";
     const started = performance.now();

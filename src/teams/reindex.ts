@@ -3,7 +3,7 @@
 // pulled, so what a missed write or a missed webhook left behind heals on the next ping. Concurrent pings
 // share the work: a run already under way is awaited, not started again.
 
-import { DomainError, NotFoundError } from "../errors.js";
+import { DomainError, isDomainError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { TeamKey } from "../seal/team-key.js";
 import type { Storage } from "../store/storage.js";
@@ -41,9 +41,9 @@ export class Reindexer {
   async run(teamId: string | null): Promise<TeamReindexed[]> {
     if (teamId !== null) {
       const key = await this.deps.directory.teamKey(teamId);
-      if (!key) throw new NotFoundError(`No team ${teamId}.`);
+      if (!key) throw new DomainError("not_found", `No team ${teamId}.`);
       const report = await this.#team(key, { reconcile: true, pull: true });
-      if (report.error === "not_found") throw new NotFoundError(`No team ${teamId}.`);
+      if (report.error === "not_found") throw new DomainError("not_found", `No team ${teamId}.`);
       return [report];
     }
     if (!this.#all) this.#all = this.#everyTeam().finally(() => (this.#all = null));
@@ -82,7 +82,7 @@ export class Reindexer {
         const synced = work.pull && this.deps.pull ? await this.deps.pull(key) : 0;
         return { teamId: key.teamId, ...reconciled, synced };
       } catch (error) {
-        const code = error instanceof DomainError ? error.code : "internal";
+        const code = isDomainError(error) ? error.code : "internal";
         this.deps.logger.warn("reindex failed for a team", { teamId: key.teamId, code });
         return { teamId: key.teamId, synced: 0, error: code };
       }

@@ -7,7 +7,7 @@
 
 import type { Clock } from "../../clock.js";
 import type { DocumentService } from "../../documents/service.js";
-import { DomainError } from "../../errors.js";
+import { isDomainError } from "../../errors.js";
 import type { Logger } from "../../logger.js";
 import { blindIndex, type TeamKey } from "../../seal/team-key.js";
 import type { Storage } from "../../store/storage.js";
@@ -85,7 +85,7 @@ const pageEventRef = (key: TeamKey, pageId: string) => blindIndex(key, `notion-p
 
 /** Errors worth trying the page's work again for: Notion throttled or failed, storage hiccuped. */
 function retryable(error: unknown): boolean {
-  if (error instanceof DomainError || error instanceof NotionShapeError) return false;
+  if (isDomainError(error) || error instanceof NotionShapeError) return false;
   if (error instanceof NotionListingError) return false;
   if (error instanceof NotionApiError) return error.transient;
   return true;
