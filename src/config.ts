@@ -2,15 +2,14 @@
 // names the variable; nothing reads the environment after this.
 
 import { z } from "zod";
-import { fromBase64 } from "./seal/bytes.js";
-import { MASTER_KEY_BYTES } from "./seal/master.js";
+import { decodeMasterKey, MASTER_KEY_BYTES } from "./seal/master.js";
 
 export const logLevels = ["debug", "info", "warn", "error"] as const;
 export type LogLevel = (typeof logLevels)[number];
 
 const masterKey = z.string().transform((value, ctx) => {
-  const bytes = fromBase64(value);
-  if (!bytes || bytes.length !== MASTER_KEY_BYTES) {
+  const bytes = decodeMasterKey(value);
+  if (!bytes) {
     ctx.addIssue({ code: "custom", message: `must be ${MASTER_KEY_BYTES} bytes in base64 or base64url` });
     return z.NEVER;
   }

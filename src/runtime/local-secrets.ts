@@ -6,8 +6,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Config } from "../config.js";
 import { ConfigError } from "../config.js";
-import { fromBase64, randomBytes, toBase64Url } from "../seal/bytes.js";
-import { MASTER_KEY_BYTES } from "../seal/master.js";
+import { decodeMasterKey, generateMasterKeyText, MASTER_KEY_BYTES } from "../seal/master.js";
 import { generateSecret } from "../seal/secret.js";
 
 export interface LocalSecrets {
@@ -46,9 +45,9 @@ export function withLocalSecrets(config: Config): LocalSecrets {
   let { masterKey, adminToken } = config;
   if (!masterKey) {
     const file = join(dir, "master.key");
-    const { value, created } = readOrCreate(file, () => toBase64Url(randomBytes(MASTER_KEY_BYTES)));
-    const bytes = fromBase64(value);
-    if (!bytes || bytes.length !== MASTER_KEY_BYTES) {
+    const { value, created } = readOrCreate(file, generateMasterKeyText);
+    const bytes = decodeMasterKey(value);
+    if (!bytes) {
       throw new ConfigError(
         `Invalid configuration: ${file} does not hold a ${MASTER_KEY_BYTES}-byte base64 key.`,
       );

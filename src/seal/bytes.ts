@@ -11,10 +11,16 @@ export function fromUtf8(bytes: Uint8Array): string {
   return decoder.decode(bytes);
 }
 
-export function toBase64Url(bytes: Uint8Array): string {
+/** Standard base64, padded. */
+export function toBase64(bytes: Uint8Array): string {
   let binary = "";
   for (const b of bytes) binary += String.fromCharCode(b);
-  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+  return btoa(binary);
+}
+
+/** base64url without padding: safe in a header, a URL or a shell. */
+export function toBase64Url(bytes: Uint8Array): string {
+  return toBase64(bytes).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
 }
 
 /** Accepts both base64 and base64url, with or without padding. Returns null on anything else. */

@@ -3,10 +3,21 @@
 // row.
 
 import { isDomainError } from "../errors.js";
-import { type CryptoKey, utf8 } from "./bytes.js";
+import { type CryptoKey, fromBase64, randomBytes, toBase64Url, utf8 } from "./bytes.js";
 import { openBytes, sealBytes } from "./seal.js";
 
 export const MASTER_KEY_BYTES = 32;
+
+/** A new random master key, as text to keep in a file or the environment (base64url). */
+export function generateMasterKeyText(): string {
+  return toBase64Url(randomBytes(MASTER_KEY_BYTES));
+}
+
+/** A master key as written in the environment or its file (base64 or base64url); null unless 32 bytes. */
+export function decodeMasterKey(text: string): Uint8Array<ArrayBuffer> | null {
+  const bytes = fromBase64(text);
+  return bytes && bytes.length === MASTER_KEY_BYTES ? bytes : null;
+}
 
 export interface MasterKeys {
   current: CryptoKey;

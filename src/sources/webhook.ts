@@ -11,7 +11,7 @@ import type { Clock } from "../clock.js";
 import type { DocumentInput, DocumentService } from "../documents/service.js";
 import type { EntryInput, EntryService } from "../entries/service.js";
 import type { Logger } from "../logger.js";
-import { randomBytes } from "../seal/bytes.js";
+import { generateWebhookSecret } from "../seal/secret.js";
 import { blindIndex, type TeamKey } from "../seal/team-key.js";
 import { DuplicateDeliveryError } from "../store/sources.js";
 import type { Storage } from "../store/storage.js";
@@ -19,9 +19,6 @@ import type { TeamDirectory } from "../teams/directory.js";
 import type { SourceSecrets } from "./secrets.js";
 
 const SECRET_KIND = "webhook.secret";
-/** Standard Webhooks' own secret form: `whsec_` and the base64 of the key bytes. */
-const SECRET_PREFIX = "whsec_";
-const SECRET_BYTES = 32;
 /** How long a delivery id is remembered: a redelivery within this window changes nothing. */
 export const DELIVERY_WINDOW_MS = 24 * 60 * 60 * 1000;
 /** The library's own tolerance for `webhook-timestamp` (WEBHOOK_TOLERANCE_IN_SECONDS, not configurable). */
@@ -63,12 +60,6 @@ export interface WebhookSourceDeps {
   logger: Logger;
 }
 
-function newSecret(): string {
-  let binary = "";
-  for (const b of randomBytes(SECRET_BYTES)) binary += String.fromCharCode(b);
-  return `${SECRET_PREFIX}${btoa(binary)}`;
-}
-
 /** The least time between two prunings of old delivery ids. */
 const PRUNE_INTERVAL_MS = 60_000;
 
@@ -80,7 +71,7 @@ export class WebhookSource {
 
   /** Makes a new signing secret and stores it sealed in place of any before it, which stops working at once. */
   async rotateSecret(key: TeamKey): Promise<string> {
-    const secret = newSecret();
+    const secret = generateWebhookSecret();
     await this.deps.secrets.put(key, SECRET_KIND, secret);
     return secret;
   }

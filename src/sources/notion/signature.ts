@@ -1,9 +1,8 @@
 // Notion signs every webhook delivery: `X-Notion-Signature: sha256=<hex>`, the HMAC-SHA256 of the raw body
 // keyed by the subscription's verification token. The bytes as received are what is signed, so the check
-// runs on them, never on decoded and re-encoded text. WebCrypto only, so it runs on every runtime.
+// runs on them, never on decoded and re-encoded text. The HMAC itself is computed in src/seal.
 
-import { toHex, utf8 } from "../../seal/bytes.js";
-import { tokensEqual } from "../../seal/secret.js";
+import { hmacSha256Hex, tokensEqual } from "../../seal/secret.js";
 
 export const SIGNATURE_HEADER = "x-notion-signature";
 
@@ -12,14 +11,7 @@ export async function notionSignature(
   rawBody: Uint8Array<ArrayBuffer>,
   verificationToken: string,
 ): Promise<string> {
-  const key = await crypto.subtle.importKey(
-    "raw",
-    utf8(verificationToken),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign"],
-  );
-  return `sha256=${toHex(new Uint8Array(await crypto.subtle.sign("HMAC", key, rawBody)))}`;
+  return `sha256=${await hmacSha256Hex(verificationToken, rawBody)}`;
 }
 
 /** Whether `given` is the body's signature under the token, compared in constant time. */
