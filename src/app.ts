@@ -13,6 +13,7 @@ import type { AppEnv } from "./http/env.js";
 import { errorResponse, onError } from "./http/errors.js";
 import { requestId } from "./http/request-id.js";
 import type { PassageIndexOptions } from "./index/passage-index.js";
+import { LiveIndexes } from "./live/indexes.js";
 import type { Logger } from "./logger.js";
 import { documentRoutes } from "./routes/documents.js";
 import { entryRoutes } from "./routes/entries.js";
@@ -31,7 +32,6 @@ import { NotionSync } from "./sources/notion/sync.js";
 import { SourceSecrets } from "./sources/secrets.js";
 import type { Storage } from "./store/storage.js";
 import { TeamDirectory } from "./teams/directory.js";
-import { LiveIndexes } from "./teams/live-indexes.js";
 import { Reindexer } from "./teams/reindex.js";
 
 export interface AppConfig {

@@ -6,6 +6,7 @@ import { DomainError, isDomainError } from "../errors.js";
 import { newId } from "../ids.js";
 import { chunkDocument, type Passage } from "../ingest/chunk.js";
 import type { DocumentFormat } from "../ingest/formats.js";
+import type { LiveIndexes } from "../live/indexes.js";
 import { toHex } from "../seal/bytes.js";
 import { blindIndex, type TeamKey } from "../seal/team-key.js";
 import {
@@ -16,7 +17,6 @@ import {
 } from "../store/documents.js";
 import { pageOf } from "../store/page.js";
 import type { Storage } from "../store/storage.js";
-import type { LiveIndexes } from "../teams/live-indexes.js";
 import { utf8Length } from "../text/length.js";
 import {
   chunkRuns,

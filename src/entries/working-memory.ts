@@ -2,11 +2,11 @@
 // budget, render it. The ranking itself is pure (src/memory); this only fetches its inputs.
 
 import { DomainError } from "../errors.js";
+import type { LiveIndexes } from "../live/indexes.js";
 import { renderBlock } from "../memory/block.js";
 import { gather } from "../memory/gather.js";
 import { type SliceResult, slice } from "../memory/slice.js";
 import type { TeamKey } from "../seal/team-key.js";
-import type { LiveIndexes } from "../teams/live-indexes.js";
 
 export interface MemoryRequest {
   query: string | null;

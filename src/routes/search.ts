@@ -3,9 +3,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../http/env.js";
+import type { LiveIndexes } from "../live/indexes.js";
 import type { TeamKey } from "../seal/team-key.js";
 import { searchPassages } from "../search/service.js";
-import type { LiveIndexes } from "../teams/live-indexes.js";
 import { errors, json } from "./responses.js";
 import { router } from "./router.js";
 import { hitSchema, intParam, queryText } from "./schemas.js";

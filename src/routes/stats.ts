@@ -3,8 +3,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../http/env.js";
+import type { LiveIndexes } from "../live/indexes.js";
 import type { Storage } from "../store/storage.js";
-import type { LiveIndexes } from "../teams/live-indexes.js";
 import { errors, json } from "./responses.js";
 import { router } from "./router.js";
 

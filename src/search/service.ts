@@ -3,8 +3,8 @@
 import { DomainError } from "../errors.js";
 import type { PassageHit } from "../index/passage-index.js";
 import { matchQuery } from "../index/query.js";
+import type { LiveIndexes } from "../live/indexes.js";
 import type { TeamKey } from "../seal/team-key.js";
-import type { LiveIndexes } from "../teams/live-indexes.js";
 
 export interface SearchResult {
   hits: PassageHit[];

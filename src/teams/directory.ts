@@ -5,11 +5,11 @@ import { z } from "zod";
 import type { Clock } from "../clock.js";
 import { DomainError } from "../errors.js";
 import { newId, teamIdPattern } from "../ids.js";
+import type { LiveIndexes } from "../live/indexes.js";
 import type { Keyring } from "../seal/keyring.js";
 import { generateSecret, hashSecret } from "../seal/secret.js";
 import { openRow, sealRow, type TeamKey } from "../seal/team-key.js";
 import type { Storage } from "../store/storage.js";
-import type { LiveIndexes } from "./live-indexes.js";
 
 export interface Team {
   id: string;

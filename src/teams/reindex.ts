@@ -4,11 +4,11 @@
 // share the work: a run already under way is awaited, not started again.
 
 import { DomainError, isDomainError } from "../errors.js";
+import type { LiveIndexes, Reconciled } from "../live/indexes.js";
 import type { Logger } from "../logger.js";
 import type { TeamKey } from "../seal/team-key.js";
 import type { Storage } from "../store/storage.js";
 import type { TeamDirectory } from "./directory.js";
-import type { LiveIndexes, Reconciled } from "./live-indexes.js";
 
 export interface TeamReindexed extends Partial<Reconciled> {
   teamId: string;
