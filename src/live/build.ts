@@ -1,0 +1,85 @@
+// A team's cold start: both indexes loaded from the sealed rows, then caught up past the seq read before
+// loading, so a write racing the build is never lost.
+
+import type { Clock } from "../clock.js";
+import { DomainError } from "../errors.js";
+import { EntryIndex } from "../index/entry-index.js";
+import { PassageIndex, type PassageIndexOptions } from "../index/passage-index.js";
+import type { Logger } from "../logger.js";
+import type { TeamKey } from "../seal/team-key.js";
+import type { Storage } from "../store/storage.js";
+import { catchUp } from "./catch-up.js";
+import { loadEntries } from "./load-entries.js";
+import { loadPassages } from "./load-passages.js";
+import type { MergeScheduler } from "./merges.js";
+import { progressLog } from "./progress.js";
+import type { TeamRegistry } from "./registry.js";
+import type { LiveTeam } from "./team.js";
+
+/**
+ * Rows read per storage round trip during a build. Large enough that per-query overhead vanishes next to
+ * opening and indexing (256 chunk runs are up to 8 MB of text, typically ~2.5 MB), small enough that the event
+ * loop gets a turn between pages and memory stays flat.
+ */
+export const BUILD_PAGE_ROWS = 256;
+/** Entries read per storage round trip during a build: each is one small sealed row (~1 KB). */
+const BUILD_PAGE_ENTRIES = 1024;
+
+export interface BuildDeps {
+  storage: Storage;
+  clock: Clock;
+  logger: Logger;
+  registry: TeamRegistry;
+  merges: MergeScheduler;
+  indexOptions?: PassageIndexOptions;
+}
+
+/**
+ * Builds the team's indexes from storage and marks them ready. Runs in the team's queue. On any failure the
+ * team is left cold, holding no index, and the next read tries again.
+ */
+export async function build(deps: BuildDeps, key: TeamKey, team: LiveTeam): Promise<void> {
+  const { storage, clock, logger, registry } = deps;
+  // A team deleted while this waited in its queue (or whose delete raced the request that asked for it)
+  // must not get an index: it would hold the team's plaintext in memory after the delete answered. The
+  // delete removes the team's row before it drops the index, so this read sees it gone.
+  if (!registry.holds(key.teamId, team) || !(await storage.teams.get(key.teamId))) {
+    if (registry.holds(key.teamId, team)) registry.forget(key.teamId);
+    team.markCold();
+    throw new DomainError("not_found", `No team ${key.teamId}.`);
+  }
+  team.markBuilding();
+  const started = performance.now();
+  const passages = new PassageIndex(deps.indexOptions);
+  const entries = new EntryIndex();
+  try {
+    // The seq is read first: anything committed after it is replayed by the catch-up below, and replaying a
+    // change re-reads the document's current rows, so a write racing the build is never lost.
+    const seq = await storage.changes.latestSeq(key.teamId);
+    passages.holdMerges(true);
+    try {
+      await loadPassages(storage, key, passages, BUILD_PAGE_ROWS, progressLog(logger, key.teamId, started));
+    } finally {
+      passages.holdMerges(false);
+    }
+    await loadEntries(storage, key, entries, BUILD_PAGE_ENTRIES);
+    // Loading in pages leaves FTS5 a segment or more per page; one merge afterwards makes every later match
+    // read cheaper (measured at 100k entries: 132 ms once, against ~1 ms off a typical match read).
+    entries.optimize();
+    team.install(passages, entries, seq);
+    await catchUp(deps, key, team);
+    team.markReady(clock.now(), Math.round(performance.now() - started));
+    logger.info("index built", {
+      teamId: key.teamId,
+      ...passages.counts(),
+      entries: entries.count(),
+      buildMs: team.buildMs,
+    });
+    deps.merges.settle(team, passages);
+  } catch (error) {
+    passages.close();
+    entries.close();
+    team.discard();
+    throw error;
+  }
+}

@@ -1,0 +1,76 @@
+// What the reindex ping asks of a team's indexes: level with storage? Compared by storage's counts and seq,
+// and rebuilt from storage when they still disagree after a catch-up — which only a row changed behind the
+// change log's back (a restore, a manual fix, a bug) can cause.
+
+import { DomainError } from "../errors.js";
+import type { TeamKey } from "../seal/team-key.js";
+import { type BuildDeps, build } from "./build.js";
+import { catchUp } from "./catch-up.js";
+import type { LiveTeam } from "./team.js";
+
+/** What reconcile() found and did for one team. */
+export interface Reconciled {
+  documents: number;
+  chunks: number;
+  entries: number;
+  appliedSeq: number;
+  storedSeq: number;
+  rebuilt: boolean;
+}
+
+/**
+ * How often reconcile() re-reads storage when writes from another instance land while it compares: each
+ * round catches up first, so only a team written to without pause exhausts them (and is left as it is, to be
+ * compared on the next ping).
+ */
+const RECONCILE_ROUNDS = 3;
+
+/**
+ * Builds the team's indexes if cold, catches them up, compares them with storage and rebuilds them once if
+ * they disagree. Runs in the team's queue, so no write of this instance interleaves with the comparison.
+ */
+export async function reconcile(deps: BuildDeps, key: TeamKey, team: LiveTeam): Promise<Reconciled> {
+  const { storage, registry } = deps;
+  // A team deleted while this waited in its queue has had its index dropped already; see build for one
+  // that was never built.
+  if (!registry.holds(key.teamId, team)) throw new DomainError("not_found", `No team ${key.teamId}.`);
+  if (team.state !== "ready") await build(deps, key, team);
+  let rebuilt = false;
+  for (let round = 1; ; round++) {
+    await catchUp(deps, key, team);
+    const storedSeq = await storage.changes.latestSeq(key.teamId);
+    const [stored, entries] = await Promise.all([
+      storage.documents.counts(key.teamId),
+      storage.entries.count(key.teamId),
+    ]);
+    const settled = (await storage.changes.latestSeq(key.teamId)) === storedSeq;
+    const held = team.passages?.counts() ?? { documents: -1, chunks: -1 };
+    const heldEntries = team.entries?.count() ?? -1;
+    const level =
+      team.appliedSeq === storedSeq &&
+      held.documents === stored.documents &&
+      held.chunks === stored.chunks &&
+      heldEntries === entries;
+    // Writes landed while counting: the counts may be from either side of them. Catch up and count again.
+    if (!settled && round < RECONCILE_ROUNDS) continue;
+    if (!level && settled && !rebuilt) {
+      deps.logger.warn("index disagreed with storage; rebuilding", {
+        teamId: key.teamId,
+        appliedSeq: team.appliedSeq,
+        storedSeq,
+      });
+      team.discard();
+      await build(deps, key, team);
+      rebuilt = true;
+      continue;
+    }
+    return {
+      documents: held.documents,
+      chunks: held.chunks,
+      entries: heldEntries,
+      appliedSeq: team.appliedSeq,
+      storedSeq,
+      rebuilt,
+    };
+  }
+}

@@ -1,0 +1,110 @@
+// One team's live indexes and where they stand: cold (none), building, or ready (level with the change log
+// up to appliedSeq). Every change of state is a method here, and every change to the indexes runs through
+// the team's queue, so a build, a catch-up, a merge step and a swap never overlap.
+
+import { SerialQueue } from "../async/serial-queue.js";
+import type { EntryIndex } from "../index/entry-index.js";
+import type { PassageIndex } from "../index/passage-index.js";
+
+export type IndexState = "cold" | "building" | "ready";
+
+export class LiveTeam {
+  /** The team's queue: every task that reads or changes its indexes' bookkeeping runs in it, one at a time. */
+  readonly queue = new SerialQueue();
+  #state: IndexState = "cold";
+  #passages: PassageIndex | null = null;
+  #entries: EntryIndex | null = null;
+  #appliedSeq = 0;
+  #builtAt: Date | null = null;
+  #buildMs: number | null = null;
+  /** When this instance last compared its applied seq with storage's (epoch ms); 0 when it must now. */
+  #checkedAt = 0;
+
+  get state(): IndexState {
+    return this.#state;
+  }
+
+  get passages(): PassageIndex | null {
+    return this.#passages;
+  }
+
+  get entries(): EntryIndex | null {
+    return this.#entries;
+  }
+
+  /** The last change-log seq the indexes hold. */
+  get appliedSeq(): number {
+    return this.#appliedSeq;
+  }
+
+  get builtAt(): Date | null {
+    return this.#builtAt;
+  }
+
+  get buildMs(): number | null {
+    return this.#buildMs;
+  }
+
+  get checkedAt(): number {
+    return this.#checkedAt;
+  }
+
+  /** A build has been asked for (or has started): requests wait for it instead of finding the team cold. */
+  markBuilding(): void {
+    this.#state = "building";
+  }
+
+  /** Back to cold without indexes to close: a build that found its team deleted. */
+  markCold(): void {
+    this.#state = "cold";
+  }
+
+  /** Takes freshly loaded indexes, level with the change log up to `seq`; still building until markReady. */
+  install(passages: PassageIndex, entries: EntryIndex, seq: number): void {
+    this.#passages = passages;
+    this.#entries = entries;
+    this.#appliedSeq = seq;
+  }
+
+  /** The build finished: searches may use the indexes. */
+  markReady(builtAt: Date, buildMs: number): void {
+    this.#state = "ready";
+    this.#builtAt = builtAt;
+    this.#buildMs = buildMs;
+  }
+
+  /** A catch-up applied every change up to `seq`. */
+  advance(seq: number): void {
+    this.#appliedSeq = seq;
+  }
+
+  /** A catch-up began: until it ends, the next read must compare with storage again. */
+  markUnchecked(): void {
+    this.#checkedAt = 0;
+  }
+
+  /** A catch-up that began at `at` (epoch ms) ended with everything storage had then. */
+  markChecked(at: number): void {
+    this.#checkedAt = at;
+  }
+
+  /**
+   * Puts a rebuilt passage index in place of the current one (a repack), with what its own catch-up reached.
+   * The caller closes the old one.
+   */
+  swapPassages(passages: PassageIndex, appliedSeq: number, checkedAt: number): void {
+    this.#passages = passages;
+    this.#appliedSeq = appliedSeq;
+    this.#checkedAt = checkedAt;
+  }
+
+  /** Closes the team's indexes and returns it to cold: the next read builds them afresh. */
+  discard(): void {
+    this.#passages?.close();
+    this.#entries?.close();
+    this.#passages = null;
+    this.#entries = null;
+    this.#state = "cold";
+    this.#checkedAt = 0;
+  }
+}
