@@ -4,7 +4,7 @@
 
 import Database from "libsql";
 import type { MemoryEntry } from "../memory/entry.js";
-import type { MatchQuery } from "./query.js";
+import { type MatchQuery, matchQuery } from "./query.js";
 
 export interface IndexedEntry extends MemoryEntry {
   body: string | null;
@@ -168,6 +168,11 @@ export class EntryIndex {
     if (this.#projectCache.size >= CACHED_PROJECTS) this.#projectCache.clear();
     this.#projectCache.set(project, { limit, entries });
     return entries;
+  }
+
+  /** What someone asked, as matching() reads it: the FTS5 expression of src/index/query.ts. */
+  parseQuery(text: string): MatchQuery {
+    return matchQuery(text);
   }
 
   /** Entries matching the query, best FTS5 rank first, newest first among equal ranks. */

@@ -6,16 +6,26 @@
 // matching the query and the newest entries of the project are read as well, each capped the same way.
 // Entries on two lists are read twice; the union drops the copies.
 
-import { type MatchQuery, matchQuery } from "../index/query.js";
 import { POOL_LIMIT } from "./constants.js";
 import type { MemoryEntry } from "./entry.js";
 
+/**
+ * What gather needs of a parsed query: whether it can match anything at all. The source parses what the agent
+ * asked into its own query language (the entry index: src/index/query.ts), so ranking depends on no index.
+ */
+export interface EntryQuery {
+  /** Empty when the text has no letters or digits, and then nothing can match. */
+  expression: string;
+}
+
 /** Where the pool is read from: a team's entries, however they are held. */
-export interface EntrySource {
+export interface EntrySource<Query extends EntryQuery = EntryQuery> {
   /** The newest entries, newest first. */
   newest(limit: number): readonly MemoryEntry[];
+  /** What the agent asked, as matching() reads it. */
+  parseQuery(text: string): Query;
   /** Entries matching the query, best first by FTS5 rank, newest first among equal ranks. */
-  matching(query: MatchQuery, limit: number): readonly MemoryEntry[];
+  matching(query: Query, limit: number): readonly MemoryEntry[];
   /** The newest entries of one project, newest first. */
   newestOfProject(project: string, limit: number): readonly MemoryEntry[];
 }
@@ -34,7 +44,7 @@ export interface Pool {
   matched: string[];
 }
 
-export function gather(source: EntrySource, options: GatherOptions): Pool {
+export function gather<Query extends EntryQuery>(source: EntrySource<Query>, options: GatherOptions): Pool {
   const byId = new Map<string, MemoryEntry>();
   const add = (entries: readonly MemoryEntry[]) => {
     for (const entry of entries) if (!byId.has(entry.id)) byId.set(entry.id, entry);
@@ -42,7 +52,7 @@ export function gather(source: EntrySource, options: GatherOptions): Pool {
   add(source.newest(POOL_LIMIT));
   let matched: string[] = [];
   if (options.query !== null) {
-    const query = matchQuery(options.query);
+    const query = source.parseQuery(options.query);
     // A query with no letters or digits can match nothing; asking would only cost a round trip.
     if (query.expression !== "") {
       const found = source.matching(query, POOL_LIMIT);

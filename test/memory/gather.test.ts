@@ -15,7 +15,7 @@ type Read =
   | { read: "matching"; query: MatchQuery; limit: number }
   | { read: "newestOfProject"; project: string; limit: number };
 
-class ArraySource implements EntrySource {
+class ArraySource implements EntrySource<MatchQuery> {
   readonly reads: Read[] = [];
 
   constructor(
@@ -27,6 +27,10 @@ class ArraySource implements EntrySource {
   newest(limit: number): MemoryEntry[] {
     this.reads.push({ read: "newest", limit });
     return [...this.entries].sort(newerFirst).slice(0, limit);
+  }
+
+  parseQuery(text: string): MatchQuery {
+    return matchQuery(text);
   }
 
   matching(query: MatchQuery, limit: number): MemoryEntry[] {
