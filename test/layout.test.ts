@@ -1,0 +1,162 @@
+// The layering src/ keeps (DESIGN.md, "Layout"): dependencies between top-level folders point one way, and
+// the pure core — memory/ (ranking and rendering) and the query builder — imports nothing from Hono or
+// libSQL. Read off the source text itself, so a new import that breaks either fails here with the files that
+// did it, whoever wrote it.
+
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import ts from "typescript";
+import { describe, expect, it } from "vitest";
+
+const src = resolve(dirname(fileURLToPath(import.meta.url)), "../src");
+
+/** One import of one file: `from` and `to` relative to src/ (`to` is the specifier for a package). */
+interface Import {
+  from: string;
+  to: string;
+  isPackage: boolean;
+}
+
+/**
+ * File imports left out of the folder graph for now. documents/ and entries/ each hold both the sealed row
+ * format that live/ reads to build an index and the service that tells live/ about a write; issue 9's one
+ * service layer moves the services out, and these lines go with them. Add nothing here.
+ */
+const PENDING_SERVICE_MOVE = new Set([
+  "documents/service.ts -> live/indexes.ts",
+  "entries/service.ts -> live/indexes.ts",
+  "entries/working-memory.ts -> live/indexes.ts",
+]);
+
+/** Packages the pure core must not import: the HTTP framework and the database drivers. */
+const NOT_IN_THE_CORE = /^(hono|@hono\/.*|@libsql\/.*|libsql)(\/.*)?$/;
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith(".ts") ? [path] : [];
+  });
+}
+
+/** Every import and re-export of every file under src/, static or dynamic, `import type` included. */
+function imports(): Import[] {
+  return sourceFiles(src).flatMap((file) => {
+    const from = relative(src, file);
+    const { importedFiles } = ts.preProcessFile(readFileSync(file, "utf8"), true, true);
+    return importedFiles.map(({ fileName }) => {
+      if (!fileName.startsWith(".")) return { from, to: fileName, isPackage: true };
+      const to = relative(src, resolve(dirname(file), fileName)).replace(/\.js$/, ".ts");
+      return { from, to, isPackage: false };
+    });
+  });
+}
+
+/** The part of src/ a file belongs to: its top-level folder, or the file itself for one at the top. */
+function folderOf(path: string): string {
+  const [first, ...rest] = path.split("/");
+  return rest.length > 0 ? `${first}/` : (first as string);
+}
+
+/**
+ * The groups of folders that import each other, directly or round a longer loop (the strongly connected
+ * components of the folder graph with more than one folder), each with the file imports that make it.
+ */
+function folderCycles(edges: readonly { from: string; to: string }[]): string[] {
+  const next = new Map<string, Set<string>>();
+  for (const { from, to } of edges) {
+    const [a, b] = [folderOf(from), folderOf(to)];
+    if (a === b) continue;
+    next.set(a, (next.get(a) ?? new Set()).add(b));
+    if (!next.has(b)) next.set(b, new Set());
+  }
+  // Tarjan's algorithm.
+  const order = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const groups: string[][] = [];
+  const visit = (folder: string) => {
+    order.set(folder, order.size);
+    low.set(folder, order.get(folder) as number);
+    stack.push(folder);
+    onStack.add(folder);
+    for (const to of next.get(folder) ?? []) {
+      if (!order.has(to)) {
+        visit(to);
+        low.set(folder, Math.min(low.get(folder) as number, low.get(to) as number));
+      } else if (onStack.has(to)) {
+        low.set(folder, Math.min(low.get(folder) as number, order.get(to) as number));
+      }
+    }
+    if (low.get(folder) !== order.get(folder)) return;
+    const group: string[] = [];
+    for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+      onStack.delete(top);
+      group.push(top);
+      if (top === folder) break;
+    }
+    if (group.length > 1) groups.push(group.sort());
+  };
+  for (const folder of [...next.keys()].sort()) if (!order.has(folder)) visit(folder);
+  return groups.map((group) => {
+    const inGroup = new Set(group);
+    const files = edges
+      .filter((e) => folderOf(e.from) !== folderOf(e.to))
+      .filter((e) => inGroup.has(folderOf(e.from)) && inGroup.has(folderOf(e.to)))
+      .map((e) => `${e.from} -> ${e.to}`);
+    return `${group.join(", ")} import each other: ${[...new Set(files)].sort().join("; ")}`;
+  });
+}
+
+describe("source layout", () => {
+  const all = imports();
+
+  it("reads the imports it checks", () => {
+    // A parser that found nothing would pass every check below.
+    expect(all.filter((i) => i.from === "memory/gather.ts" && !i.isPackage).map((i) => i.to)).toContain(
+      "memory/constants.ts",
+    );
+    expect(all.filter((i) => i.from === "index/entry-index.ts").map((i) => i.to)).toContain("libsql");
+  });
+
+  it("names the folders and files of a cycle", () => {
+    const cycles = folderCycles([
+      { from: "memory/gather.ts", to: "index/query.ts" },
+      { from: "index/entry-index.ts", to: "memory/entry.ts" },
+      { from: "a/x.ts", to: "b/y.ts" },
+      { from: "b/y.ts", to: "c/z.ts" },
+      { from: "c/z.ts", to: "a/w.ts" },
+      { from: "app.ts", to: "a/x.ts" },
+    ]);
+    expect(cycles.sort()).toEqual([
+      "a/, b/, c/ import each other: a/x.ts -> b/y.ts; b/y.ts -> c/z.ts; c/z.ts -> a/w.ts",
+      "index/, memory/ import each other: index/entry-index.ts -> memory/entry.ts; memory/gather.ts -> index/query.ts",
+    ]);
+    expect(folderCycles([{ from: "routes/a.ts", to: "store/b.ts" }])).toEqual([]);
+  });
+
+  it("has no two folders of src/ importing each other, directly or round a loop", () => {
+    const edges = all.filter((i) => !i.isPackage && !PENDING_SERVICE_MOVE.has(`${i.from} -> ${i.to}`));
+    expect(folderCycles(edges)).toEqual([]);
+  });
+
+  it("keeps Hono and libSQL out of memory/ and the query builder, also through what they import", () => {
+    const core = sourceFiles(src)
+      .map((file) => relative(src, file))
+      .filter((path) => path.startsWith("memory/") || path === "index/query.ts");
+    // Every file of src/ the core reaches, with the chain that reaches it.
+    const via = new Map<string, string>(core.map((path) => [path, path]));
+    for (const path of via.keys()) {
+      for (const i of all.filter((i) => i.from === path && !i.isPackage)) {
+        if (!via.has(i.to)) via.set(i.to, `${via.get(path)} -> ${i.to}`);
+      }
+    }
+    const offending = all
+      .filter((i) => via.has(i.from) && i.isPackage && NOT_IN_THE_CORE.test(i.to))
+      .map((i) => `${via.get(i.from)} imports ${i.to}`);
+    expect(offending).toEqual([]);
+    expect(via.size).toBeGreaterThan(core.length);
+  });
+});
