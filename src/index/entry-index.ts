@@ -4,6 +4,7 @@
 
 import Database from "libsql";
 import type { MemoryEntry } from "../memory/entry.js";
+import type { EntrySource } from "../memory/gather.js";
 import { type MatchQuery, matchQuery } from "./query.js";
 
 export interface IndexedEntry extends MemoryEntry {
@@ -69,7 +70,8 @@ const isNewer = (a: { createdAt: string; id: string }, b: { createdAt: string; i
  */
 const CACHED_PROJECTS = 64;
 
-export class EntryIndex {
+/** A team's entries as working memory reads them (EntrySource), held in FTS5. */
+export class EntryIndex implements EntrySource<MatchQuery> {
   readonly #db: Database.Database;
   readonly #rowids = new Map<string, number>();
   readonly #insertMeta: Database.Statement;

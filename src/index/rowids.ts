@@ -10,7 +10,7 @@
 // 2^62 made the 90k load ~12% slower than sequential rowids, and a gap under 2^14 keeps every delta within
 // two bytes. A document that finds no room, or whose passages are not in ordinal order, gets unordered rowids,
 // and the index orders ties the slow way while any such document exists, until the team's index is rebuilt
-// in the background (LiveIndexes repacks it).
+// in the background (src/live/repack.ts).
 
 /** Free rowids left after each document at a build: room for several later documents of ordinary size. */
 export const ROWID_GAP = 8192;

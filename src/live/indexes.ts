@@ -63,7 +63,7 @@ export class LiveIndexes {
       logger: deps.logger,
       registry: this.#registry,
       merges: this.#merges,
-      ...(deps.indexOptions ? { indexOptions: deps.indexOptions } : {}),
+      indexOptions: deps.indexOptions,
     };
     this.#repacker = new Repacker(this.#build);
   }
