@@ -11,6 +11,14 @@ import type { LiveIndexes } from "../live/indexes.js";
 import { toHex } from "../seal/bytes.js";
 import { blindIndex, type TeamKey } from "../seal/team-key.js";
 import {
+  chunkRuns,
+  openContent,
+  openDocumentMeta,
+  sealChunkRun,
+  sealContent,
+  sealDocumentMeta,
+} from "../sealed/documents.js";
+import {
   type DocumentCursor,
   type DocumentRow,
   type DocumentWrite,
@@ -19,14 +27,6 @@ import {
 import { pageOf } from "../store/page.js";
 import type { Storage } from "../store/storage.js";
 import { utf8Length } from "../text/length.js";
-import {
-  chunkRuns,
-  openContent,
-  openDocumentMeta,
-  sealChunkRun,
-  sealContent,
-  sealDocumentMeta,
-} from "./sealed.js";
 
 export interface DocumentInput {
   title: string;

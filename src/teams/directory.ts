@@ -1,14 +1,14 @@
 // Teams, their API keys and their key material: making a team, authenticating a team key, and destroying a
 // team (key first, then rows).
 
-import { z } from "zod";
 import type { Clock } from "../clock.js";
 import { DomainError } from "../errors.js";
 import { newId, teamIdPattern } from "../ids.js";
 import type { LiveIndexes } from "../live/indexes.js";
 import type { Keyring } from "../seal/keyring.js";
 import { generateSecret, hashSecret } from "../seal/secret.js";
-import { openRow, sealRow, type TeamKey } from "../seal/team-key.js";
+import type { TeamKey } from "../seal/team-key.js";
+import { openTeam, sealTeam } from "../sealed/teams.js";
 import type { Storage } from "../store/storage.js";
 
 export interface Team {
@@ -23,7 +23,6 @@ export interface ApiKeyInfo {
   revokedAt: string | null;
 }
 
-const teamSealSchema = z.object({ name: z.string() });
 const API_KEY_PREFIX = "mem_";
 
 /** `mem_<teamId>_<secret>`: the team id is readable from the key, which lets a router pick the team's instance. */
@@ -59,7 +58,7 @@ export class TeamDirectory {
     const apiKey = formatApiKey(id, secret);
     const keyId = newId("k");
     await storage.teams.insert(
-      { id, sealed: await sealRow(key, "teams", id, { name }), wrappedKey: wrapped, createdAt },
+      { id, sealed: await sealTeam(key, id, { name }), wrappedKey: wrapped, createdAt },
       { id: keyId, secretHash: await hashSecret(apiKey) },
     );
     return { team: { id, name, createdAt }, keyId, apiKey };
@@ -70,10 +69,8 @@ export class TeamDirectory {
     return Promise.all(
       rows.map(async (row) => {
         const key = await this.#openKey(row.id, row.wrappedKey);
-        const sealed = teamSealSchema.safeParse(await openRow(key, "teams", row.id, row.sealed));
-        if (!sealed.success)
-          throw new DomainError("unreadable", `Stored teams row ${row.id} is not in the expected shape.`);
-        return { id: row.id, name: sealed.data.name, createdAt: row.createdAt };
+        const { name } = await openTeam(key, row.id, row.sealed);
+        return { id: row.id, name, createdAt: row.createdAt };
       }),
     );
   }
