@@ -8,7 +8,6 @@
 import { Limiter } from "../../async/pool.js";
 import { KeyedSerialQueue } from "../../async/serial-queue.js";
 import type { Clock } from "../../clock.js";
-import type { DocumentService } from "../../documents/service.js";
 import { isDomainError } from "../../errors.js";
 import type { Logger } from "../../logger.js";
 import { blindIndex, type TeamKey } from "../../seal/team-key.js";
@@ -68,10 +67,24 @@ export type EventOutcome =
    */
   | "superseded";
 
+/**
+ * What the sync asks of the documents service (DocumentService answers it): declared here so this
+ * integration does not import the service layer that uses it.
+ */
+export interface NotionDocuments {
+  /** Stores the page's document, or replaces the one holding the same externalId. */
+  create(
+    key: TeamKey,
+    input: { title: string; content: string; format: "markdown"; path: string[]; externalId: string },
+  ): Promise<unknown>;
+  /** Deletes the document holding externalId; false when none does. */
+  deleteByExternalId(key: TeamKey, externalId: string): Promise<boolean>;
+}
+
 export interface NotionSyncDeps {
   storage: Storage;
   secrets: SourceSecrets;
-  documents: DocumentService;
+  documents: NotionDocuments;
   clock: Clock;
   logger: Logger;
   /** Notion's API base URL; default https://api.notion.com. */
