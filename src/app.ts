@@ -4,8 +4,6 @@
 import { swaggerUI } from "@hono/swagger-ui";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Clock } from "./clock.js";
-import { DocumentService } from "./documents/service.js";
-import { EntryService } from "./entries/service.js";
 import { accessLog } from "./http/access-log.js";
 import { adminAuth, cronAuth, teamAuth } from "./http/auth.js";
 import { DEFAULT_BODY_LIMIT, documentBodyLimit, limitBody } from "./http/body-limit.js";
@@ -27,12 +25,20 @@ import { statsRoutes } from "./routes/stats.js";
 import { teamRoutes } from "./routes/teams.js";
 import { webhookRoutes } from "./routes/webhooks.js";
 import type { Keyring } from "./seal/keyring.js";
+import { DocumentService } from "./services/documents.js";
+import { EntryService } from "./services/entries.js";
+import { HealthService } from "./services/health.js";
+import { MemoryService } from "./services/memory.js";
+import { NotionService } from "./services/notion.js";
+import { ReindexService } from "./services/reindex.js";
+import { SearchService } from "./services/search.js";
+import { StatsService } from "./services/stats.js";
+import { TeamService } from "./services/teams.js";
+import { WebhookService } from "./services/webhooks.js";
 import { Background } from "./sources/background.js";
 import { NotionSync } from "./sources/notion/sync.js";
 import { SourceSecrets } from "./sources/secrets.js";
 import type { Storage } from "./store/storage.js";
-import { TeamDirectory } from "./teams/directory.js";
-import { Reindexer } from "./teams/reindex.js";
 
 export interface AppConfig {
   adminToken: string | null;
@@ -56,7 +62,8 @@ export interface AppDeps {
 export interface Memoria {
   app: OpenAPIHono<AppEnv>;
   indexes: LiveIndexes;
-  directory: TeamDirectory;
+  /** Teams, their keys and their key material. */
+  directory: TeamService;
   /** The Notion source: `pullSince(key)` re-reads the pages edited since the team's last sync. */
   notion: NotionSync;
   /** Work done after the answer (Notion webhook events); `idle()` resolves when none is in flight. */
@@ -74,7 +81,7 @@ export function createApp(deps: AppDeps): Memoria {
     catchupMs: config.catchupMs,
     ...(deps.indexOptions ? { indexOptions: deps.indexOptions } : {}),
   });
-  const directory = new TeamDirectory({ storage, keyring, clock, indexes });
+  const directory = new TeamService({ storage, keyring, clock, indexes });
   const documents = new DocumentService({
     storage,
     indexes,
@@ -82,6 +89,10 @@ export function createApp(deps: AppDeps): Memoria {
     maxDocumentBytes: config.maxDocumentBytes,
   });
   const entries = new EntryService({ storage, indexes, clock });
+  const search = new SearchService({ indexes });
+  const memory = new MemoryService({ indexes });
+  const stats = new StatsService({ storage, indexes });
+  const health = new HealthService({ storage });
   const secrets = new SourceSecrets({ storage, clock });
   const background = new Background(logger);
   const notion = new NotionSync({
@@ -92,6 +103,17 @@ export function createApp(deps: AppDeps): Memoria {
     logger,
     ...(config.notionApiUrl ? { apiUrl: config.notionApiUrl } : {}),
   });
+  const notionSource = new NotionService({ teams: directory, secrets, notion, background });
+  const webhooks = new WebhookService({
+    storage,
+    teams: directory,
+    secrets,
+    documents,
+    entries,
+    clock,
+    logger,
+  });
+  const reindex = new ReindexService({ indexes, teams: directory, storage, logger, notion });
   const admin = adminAuth(config.adminToken);
   const team = teamAuth(directory);
 
@@ -105,33 +127,17 @@ export function createApp(deps: AppDeps): Memoria {
     path.startsWith("/v1/documents") || path.startsWith("/v1/webhooks/ingest/");
   app.use("*", (c, next) => (carriesDocuments(c.req.path) ? documentLimit(c, next) : defaultLimit(c, next)));
 
-  app.route("/", healthRoutes(storage));
+  app.route("/", healthRoutes(health));
   app.route("/", teamRoutes(directory, admin));
   app.route("/", documentRoutes(documents, team));
-  app.route("/", searchRoutes(indexes, team));
+  app.route("/", searchRoutes(search, team));
   app.route("/", entryRoutes(entries, team));
-  app.route("/", memoryRoutes(indexes, team));
-  app.route("/", mcpRoutes({ indexes, entries, logger }, team));
-  app.route("/", notionRoutes({ directory, secrets, notion, background }, team));
-  app.route("/", webhookRoutes({ storage, directory, secrets, documents, entries, clock, logger, team }));
-  app.route("/", statsRoutes(storage, indexes, team));
-  const reindexer = new Reindexer({
-    indexes,
-    directory,
-    storage,
-    logger,
-    // A team's Notion pull failing (a revoked token, Notion down) is logged and leaves its sync time where it
-    // was for the next ping; the team's index is still reported, and other teams still reindexed.
-    pull: (key) =>
-      notion.pullSince(key).catch((error: unknown) => {
-        logger.warn("notion pull failed", {
-          teamId: key.teamId,
-          error: error instanceof Error ? error.name : "unknown",
-        });
-        return 0;
-      }),
-  });
-  app.route("/", reindexRoutes(reindexer, cronAuth(config.cronToken, config.adminToken)));
+  app.route("/", memoryRoutes(memory, team));
+  app.route("/", mcpRoutes({ search, memory, entries, logger }, team));
+  app.route("/", notionRoutes(notionSource, team));
+  app.route("/", webhookRoutes(webhooks, team, logger));
+  app.route("/", statsRoutes(stats, team));
+  app.route("/", reindexRoutes(reindex, cronAuth(config.cronToken, config.adminToken)));
 
   app.openAPIRegistry.registerComponent("securitySchemes", "adminToken", { type: "http", scheme: "bearer" });
   app.openAPIRegistry.registerComponent("securitySchemes", "cronToken", {

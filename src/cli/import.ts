@@ -3,6 +3,7 @@
 // `file:` documents whose files are gone), with progress on stderr and the summary on stdout. Sends come
 // before deletes, so a renamed file is briefly in the corpus twice rather than missing.
 
+import { mapLimit } from "../async/pool.js";
 import type { ImportOptions } from "./args.js";
 import { ApiError, MemoriaClient } from "./client.js";
 import {
@@ -48,14 +49,6 @@ function skipNote(skip: SkippedLink): string {
     case "duplicate":
       return `skipped ${skip.relativePath} (the same ${skip.sameAs === "" ? "folder as the folder itself" : `as ${skip.sameAs}`})`;
   }
-}
-
-async function eachLimited<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>) {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await task(items[next++] as T);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
 async function syncFile(
@@ -150,10 +143,12 @@ export async function runImport(options: ImportOptions, io: ImportIO): Promise<0
   };
 
   progress.start(walked.files.length + deletes.length);
-  await eachLimited(walked.files, CONCURRENCY, async (file) => {
+  // Every file is tried whatever happens to the others: syncFile and deleteDocument answer a failure as a
+  // "failed" step instead of throwing, so mapLimit's stop-at-first-failure never comes into play.
+  await mapLimit(walked.files, CONCURRENCY, async (file) => {
     record(await syncFile(file, remote.get(externalIdOf(file.relativePath)), client, options.dryRun));
   });
-  await eachLimited(deletes, CONCURRENCY, async (doc) => {
+  await mapLimit(deletes, CONCURRENCY, async (doc) => {
     record(await deleteDocument(doc, client, options.dryRun));
   });
   progress.finish();

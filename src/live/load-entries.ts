@@ -1,9 +1,9 @@
 // Reading a team's sealed entries into its in-memory entry index: all of them for a build, one for a
 // catch-up.
 
-import { openEntry } from "../entries/sealed.js";
 import type { EntryIndex, IndexedEntry } from "../index/entry-index.js";
 import type { TeamKey } from "../seal/team-key.js";
+import { openEntry } from "../sealed/entries.js";
 import type { EntryCursor, EntryRow } from "../store/entries.js";
 import type { Storage } from "../store/storage.js";
 

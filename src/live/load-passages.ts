@@ -1,9 +1,9 @@
 // Reading a team's sealed chunk runs into its in-memory index: all of them for a build, one document's for a
 // catch-up. Storage and the index meet here, and nowhere else.
 
-import { type ChunkRun, chunkId, openChunkRun } from "../documents/sealed.js";
 import type { IndexedDocument, PassageIndex } from "../index/passage-index.js";
 import type { TeamKey } from "../seal/team-key.js";
+import { type ChunkRun, chunkId, openChunkRun } from "../sealed/documents.js";
 import type { ChunkRunRow } from "../store/documents.js";
 import type { Storage } from "../store/storage.js";
 

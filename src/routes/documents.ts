@@ -2,31 +2,16 @@
 // indexed before the answer.
 
 import { createRoute, z } from "@hono/zod-openapi";
-import type { Context, MiddlewareHandler } from "hono";
-import type { DocumentInput, DocumentService } from "../documents/service.js";
+import type { MiddlewareHandler } from "hono";
 import { DomainError } from "../errors.js";
+import { acceptOnly, mediaType } from "../http/accept.js";
 import type { AppEnv } from "../http/env.js";
 import { type DocumentFormat, formatOfFile } from "../ingest/formats.js";
+import type { DocumentInput, DocumentService } from "../services/documents.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
 import { errors, json } from "./responses.js";
 import { router } from "./router.js";
-import { codePoints, documentFormatSchema, documentSchema, idParam, intParam, nameText } from "./schemas.js";
-
-/** externalIds with these prefixes belong to a note source; the documents API may not write them. */
-export const reservedExternalIdPrefixes = ["notion:"];
-
-export const documentBody = z.object({
-  title: nameText(512),
-  content: z.string(),
-  format: documentFormatSchema.optional(),
-  path: z.array(codePoints(1, 512)).max(32).optional(),
-  externalId: codePoints(1, 512)
-    .refine((id) => !reservedExternalIdPrefixes.some((p) => id.startsWith(p)), {
-      message: "externalIds starting with notion: are reserved for the Notion source",
-    })
-    .optional(),
-});
-export type DocumentBody = z.infer<typeof documentBody>;
+import { type DocumentBody, documentBody, documentSchema, idParam, intParam, nameText } from "./schemas.js";
 
 export const documentAnswer = z.object({ document: documentSchema });
 export const documentWithContentAnswer = z.object({
@@ -51,10 +36,6 @@ const rawFormats: Record<string, DocumentFormat> = {
 };
 
 const postTypes = ["application/json", "multipart/form-data", ...Object.keys(rawFormats)];
-
-function mediaType(c: Context): string {
-  return (c.req.header("content-type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
-}
 
 function fromBody(body: DocumentBody): DocumentInput {
   return {
@@ -202,13 +183,4 @@ export function documentRoutes(documents: DocumentService, team: MiddlewareHandl
   );
 
   return app;
-}
-
-/** Refuses any other media type with 415 before a validator reads the body. */
-export function acceptOnly(types: readonly string[]): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    if (!types.includes(mediaType(c)))
-      throw new DomainError("unsupported_media_type", `Send ${types.join(", ")}.`);
-    await next();
-  };
 }

@@ -3,58 +3,22 @@
 
 import { createRoute, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
-import type { EntryInput, EntryService } from "../entries/service.js";
+import { acceptOnly } from "../http/accept.js";
 import type { AppEnv } from "../http/env.js";
+import type { EntryService } from "../services/entries.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
-import { acceptOnly } from "./documents.js";
 import { errors, json } from "./responses.js";
 import { router } from "./router.js";
-import { codePoints, idParam, intParam, labelText, nameText } from "./schemas.js";
+import {
+  entryAnswer,
+  entryBody,
+  entryIdInput,
+  entryInput,
+  entrySchema,
+  intParam,
+  labelText,
+} from "./schemas.js";
 
-/** The longest impact: one sentence of consequence, which a working-memory line shows in full. */
-export const MAX_IMPACT_CHARS = 1024;
-/** The longest body: the detail behind an entry, searched but never rendered into a line. */
-export const MAX_ENTRY_BODY_CHARS = 65_536;
-
-export const entrySchema = z
-  .object({
-    id: z.string(),
-    createdAt: z.string(),
-    project: z.string().nullable(),
-    type: z.string().nullable(),
-    title: z.string(),
-    impact: z.string().nullable(),
-    body: z.string().nullable(),
-  })
-  .openapi("Entry");
-
-// Blank impact and body are the same as none: a line never ends in a dangling dash.
-export const entryBody = z.object({
-  title: nameText(512).describe("What was decided, broken or learned; 1–512 characters."),
-  impact: codePoints(0, MAX_IMPACT_CHARS)
-    .nullish()
-    .describe("What it changes, shown after the title in working memory."),
-  project: labelText.nullish().describe("The project it belongs to: [A-Za-z0-9._-]{1,64}."),
-  type: labelText
-    .nullish()
-    .describe("Its kind, such as decision, incident or learning: [A-Za-z0-9._-]{1,64}."),
-  body: codePoints(0, MAX_ENTRY_BODY_CHARS).nullish().describe("Longer detail; searched, not rendered."),
-});
-export type EntryBody = z.infer<typeof entryBody>;
-
-export const entryIdInput = z.object({ id: idParam.describe("The entry's id.") });
-
-export function entryInput(body: EntryBody): EntryInput {
-  return {
-    title: body.title,
-    impact: body.impact?.trim() ? body.impact : null,
-    project: body.project ?? null,
-    type: body.type ?? null,
-    body: body.body?.trim() ? body.body : null,
-  };
-}
-
-export const entryAnswer = z.object({ entry: entrySchema });
 const entryListAnswer = z.object({ entries: z.array(entrySchema), nextCursor: z.string().nullable() });
 const security = [{ teamKey: [] }];
 

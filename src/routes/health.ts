@@ -1,14 +1,13 @@
 // Liveness and readiness: the process is up; storage answers.
 
 import { createRoute, z } from "@hono/zod-openapi";
-import { DomainError } from "../errors.js";
-import type { Storage } from "../store/storage.js";
+import type { HealthService } from "../services/health.js";
 import { errors, json } from "./responses.js";
 import { router } from "./router.js";
 
 export const okSchema = z.object({ ok: z.literal(true) });
 
-export function healthRoutes(storage: Storage) {
+export function healthRoutes(health: HealthService) {
   const app = router();
   app.openapi(
     createRoute({
@@ -25,11 +24,7 @@ export function healthRoutes(storage: Storage) {
       responses: { 200: json(okSchema, "Storage answers."), ...errors(503) },
     }),
     async (c) => {
-      try {
-        await storage.ping();
-      } catch {
-        throw new DomainError("unavailable", "Storage is not answering.");
-      }
+      await health.ready();
       return c.json({ ok: true as const }, 200);
     },
   );

@@ -10,20 +10,31 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { MiddlewareHandler } from "hono";
 import { z } from "zod";
-import type { EntryService } from "../entries/service.js";
 import { isDomainError } from "../errors.js";
 import type { AppEnv } from "../http/env.js";
 import { errorResponse } from "../http/errors.js";
-import type { LiveIndexes } from "../live/indexes.js";
 import type { Logger } from "../logger.js";
 import type { TeamKey } from "../seal/team-key.js";
-import { entryAnswer, entryBody, entryIdInput, entryInput } from "./entries.js";
-import { answerMemory, memoryAnswer, memoryInput } from "./memory.js";
+import type { EntryService } from "../services/entries.js";
+import type { MemoryService } from "../services/memory.js";
+import type { SearchService } from "../services/search.js";
 import { router } from "./router.js";
-import { answerSearch, searchAnswer, searchQuery } from "./search.js";
+import {
+  entryAnswer,
+  entryBody,
+  entryIdInput,
+  entryInput,
+  memoryAnswer,
+  memoryInput,
+  memoryRequest,
+  searchAnswer,
+  searchQuery,
+  searchRequest,
+} from "./schemas.js";
 
 export interface McpDeps {
-  indexes: LiveIndexes;
+  search: SearchService;
+  memory: MemoryService;
   entries: EntryService;
   logger: Logger;
 }
@@ -68,8 +79,8 @@ function buildServer(deps: McpDeps, key: TeamKey, requestId: string): McpServer 
       annotations: { readOnlyHint: true },
     },
     guarded(async (args) => {
-      const answer = await answerSearch(deps.indexes, key, args);
-      return { content: [text(JSON.stringify(answer))], structuredContent: answer };
+      const answer = await deps.search.search(key, searchRequest(args));
+      return { content: [text(JSON.stringify(answer))], structuredContent: { ...answer } };
     }),
   );
 
@@ -85,7 +96,7 @@ function buildServer(deps: McpDeps, key: TeamKey, requestId: string): McpServer 
       annotations: { readOnlyHint: true },
     },
     guarded(async (args) => {
-      const answer = await answerMemory(deps.indexes, key, args);
+      const answer = await deps.memory.workingMemory(key, memoryRequest(args));
       const { items: _items, text: block, ...accounting } = answer;
       return {
         content: [text(block === "" ? "(no entries)" : block), text(JSON.stringify(accounting))],

@@ -1,23 +1,16 @@
 // The Notion source: a team stores its integration token (team key), and Notion's webhook delivers events to
-// /v1/webhooks/notion/{teamId}. The webhook carries no bearer credential: the first delivery is the
-// verification handshake — accepted only for a team that has stored its Notion token, and kept sealed — and
-// every later one must be signed with it (X-Notion-Signature) or is refused with nothing processed. Notion
-// activates the subscription once the operator pastes that token into Notion's settings: GET
-// /v1/sources/notion shows it to the team key (and to nothing else; it is never logged). A verified event is
-// answered at once and its page read after (see Background).
+// /v1/webhooks/notion/{teamId}, signed (X-Notion-Signature) with the token of its verification handshake
+// (see services/notion.ts). Notion activates the subscription once the operator pastes that token into
+// Notion's settings: GET /v1/sources/notion shows it to the team key (and to nothing else; it is never
+// logged).
 
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
-import { DomainError, isDomainError } from "../errors.js";
+import { acceptOnly } from "../http/accept.js";
 import type { AppEnv } from "../http/env.js";
-import { tokensEqual } from "../seal/secret.js";
-import type { Background, WaitUntil } from "../sources/background.js";
-import { eventSchema, verificationSchema } from "../sources/notion/events.js";
-import { SIGNATURE_HEADER, signatureValid } from "../sources/notion/signature.js";
-import type { NotionSync } from "../sources/notion/sync.js";
-import type { SourceSecrets } from "../sources/secrets.js";
-import type { TeamDirectory } from "../teams/directory.js";
-import { acceptOnly } from "./documents.js";
+import type { NotionService } from "../services/notion.js";
+import type { WaitUntil } from "../sources/background.js";
+import { SIGNATURE_HEADER } from "../sources/notion/signature.js";
 import { errors, json } from "./responses.js";
 import { router } from "./router.js";
 
@@ -61,13 +54,6 @@ const signatureHeaders = z.object({
     ),
 });
 
-export interface NotionRouteDeps {
-  directory: TeamDirectory;
-  secrets: SourceSecrets;
-  notion: NotionSync;
-  background: Background;
-}
-
 /** The runtime's waitUntil (a Worker's), or null where there is none: hono throws when asked on Node. */
 function runtimeOf(c: Context<AppEnv>): WaitUntil | null {
   try {
@@ -77,24 +63,7 @@ function runtimeOf(c: Context<AppEnv>): WaitUntil | null {
   }
 }
 
-/** The body as JSON, or undefined when it is not JSON. */
-function parseJson(bytes: Uint8Array): unknown {
-  try {
-    return JSON.parse(new TextDecoder().decode(bytes));
-  } catch {
-    return undefined;
-  }
-}
-
-/** Notion's verification request: an object with a verification token and nothing that makes it an event. */
-function handshakeToken(body: unknown): string | null {
-  if (typeof body !== "object" || body === null || "type" in body) return null;
-  const parsed = verificationSchema.safeParse(body);
-  return parsed.success ? parsed.data.verification_token : null;
-}
-
-export function notionRoutes(deps: NotionRouteDeps, team: MiddlewareHandler<AppEnv>) {
-  const { directory, secrets, notion, background } = deps;
+export function notionRoutes(notion: NotionService, team: MiddlewareHandler<AppEnv>) {
   const app = router();
 
   app.openapi(
@@ -113,22 +82,7 @@ export function notionRoutes(deps: NotionRouteDeps, team: MiddlewareHandler<AppE
         ...errors(400, 401, 413, 415),
       },
     }),
-    async (c) => {
-      const key = c.get("team");
-      const token = c.req.valid("json").token;
-      let stored: string | null;
-      try {
-        stored = await secrets.get(key, "notion.token");
-      } catch (error) {
-        // A row that no longer opens is replaced like any other token.
-        if (!isDomainError(error, "unreadable")) throw error;
-        stored = null;
-      }
-      const replaced = stored === null || !(await tokensEqual(token, stored));
-      await secrets.put(key, "notion.token", token, { resetSync: replaced });
-      const verified = await secrets.has(key.teamId, "notion.verification");
-      return c.json({ source: { kind: "notion" as const, verified } }, 200);
-    },
+    async (c) => c.json({ source: await notion.putToken(c.get("team"), c.req.valid("json").token) }, 200),
   );
 
   app.openapi(
@@ -148,17 +102,10 @@ export function notionRoutes(deps: NotionRouteDeps, team: MiddlewareHandler<AppE
       },
     }),
     async (c) => {
-      const key = c.get("team");
-      if (!(await secrets.has(key.teamId, "notion.token"))) {
-        throw new DomainError("not_found", "No Notion token is stored; PUT /v1/sources/notion first.");
-      }
-      const verificationToken = await secrets.get(key, "notion.verification");
+      const source = await notion.source(c.get("team"));
       // A secret: no cache, proxy or browser keeps a copy.
       c.header("cache-control", "no-store");
-      return c.json(
-        { source: { kind: "notion" as const, verified: verificationToken !== null, verificationToken } },
-        200,
-      );
+      return c.json({ source }, 200);
     },
   );
 
@@ -174,7 +121,7 @@ export function notionRoutes(deps: NotionRouteDeps, team: MiddlewareHandler<AppE
       },
     }),
     async (c) => {
-      await secrets.delete(c.get("team"), ["notion.token", "notion.verification"]);
+      await notion.deleteToken(c.get("team"));
       return c.body(null, 204);
     },
   );
@@ -196,46 +143,11 @@ export function notionRoutes(deps: NotionRouteDeps, team: MiddlewareHandler<AppE
       },
     }),
     async (c) => {
-      const key = await directory.teamKey(c.req.valid("param").teamId);
-      if (!key) throw new DomainError("unauthorized");
-      // The signature covers the bytes as sent, so it is checked on them, never on a re-encoding of the JSON.
-      const raw = new Uint8Array(await c.req.arrayBuffer());
-      const body = parseJson(raw);
-
-      const offered = handshakeToken(body);
-      if (offered !== null) {
-        // Without a token the team has not set up Notion: whoever knows its id must not claim the webhook.
-        if (!(await secrets.has(key.teamId, "notion.token"))) throw new DomainError("unauthorized");
-        const stored = await secrets.putIfAbsent(key, "notion.verification", offered);
-        if (!(await tokensEqual(offered, stored))) {
-          throw new DomainError(
-            "conflict",
-            "A different verification token is stored; DELETE /v1/sources/notion before verifying again.",
-          );
-        }
-        return c.json({ ok: true as const }, 200);
-      }
-
-      const verification = await secrets.get(key, "notion.verification");
-      if (
-        verification === null ||
-        !(await signatureValid(raw, c.req.header(SIGNATURE_HEADER), verification))
-      ) {
-        throw new DomainError("unauthorized");
-      }
-      if (body === undefined)
-        throw new DomainError("invalid_request", "Invalid request: the body is not JSON.");
-      const event = eventSchema.safeParse(body);
-      // A signed delivery of a kind this code does not know is acknowledged, so Notion does not resend it.
-      if (event.success) {
-        background.run(
-          "notion event",
-          async () => {
-            await notion.applyEvent(key, event.data);
-          },
-          runtimeOf(c),
-        );
-      }
+      await notion.receive(c.req.valid("param").teamId, {
+        readBody: async () => new Uint8Array(await c.req.arrayBuffer()),
+        signature: c.req.header(SIGNATURE_HEADER),
+        runtime: runtimeOf(c),
+      });
       return c.json({ ok: true as const }, 200);
     },
   );

@@ -7,7 +7,7 @@ import { DomainError } from "../errors.js";
 import type { AppEnv } from "../http/env.js";
 import { describeIssues } from "../http/errors.js";
 import { teamIdPattern } from "../ids.js";
-import type { Reindexer } from "../teams/reindex.js";
+import type { ReindexService } from "../services/reindex.js";
 import { errors, json } from "./responses.js";
 import { router } from "./router.js";
 
@@ -52,7 +52,7 @@ export const reindexAnswer = z.object({
   tookMs: z.number(),
 });
 
-export function reindexRoutes(reindexer: Reindexer, cron: MiddlewareHandler<AppEnv>) {
+export function reindexRoutes(reindex: ReindexService, cron: MiddlewareHandler<AppEnv>) {
   const app = router();
   app.openapi(
     createRoute({
@@ -70,7 +70,7 @@ export function reindexRoutes(reindexer: Reindexer, cron: MiddlewareHandler<AppE
     async (c) => {
       const started = performance.now();
       const body = parseBody(await c.req.text());
-      const teams = await reindexer.run(body.teamId ?? null);
+      const teams = await reindex.run(body.teamId ?? null);
       return c.json({ teams, tookMs: Math.round(performance.now() - started) }, 200);
     },
   );

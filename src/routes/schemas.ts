@@ -1,9 +1,15 @@
-// Schemas shared by several routes. Lengths are counted in Unicode code points, as API.md specifies, not in
-// UTF-16 units (zod's own .max counts those, and an emoji would count twice).
+// Schemas shared by several routes (the HTTP API, the MCP tools, the generic webhook), and the mapping of
+// their validated values to service input. A schema one route uses alone lives with that route. Lengths are
+// counted in Unicode code points, as API.md specifies, not in UTF-16 units (zod's own .max counts those, and
+// an emoji would count twice).
 
 import { z } from "@hono/zod-openapi";
 import { MAX_QUERY_BYTES } from "../index/query.js";
 import { documentFormats } from "../ingest/formats.js";
+import { DEFAULT_BUDGET, MAX_BUDGET } from "../memory/constants.js";
+import type { EntryInput } from "../services/entries.js";
+import type { MemoryRequest } from "../services/memory.js";
+import type { SearchRequest } from "../services/search.js";
 import { utf8Length } from "../text/length.js";
 import { errorCodeParam } from "./router.js";
 
@@ -89,3 +95,131 @@ export const hitSchema = z
     score: z.number(),
   })
   .openapi("Hit");
+
+// Documents: the body of POST/PUT /v1/documents, and of the webhook's document.upsert.
+
+/** externalIds with these prefixes belong to a note source; the documents API may not write them. */
+export const reservedExternalIdPrefixes = ["notion:"];
+
+export const documentBody = z.object({
+  title: nameText(512),
+  content: z.string(),
+  format: documentFormatSchema.optional(),
+  path: z.array(codePoints(1, 512)).max(32).optional(),
+  externalId: codePoints(1, 512)
+    .refine((id) => !reservedExternalIdPrefixes.some((p) => id.startsWith(p)), {
+      message: "externalIds starting with notion: are reserved for the Notion source",
+    })
+    .optional(),
+});
+export type DocumentBody = z.infer<typeof documentBody>;
+
+// Entries: /v1/entries, the MCP remember and forget tools, the webhook's entry.create.
+
+/** The longest impact: one sentence of consequence, which a working-memory line shows in full. */
+export const MAX_IMPACT_CHARS = 1024;
+/** The longest body: the detail behind an entry, searched but never rendered into a line. */
+export const MAX_ENTRY_BODY_CHARS = 65_536;
+
+export const entrySchema = z
+  .object({
+    id: z.string(),
+    createdAt: z.string(),
+    project: z.string().nullable(),
+    type: z.string().nullable(),
+    title: z.string(),
+    impact: z.string().nullable(),
+    body: z.string().nullable(),
+  })
+  .openapi("Entry");
+
+// Blank impact and body are the same as none: a line never ends in a dangling dash.
+export const entryBody = z.object({
+  title: nameText(512).describe("What was decided, broken or learned; 1–512 characters."),
+  impact: codePoints(0, MAX_IMPACT_CHARS)
+    .nullish()
+    .describe("What it changes, shown after the title in working memory."),
+  project: labelText.nullish().describe("The project it belongs to: [A-Za-z0-9._-]{1,64}."),
+  type: labelText
+    .nullish()
+    .describe("Its kind, such as decision, incident or learning: [A-Za-z0-9._-]{1,64}."),
+  body: codePoints(0, MAX_ENTRY_BODY_CHARS).nullish().describe("Longer detail; searched, not rendered."),
+});
+export type EntryBody = z.infer<typeof entryBody>;
+
+export const entryIdInput = z.object({ id: idParam.describe("The entry's id.") });
+
+export function entryInput(body: EntryBody): EntryInput {
+  return {
+    title: body.title,
+    impact: body.impact?.trim() ? body.impact : null,
+    project: body.project ?? null,
+    type: body.type ?? null,
+    body: body.body?.trim() ? body.body : null,
+  };
+}
+
+export const entryAnswer = z.object({ entry: entrySchema });
+
+// Search: /v1/search and the MCP search tool.
+
+/** Hits per answer when the caller names no limit. */
+export const DEFAULT_SEARCH_LIMIT = 20;
+
+export const searchQuery = z.object({
+  q: queryText.describe("What to look for, in plain words; at most 1024 bytes."),
+  limit: intParam(1, 100).optional().describe(`Hits to return, 1–100; default ${DEFAULT_SEARCH_LIMIT}.`),
+});
+export type SearchQuery = z.infer<typeof searchQuery>;
+export const searchAnswer = z.object({
+  query: z.string(),
+  hits: z.array(hitSchema),
+  corpus: z.object({ documents: z.number().int(), chunks: z.number().int() }),
+  tookMs: z.number(),
+});
+
+export function searchRequest(input: SearchQuery): SearchRequest {
+  return { q: input.q, limit: input.limit ?? DEFAULT_SEARCH_LIMIT };
+}
+
+// Working memory: /v1/memory and the MCP memory tool.
+
+export const memoryInput = z.object({
+  q: matchText.optional().describe("What the agent is working on; ranks matching entries higher."),
+  project: labelText.optional().describe("A project to boost (never a filter)."),
+  budget: intParam(1, MAX_BUDGET)
+    .optional()
+    .describe(`Tokens the block may cost, 1–${MAX_BUDGET}; default ${DEFAULT_BUDGET}.`),
+});
+export type MemoryInput = z.infer<typeof memoryInput>;
+
+export const memoryAnswer = z
+  .object({
+    query: z.string().nullable(),
+    project: z.string().nullable(),
+    budget: z.number().int(),
+    candidates: z.number().int(),
+    included: z.number().int(),
+    skipped: z.number().int(),
+    estimatedTokens: z.number().int(),
+    items: z.array(
+      z.object({
+        id: z.string(),
+        rank: z.number().int(),
+        score: z.number(),
+        tokens: z.number().int(),
+        line: z.string(),
+      }),
+    ),
+    text: z.string(),
+  })
+  .openapi("WorkingMemory");
+
+/** The request for validated input; a blank `q` is the same as none. */
+export function memoryRequest(input: MemoryInput): MemoryRequest {
+  return {
+    query: input.q != null && input.q.trim() !== "" ? input.q : null,
+    project: input.project ?? null,
+    budget: input.budget ?? DEFAULT_BUDGET,
+  };
+}

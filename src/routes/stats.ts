@@ -3,8 +3,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../http/env.js";
-import type { LiveIndexes } from "../live/indexes.js";
-import type { Storage } from "../store/storage.js";
+import type { StatsService } from "../services/stats.js";
 import { errors, json } from "./responses.js";
 import { router } from "./router.js";
 
@@ -20,7 +19,7 @@ export const statsAnswer = z.object({
   }),
 });
 
-export function statsRoutes(storage: Storage, indexes: LiveIndexes, team: MiddlewareHandler<AppEnv>) {
+export function statsRoutes(stats: StatsService, team: MiddlewareHandler<AppEnv>) {
   const app = router();
   app.openapi(
     createRoute({
@@ -30,14 +29,7 @@ export function statsRoutes(storage: Storage, indexes: LiveIndexes, team: Middle
       middleware: [team] as const,
       responses: { 200: json(statsAnswer, "Storage counts and index state."), ...errors(401) },
     }),
-    async (c) => {
-      const teamId = c.get("team").teamId;
-      const [counts, entries] = await Promise.all([
-        storage.documents.counts(teamId),
-        storage.entries.count(teamId),
-      ]);
-      return c.json({ ...counts, entries, index: indexes.status(teamId) }, 200);
-    },
+    async (c) => c.json(await stats.stats(c.get("team")), 200),
   );
   return app;
 }

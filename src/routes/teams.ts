@@ -3,7 +3,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../http/env.js";
-import type { TeamDirectory } from "../teams/directory.js";
+import type { TeamService } from "../services/teams.js";
 import { errors, json } from "./responses.js";
 import { router } from "./router.js";
 import { idParam, nameText, teamSchema } from "./schemas.js";
@@ -18,7 +18,7 @@ export const createKeyAnswer = z.object({ keyId: z.string(), apiKey: z.string() 
 const teamParams = z.object({ teamId: idParam });
 const security = [{ adminToken: [] }];
 
-export function teamRoutes(directory: TeamDirectory, admin: MiddlewareHandler<AppEnv>) {
+export function teamRoutes(teams: TeamService, admin: MiddlewareHandler<AppEnv>) {
   const app = router();
   app.openapi(
     createRoute({
@@ -29,7 +29,7 @@ export function teamRoutes(directory: TeamDirectory, admin: MiddlewareHandler<Ap
       request: { body: { content: { "application/json": { schema: createTeamBody } }, required: true } },
       responses: { 201: json(createTeamAnswer, "The team and its first API key."), ...errors(400, 401, 403) },
     }),
-    async (c) => c.json(await directory.create(c.req.valid("json").name), 201),
+    async (c) => c.json(await teams.create(c.req.valid("json").name), 201),
   );
   app.openapi(
     createRoute({
@@ -39,7 +39,7 @@ export function teamRoutes(directory: TeamDirectory, admin: MiddlewareHandler<Ap
       middleware: [admin] as const,
       responses: { 200: json(teamsAnswer, "Every team."), ...errors(401, 403) },
     }),
-    async (c) => c.json({ teams: await directory.list() }, 200),
+    async (c) => c.json({ teams: await teams.list() }, 200),
   );
   app.openapi(
     createRoute({
@@ -50,7 +50,7 @@ export function teamRoutes(directory: TeamDirectory, admin: MiddlewareHandler<Ap
       request: { params: teamParams },
       responses: { 200: json(keysAnswer, "The team's keys, never a secret."), ...errors(401, 403, 404) },
     }),
-    async (c) => c.json({ keys: await directory.listKeys(c.req.valid("param").teamId) }, 200),
+    async (c) => c.json({ keys: await teams.listKeys(c.req.valid("param").teamId) }, 200),
   );
   app.openapi(
     createRoute({
@@ -64,7 +64,7 @@ export function teamRoutes(directory: TeamDirectory, admin: MiddlewareHandler<Ap
         ...errors(401, 403, 404),
       },
     }),
-    async (c) => c.json(await directory.createKey(c.req.valid("param").teamId), 201),
+    async (c) => c.json(await teams.createKey(c.req.valid("param").teamId), 201),
   );
   app.openapi(
     createRoute({
@@ -80,7 +80,7 @@ export function teamRoutes(directory: TeamDirectory, admin: MiddlewareHandler<Ap
     }),
     async (c) => {
       const { teamId, keyId } = c.req.valid("param");
-      await directory.revokeKey(teamId, keyId);
+      await teams.revokeKey(teamId, keyId);
       return c.body(null, 204);
     },
   );
@@ -97,7 +97,7 @@ export function teamRoutes(directory: TeamDirectory, admin: MiddlewareHandler<Ap
       },
     }),
     async (c) => {
-      await directory.delete(c.req.valid("param").teamId);
+      await teams.delete(c.req.valid("param").teamId);
       return c.body(null, 204);
     },
   );

@@ -12,21 +12,14 @@
 
 import { createRoute, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
-import type { Clock } from "../clock.js";
-import type { DocumentService } from "../documents/service.js";
-import type { EntryService } from "../entries/service.js";
 import { DomainError } from "../errors.js";
 import type { AppEnv } from "../http/env.js";
 import { describeIssues } from "../http/errors.js";
 import type { Logger } from "../logger.js";
-import type { SourceSecrets } from "../sources/secrets.js";
-import { type WebhookEvent, WebhookSource } from "../sources/webhook.js";
-import type { Storage } from "../store/storage.js";
-import type { TeamDirectory } from "../teams/directory.js";
-import { documentBody } from "./documents.js";
-import { entryBody, entryInput } from "./entries.js";
+import type { WebhookEvent, WebhookService } from "../services/webhooks.js";
 import { errors, json } from "./responses.js";
 import { router } from "./router.js";
+import { documentBody, entryBody, entryInput } from "./schemas.js";
 
 export const webhookEventTypes = ["document.upsert", "document.delete", "entry.create"] as const;
 
@@ -104,26 +97,13 @@ export function parseWebhookEvent(payload: string): WebhookEvent {
   return toWebhookEvent(parsed.data);
 }
 
-export interface WebhookRoutesDeps {
-  storage: Storage;
-  directory: TeamDirectory;
-  secrets: SourceSecrets;
-  documents: DocumentService;
-  entries: EntryService;
-  clock: Clock;
-  logger: Logger;
-  team: MiddlewareHandler<AppEnv>;
-}
-
 const REFUSED = "Missing or invalid webhook signature, or a webhook-timestamp more than 5 minutes off.";
 const INGEST_PATH = "/v1/webhooks/ingest/{teamId}";
 
 // The raw bytes as text, exactly: a byte-order mark is kept (the signer signed it), not stripped.
 const rawText = new TextDecoder("utf-8", { ignoreBOM: true });
 
-export function webhookRoutes(deps: WebhookRoutesDeps) {
-  const { team, logger, ...sourceDeps } = deps;
-  const source = new WebhookSource({ ...sourceDeps, logger });
+export function webhookRoutes(webhooks: WebhookService, team: MiddlewareHandler<AppEnv>, logger: Logger) {
   const app = router();
 
   app.openapi(
@@ -136,23 +116,22 @@ export function webhookRoutes(deps: WebhookRoutesDeps) {
         "Makes or rotates the team's signing secret for the generic webhook. The previous secret stops working at once.",
       responses: { 200: json(webhookSecretAnswer, "The new secret, shown this once."), ...errors(401) },
     }),
-    async (c) => c.json({ secret: await source.rotateSecret(c.get("team")) }, 200),
+    async (c) => c.json({ secret: await webhooks.rotateSecret(c.get("team")) }, 200),
   );
 
   app.post("/v1/webhooks/ingest/:teamId", async (c) => {
     const payload = rawText.decode(await c.req.arrayBuffer());
-    const verified = await source.verify(c.req.param("teamId"), payload, {
+    const headers = {
       id: c.req.header("webhook-id"),
       timestamp: c.req.header("webhook-timestamp"),
       signature: c.req.header("webhook-signature"),
-    });
-    if (!verified.ok) {
-      logger.warn("webhook delivery refused", { requestId: c.get("requestId"), reason: verified.refusal });
+    };
+    const received = await webhooks.receive(c.req.param("teamId"), payload, headers, parseWebhookEvent);
+    if (!received.ok) {
+      logger.warn("webhook delivery refused", { requestId: c.get("requestId"), reason: received.refusal });
       throw new DomainError("unauthorized", REFUSED);
     }
-    const event = parseWebhookEvent(payload);
-    const delivered = await source.deliver(verified.key, verified.deliveryId, event);
-    return c.json({ ok: true as const, ...delivered }, 200);
+    return c.json({ ok: true as const, ...received.delivered }, 200);
   });
 
   // The ingest route described for /openapi.json only: its handler above reads and verifies the raw body itself.

@@ -1,16 +1,11 @@
 // A team's source secrets (Notion's integration and verification tokens, the generic webhook's signing
-// secret), sealed one per row and bound to their kind: a sealed Notion token copied into the webhook secret's
-// row fails to open.
+// secret), stored sealed one per row (see sealed/secrets.ts).
 
-import { z } from "zod";
 import type { Clock } from "../clock.js";
-import { DomainError } from "../errors.js";
-import { openRow, sealRow, type TeamKey } from "../seal/team-key.js";
+import type { TeamKey } from "../seal/team-key.js";
+import { openSecret, sealSecret } from "../sealed/secrets.js";
 import type { SourceKind } from "../store/sources.js";
 import type { Storage } from "../store/storage.js";
-
-const SOURCES_TABLE = "sources";
-const secretSchema = z.object({ value: z.string() });
 
 export class SourceSecrets {
   constructor(private readonly deps: { storage: Storage; clock: Clock }) {}
@@ -18,13 +13,7 @@ export class SourceSecrets {
   async get(key: TeamKey, kind: SourceKind): Promise<string | null> {
     const row = await this.deps.storage.sources.get(key.teamId, kind);
     if (!row) return null;
-    const parsed = secretSchema.safeParse(await openRow(key, SOURCES_TABLE, kind, row.sealed));
-    if (!parsed.success)
-      throw new DomainError(
-        "unreadable",
-        `Stored sources row ${kind} opened but is not in the expected shape.`,
-      );
-    return parsed.data.value;
+    return openSecret(key, kind, row.sealed);
   }
 
   /** Whether a secret of this kind is stored, without opening it. */
@@ -39,7 +28,7 @@ export class SourceSecrets {
     value: string,
     options: { resetSync?: boolean } = {},
   ): Promise<void> {
-    const sealed = await sealRow(key, SOURCES_TABLE, kind, { value });
+    const sealed = await sealSecret(key, kind, value);
     await this.deps.storage.sources.put(
       key.teamId,
       kind,
@@ -51,7 +40,7 @@ export class SourceSecrets {
 
   /** Stores the secret unless one of that kind is stored; returns the one stored after the call. */
   async putIfAbsent(key: TeamKey, kind: SourceKind, value: string): Promise<string> {
-    const sealed = await sealRow(key, SOURCES_TABLE, kind, { value });
+    const sealed = await sealSecret(key, kind, value);
     const at = this.deps.clock.now().toISOString();
     if (await this.deps.storage.sources.putIfAbsent(key.teamId, kind, sealed, at)) return value;
     return (await this.get(key, kind)) ?? value;

@@ -5,12 +5,11 @@
 
 import { afterEach, describe, expect, it } from "vitest";
 import type { Clock } from "../../src/clock.js";
-import { EntryService } from "../../src/entries/service.js";
 import { matchQuery } from "../../src/index/query.js";
-import { entryAnswer } from "../../src/routes/entries.js";
-import { memoryAnswer } from "../../src/routes/memory.js";
+import { entryAnswer, memoryAnswer } from "../../src/routes/schemas.js";
 import { statsAnswer } from "../../src/routes/stats.js";
 import type { TeamKey } from "../../src/seal/team-key.js";
+import { EntryService } from "../../src/services/entries.js";
 import { expectError, expectNoContent, expectOk, tickingClock } from "../routes/contract.js";
 import {
   ADMIN_TOKEN,

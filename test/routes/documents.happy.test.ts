@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { documentAnswer, documentListAnswer, documentWithContentAnswer } from "../../src/routes/documents.js";
-import { searchAnswer } from "../../src/routes/search.js";
+import { searchAnswer } from "../../src/routes/schemas.js";
 import { addDocument, makeTeam, type TestApp } from "../support/app.js";
 import { expectError, expectNoContent, expectOk, tickingClock, withApp } from "./contract.js";
 

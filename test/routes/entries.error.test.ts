@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { entryAnswer } from "../../src/routes/entries.js";
+import { entryAnswer } from "../../src/routes/schemas.js";
 import { statsAnswer } from "../../src/routes/stats.js";
 import { makeTeam, type TestApp } from "../support/app.js";
 import { expectError, expectNoContent, expectOk, withApp } from "./contract.js";

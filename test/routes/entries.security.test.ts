@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { entryAnswer, entrySchema } from "../../src/routes/entries.js";
-import { memoryAnswer } from "../../src/routes/memory.js";
+import { entryAnswer, entrySchema, memoryAnswer } from "../../src/routes/schemas.js";
 import { statsAnswer } from "../../src/routes/stats.js";
 import { ADMIN_TOKEN, makeTeam, type TestApp } from "../support/app.js";
 import { expectError, expectOk, withApp } from "./contract.js";

@@ -13,9 +13,15 @@ import {
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { entryAnswer, entryBody, entryIdInput } from "../../src/routes/entries.js";
-import { memoryAnswer, memoryInput } from "../../src/routes/memory.js";
-import { searchAnswer, searchQuery } from "../../src/routes/search.js";
+import {
+  entryAnswer,
+  entryBody,
+  entryIdInput,
+  memoryAnswer,
+  memoryInput,
+  searchAnswer,
+  searchQuery,
+} from "../../src/routes/schemas.js";
 import { addDocument, buildTestApp, makeTeam, type TestApp } from "../support/app.js";
 import { expectError, expectOk } from "./contract.js";
 

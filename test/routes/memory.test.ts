@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { Clock } from "../../src/clock.js";
-import { entryAnswer } from "../../src/routes/entries.js";
-import { memoryAnswer } from "../../src/routes/memory.js";
+import { entryAnswer, memoryAnswer } from "../../src/routes/schemas.js";
 import { statsAnswer } from "../../src/routes/stats.js";
 import { buildTestApp, makeTeam, type TestApp, tempDir } from "../support/app.js";
 import { expectError, expectNoContent, expectOk, tickingClock, withApp } from "./contract.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { searchAnswer } from "../../src/routes/search.js";
+import { searchAnswer } from "../../src/routes/schemas.js";
 import { addDocument, makeTeam, type TestApp } from "../support/app.js";
 import { expectError, expectOk, withApp } from "./contract.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { okSchema } from "../../src/routes/health.js";
-import { searchAnswer } from "../../src/routes/search.js";
+import { searchAnswer } from "../../src/routes/schemas.js";
 import { statsAnswer } from "../../src/routes/stats.js";
 import { addDocument, makeTeam, type TestApp } from "../support/app.js";
 import { expectError, expectOk, withApp } from "./contract.js";

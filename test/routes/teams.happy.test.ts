@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { searchAnswer } from "../../src/routes/search.js";
+import { searchAnswer } from "../../src/routes/schemas.js";
 import { statsAnswer } from "../../src/routes/stats.js";
 import { createKeyAnswer, createTeamAnswer, keysAnswer, teamsAnswer } from "../../src/routes/teams.js";
 import { ADMIN_TOKEN } from "../support/app.js";

@@ -4,7 +4,7 @@
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { documentWithContentAnswer } from "../../src/routes/documents.js";
-import { memoryAnswer } from "../../src/routes/memory.js";
+import { memoryAnswer } from "../../src/routes/schemas.js";
 import { statsAnswer } from "../../src/routes/stats.js";
 import { webhookAnswer } from "../../src/routes/webhooks.js";
 import { fromBase64 } from "../../src/seal/bytes.js";

@@ -6,9 +6,9 @@
 
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { systemClock } from "../../src/clock.js";
-import { DocumentService } from "../../src/documents/service.js";
 import { type LogFields, type Logger, silentLogger } from "../../src/logger.js";
 import type { TeamKey } from "../../src/seal/team-key.js";
+import { DocumentService } from "../../src/services/documents.js";
 import { defaultRetryPolicy } from "../../src/sources/notion/client.js";
 import {
   FULL_PULL,

@@ -5,8 +5,9 @@
 // index; the newest event time applied per page is kept under the blind index of `notion-page:<page id>`.
 // Decisions: docs/decisions/0013-notion-sync.md.
 
+import { Limiter } from "../../async/pool.js";
+import { KeyedSerialQueue } from "../../async/serial-queue.js";
 import type { Clock } from "../../clock.js";
-import type { DocumentService } from "../../documents/service.js";
 import { isDomainError } from "../../errors.js";
 import type { Logger } from "../../logger.js";
 import { blindIndex, type TeamKey } from "../../seal/team-key.js";
@@ -66,10 +67,24 @@ export type EventOutcome =
    */
   | "superseded";
 
+/**
+ * What the sync asks of the documents service (DocumentService answers it): declared here so this
+ * integration does not import the service layer that uses it.
+ */
+export interface NotionDocuments {
+  /** Stores the page's document, or replaces the one holding the same externalId. */
+  create(
+    key: TeamKey,
+    input: { title: string; content: string; format: "markdown"; path: string[]; externalId: string },
+  ): Promise<unknown>;
+  /** Deletes the document holding externalId; false when none does. */
+  deleteByExternalId(key: TeamKey, externalId: string): Promise<boolean>;
+}
+
 export interface NotionSyncDeps {
   storage: Storage;
   secrets: SourceSecrets;
-  documents: DocumentService;
+  documents: NotionDocuments;
   clock: Clock;
   logger: Logger;
   /** Notion's API base URL; default https://api.notion.com. */
@@ -97,34 +112,6 @@ function errorFields(error: unknown): Record<string, string | number> {
   return { error: error instanceof Error ? error.name : "unknown" };
 }
 
-/** At most `limit` tasks at once; the others wait their turn in the order they asked. */
-class Slots {
-  #free: number;
-  readonly #waiting: (() => void)[] = [];
-
-  constructor(private readonly limit: number) {
-    this.#free = limit;
-  }
-
-  async run<T>(task: () => Promise<T>): Promise<T> {
-    if (this.#free > 0) this.#free--;
-    else await new Promise<void>((resolve) => this.#waiting.push(resolve));
-    try {
-      return await task();
-    } finally {
-      // The slot passes straight to the next in line, so a newcomer cannot take it in between.
-      const next = this.#waiting.shift();
-      if (next) next();
-      else this.#free++;
-    }
-  }
-
-  /** Nothing running and nothing waiting. */
-  get idle(): boolean {
-    return this.#free === this.limit && this.#waiting.length === 0;
-  }
-}
-
 /** What a page sync is given besides the page id. */
 interface PageWork {
   /** The page object a search already returned: the reader does not ask for it again. */
@@ -135,11 +122,11 @@ interface PageWork {
 
 export class NotionSync {
   /** Work on one page (team and page id) in this process, one at a time and in the order it arrived. */
-  readonly #pages = new Map<string, Promise<unknown>>();
+  readonly #pages = new KeyedSerialQueue();
   /** A team's pull in progress: a second caller shares it instead of pulling again. */
   readonly #pulls = new Map<string, Promise<number>>();
   /** Each team's page syncs in flight, at most PAGE_SYNCS_PER_TEAM (kept only while a team has some). */
-  readonly #slots = new Map<string, Slots>();
+  readonly #slots = new Map<string, Limiter>();
   readonly #sleep: Sleep;
 
   constructor(private readonly deps: NotionSyncDeps) {
@@ -159,7 +146,7 @@ export class NotionSync {
     if (change.action === "ignore") return Promise.resolve("ignored");
     const { pageId, at } = change;
     const { storage, secrets, logger } = this.deps;
-    return this.#serially(key.teamId, pageId, async (): Promise<EventOutcome> => {
+    return this.#pages.run(`${key.teamId}/${pageId}`, async (): Promise<EventOutcome> => {
       // Without a token nothing can be read, and a delete that cannot be confirmed is not applied.
       const token = await secrets.get(key, "notion.token");
       if (token === null) {
@@ -223,7 +210,7 @@ export class NotionSync {
         const pageId = canonicalId(found.id);
         if (!pageId) continue;
         try {
-          await this.#serially(key.teamId, pageId, () =>
+          await this.#pages.run(`${key.teamId}/${pageId}`, () =>
             this.#retrying(() =>
               this.#limited(key.teamId, () => this.#syncPage(key, reader, pageId, { known: found })),
             ),
@@ -311,26 +298,13 @@ export class NotionSync {
   async #limited<T>(teamId: string, task: () => Promise<T>): Promise<T> {
     let slots = this.#slots.get(teamId);
     if (!slots) {
-      slots = new Slots(PAGE_SYNCS_PER_TEAM);
+      slots = new Limiter(PAGE_SYNCS_PER_TEAM);
       this.#slots.set(teamId, slots);
     }
     try {
       return await slots.run(task);
     } finally {
       if (slots.idle && this.#slots.get(teamId) === slots) this.#slots.delete(teamId);
-    }
-  }
-
-  async #serially<T>(teamId: string, pageId: string, task: () => Promise<T>): Promise<T> {
-    const lock = `${teamId}/${pageId}`;
-    const before = this.#pages.get(lock) ?? Promise.resolve();
-    const result = before.then(task, task);
-    const tail = result.catch(() => undefined);
-    this.#pages.set(lock, tail);
-    try {
-      return await result;
-    } finally {
-      if (this.#pages.get(lock) === tail) this.#pages.delete(lock);
     }
   }
 

@@ -7,8 +7,9 @@ import { DomainError, isDomainError } from "../errors.js";
 import type { LiveIndexes, Reconciled } from "../live/indexes.js";
 import type { Logger } from "../logger.js";
 import type { TeamKey } from "../seal/team-key.js";
+import type { NotionSync } from "../sources/notion/sync.js";
 import type { Storage } from "../store/storage.js";
-import type { TeamDirectory } from "./directory.js";
+import type { TeamService } from "./teams.js";
 
 export interface TeamReindexed extends Partial<Reconciled> {
   teamId: string;
@@ -18,29 +19,26 @@ export interface TeamReindexed extends Partial<Reconciled> {
   error?: string;
 }
 
-/** Pulls a team's note-source pages edited since its last sync; the count pulled (0 with no source). */
-export type SourcePull = (key: TeamKey) => Promise<number>;
-
 export interface ReindexDeps {
   indexes: LiveIndexes;
-  directory: TeamDirectory;
+  teams: TeamService;
   storage: Storage;
   logger: Logger;
-  /** Set once a note source that pulls exists (Notion). */
-  pull?: SourcePull;
+  /** The note source that pulls: its `pullSince(key)` re-reads a team's pages edited since its last sync. */
+  notion: NotionSync;
 }
 
-export class Reindexer {
+export class ReindexService {
   /** The run for every team, while one is under way. */
   #all: Promise<TeamReindexed[]> | null = null;
   readonly #teams = new Map<string, Promise<TeamReindexed>>();
 
   constructor(private readonly deps: ReindexDeps) {}
 
-  /** Reindexes the named team (NotFoundError when there is none), or every team this instance should. */
+  /** Reindexes the named team (not_found when there is none), or every team this instance should. */
   async run(teamId: string | null): Promise<TeamReindexed[]> {
     if (teamId !== null) {
-      const key = await this.deps.directory.teamKey(teamId);
+      const key = await this.deps.teams.teamKey(teamId);
       if (!key) throw new DomainError("not_found", `No team ${teamId}.`);
       const report = await this.#team(key, { reconcile: true, pull: true });
       if (report.error === "not_found") throw new DomainError("not_found", `No team ${teamId}.`);
@@ -52,12 +50,12 @@ export class Reindexer {
 
   async #everyTeam(): Promise<TeamReindexed[]> {
     const loaded = new Set(this.deps.indexes.loadedTeams());
-    const withSource = this.deps.pull ? await this.deps.storage.sources.teamsWith("notion.token") : [];
+    const withSource = await this.deps.storage.sources.teamsWith("notion.token");
     const teams = [...new Set([...loaded, ...withSource])].sort();
     const reports: TeamReindexed[] = [];
     // One team at a time: a rebuild costs a cold start's CPU, and a ping must not stall every team at once.
     for (const teamId of teams) {
-      const key = await this.deps.directory.teamKey(teamId);
+      const key = await this.deps.teams.teamKey(teamId);
       // A team deleted since it was loaded has nothing left to reindex.
       if (!key) continue;
       const report = await this.#team(key, {
@@ -79,7 +77,7 @@ export class Reindexer {
     const task = (async (): Promise<TeamReindexed> => {
       try {
         const reconciled = work.reconcile ? await this.deps.indexes.reconcile(key) : {};
-        const synced = work.pull && this.deps.pull ? await this.deps.pull(key) : 0;
+        const synced = work.pull ? await this.#pull(key) : 0;
         return { teamId: key.teamId, ...reconciled, synced };
       } catch (error) {
         const code = isDomainError(error) ? error.code : "internal";
@@ -89,5 +87,20 @@ export class Reindexer {
     })().finally(() => this.#teams.delete(key.teamId));
     this.#teams.set(key.teamId, task);
     return task;
+  }
+
+  /**
+   * The team's Notion pages edited since its last sync; the count pulled. A failing pull (a revoked token,
+   * Notion down) is logged and counts 0, leaving the team's sync time where it was for the next ping: the
+   * team's index is still reported, and other teams still reindexed.
+   */
+  #pull(key: TeamKey): Promise<number> {
+    return this.deps.notion.pullSince(key).catch((error: unknown) => {
+      this.deps.logger.warn("notion pull failed", {
+        teamId: key.teamId,
+        error: error instanceof Error ? error.name : "unknown",
+      });
+      return 0;
+    });
   }
 }

@@ -6,10 +6,10 @@ import { DomainError } from "../errors.js";
 import { newId } from "../ids.js";
 import type { LiveIndexes } from "../live/indexes.js";
 import type { TeamKey } from "../seal/team-key.js";
+import { type EntryContent, openEntry, projectRef, sealEntry } from "../sealed/entries.js";
 import type { EntryCursor, EntryRow } from "../store/entries.js";
 import { pageOf } from "../store/page.js";
 import type { Storage } from "../store/storage.js";
-import { type EntryContent, openEntry, projectRef, sealEntry } from "./sealed.js";
 
 export interface EntryInput {
   title: string;

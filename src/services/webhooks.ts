@@ -8,15 +8,15 @@
 
 import { Webhook, WebhookVerificationError } from "standardwebhooks";
 import type { Clock } from "../clock.js";
-import type { DocumentInput, DocumentService } from "../documents/service.js";
-import type { EntryInput, EntryService } from "../entries/service.js";
 import type { Logger } from "../logger.js";
 import { generateWebhookSecret } from "../seal/secret.js";
 import { blindIndex, type TeamKey } from "../seal/team-key.js";
+import type { SourceSecrets } from "../sources/secrets.js";
 import { DuplicateDeliveryError } from "../store/sources.js";
 import type { Storage } from "../store/storage.js";
-import type { TeamDirectory } from "../teams/directory.js";
-import type { SourceSecrets } from "./secrets.js";
+import type { DocumentInput, DocumentService } from "./documents.js";
+import type { EntryInput, EntryService } from "./entries.js";
+import type { TeamService } from "./teams.js";
 
 const SECRET_KIND = "webhook.secret";
 /** How long a delivery id is remembered: a redelivery within this window changes nothing. */
@@ -48,11 +48,13 @@ export interface WebhookHeaders {
 /** Why a delivery was refused; logged, never told apart in the answer (every refusal is the same 401). */
 export type Refusal = "unknown_team" | "no_secret" | "missing_headers" | "stale_timestamp" | "bad_signature";
 
-export type Verified = { ok: true; key: TeamKey; deliveryId: string } | { ok: false; refusal: Refusal };
+type Verified = { ok: true; key: TeamKey; deliveryId: string } | { ok: false; refusal: Refusal };
 
-export interface WebhookSourceDeps {
+export type Received = { ok: true; delivered: Delivered } | { ok: false; refusal: Refusal };
+
+export interface WebhookDeps {
   storage: Storage;
-  directory: TeamDirectory;
+  teams: TeamService;
   secrets: SourceSecrets;
   documents: DocumentService;
   entries: EntryService;
@@ -63,11 +65,11 @@ export interface WebhookSourceDeps {
 /** The least time between two prunings of old delivery ids. */
 const PRUNE_INTERVAL_MS = 60_000;
 
-export class WebhookSource {
+export class WebhookService {
   /** When this process last pruned old delivery ids (epoch ms). */
   #prunedAt = 0;
 
-  constructor(private readonly deps: WebhookSourceDeps) {}
+  constructor(private readonly deps: WebhookDeps) {}
 
   /** Makes a new signing secret and stores it sealed in place of any before it, which stops working at once. */
   async rotateSecret(key: TeamKey): Promise<string> {
@@ -77,11 +79,28 @@ export class WebhookSource {
   }
 
   /**
+   * Takes one delivery for the team in its path: verified first, then parsed by `parse` (the caller's schema,
+   * which throws invalid_request and so records nothing), then applied (see #deliver). A refusal is answered,
+   * not thrown, so the caller can log its reason before giving the one 401 for all of them.
+   */
+  async receive(
+    teamId: string,
+    payload: string,
+    headers: WebhookHeaders,
+    parse: (payload: string) => WebhookEvent,
+  ): Promise<Received> {
+    const verified = await this.#verify(teamId, payload, headers);
+    if (!verified.ok) return verified;
+    const event = parse(payload);
+    return { ok: true, delivered: await this.#deliver(verified.key, verified.deliveryId, event) };
+  }
+
+  /**
    * Checks a delivery for the team in its path: the team exists, has a secret, and the signature over the raw
    * body verifies with it within the library's 5-minute timestamp tolerance. Records nothing.
    */
-  async verify(teamId: string, payload: string, headers: WebhookHeaders): Promise<Verified> {
-    const key = await this.deps.directory.teamKey(teamId);
+  async #verify(teamId: string, payload: string, headers: WebhookHeaders): Promise<Verified> {
+    const key = await this.deps.teams.teamKey(teamId);
     if (!key) return { ok: false, refusal: "unknown_team" };
     const secret = await this.deps.secrets.get(key, SECRET_KIND);
     if (secret === null) return { ok: false, refusal: "no_secret" };
@@ -107,7 +126,7 @@ export class WebhookSource {
    * a delete by external id), so its id is recorded first, which makes concurrent redeliveries apply it
    * once; a failure forgets it again and rethrows, so the sender's retry is processed.
    */
-  async deliver(key: TeamKey, deliveryId: string, event: WebhookEvent): Promise<Delivered> {
+  async #deliver(key: TeamKey, deliveryId: string, event: WebhookEvent): Promise<Delivered> {
     const { storage, clock, logger } = this.deps;
     const ref = await blindIndex(key, `webhook-delivery:${deliveryId}`);
     const now = clock.now();

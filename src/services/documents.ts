@@ -1,6 +1,7 @@
 // The documents write pipeline and reads: chunk, seal, store in one transaction with the change record,
 // then bring the team's live index level before the write is acknowledged.
 
+import { KeyedSerialQueue } from "../async/serial-queue.js";
 import type { Clock } from "../clock.js";
 import { DomainError, isDomainError } from "../errors.js";
 import { newId } from "../ids.js";
@@ -10,6 +11,14 @@ import type { LiveIndexes } from "../live/indexes.js";
 import { toHex } from "../seal/bytes.js";
 import { blindIndex, type TeamKey } from "../seal/team-key.js";
 import {
+  chunkRuns,
+  openContent,
+  openDocumentMeta,
+  sealChunkRun,
+  sealContent,
+  sealDocumentMeta,
+} from "../sealed/documents.js";
+import {
   type DocumentCursor,
   type DocumentRow,
   type DocumentWrite,
@@ -18,14 +27,6 @@ import {
 import { pageOf } from "../store/page.js";
 import type { Storage } from "../store/storage.js";
 import { utf8Length } from "../text/length.js";
-import {
-  chunkRuns,
-  openContent,
-  openDocumentMeta,
-  sealChunkRun,
-  sealContent,
-  sealDocumentMeta,
-} from "./sealed.js";
 
 export interface DocumentInput {
   title: string;
@@ -61,26 +62,13 @@ export interface DocumentsDeps {
 }
 
 export class DocumentService {
-  /** Writes of one document (by id or by external id) in this process, each waiting for the one before. */
-  readonly #writing = new Map<string, Promise<unknown>>();
+  /**
+   * Writes of one document (by id or by external id) in this instance run one at a time, so they never race
+   * each other's version check; writes from other instances still can, and are retried (see #write).
+   */
+  readonly #writing = new KeyedSerialQueue();
 
   constructor(private readonly deps: DocumentsDeps) {}
-
-  /**
-   * Runs writes of the same document one at a time within this instance, so they never race each other's
-   * version check; writes from other instances still can, and are retried (see #write).
-   */
-  async #serially<T>(lock: string, task: () => Promise<T>): Promise<T> {
-    const before = this.#writing.get(lock) ?? Promise.resolve();
-    const result = before.then(task, task);
-    const tail = result.catch(() => undefined);
-    this.#writing.set(lock, tail);
-    try {
-      return await result;
-    } finally {
-      if (this.#writing.get(lock) === tail) this.#writing.delete(lock);
-    }
-  }
 
   /**
    * Stores a new document, or replaces the one holding the same externalId (then `created` is false).
@@ -99,12 +87,12 @@ export class DocumentService {
         return this.#write(key, input, ref, winner, "insert");
       }
     };
-    return ref ? this.#serially(`${key.teamId}/ref/${toHex(ref)}`, store) : store();
+    return ref ? this.#writing.run(`${key.teamId}/ref/${toHex(ref)}`, store) : store();
   }
 
   async replace(key: TeamKey, id: string, input: DocumentInput): Promise<DocumentView> {
     const ref = input.externalId === null ? null : await blindIndex(key, input.externalId);
-    return this.#serially(`${key.teamId}/id/${id}`, async () => {
+    return this.#writing.run(`${key.teamId}/id/${id}`, async () => {
       const existing = await this.deps.storage.documents.get(key.teamId, id);
       if (!existing) throw new DomainError("not_found", `No document ${id}.`);
       try {
@@ -150,7 +138,7 @@ export class DocumentService {
    */
   async deleteByExternalId(key: TeamKey, externalId: string): Promise<boolean> {
     const ref = await blindIndex(key, externalId);
-    return this.#serially(`${key.teamId}/ref/${toHex(ref)}`, async () => {
+    return this.#writing.run(`${key.teamId}/ref/${toHex(ref)}`, async () => {
       const row = await this.deps.storage.documents.findByExternalRef(key.teamId, ref);
       if (!row) return false;
       try {
