@@ -6,7 +6,8 @@
 import Database from "libsql";
 import { describe, expect, it } from "vitest";
 import { ConfigError, parseConfig } from "../../src/config.js";
-import { bearerToken } from "../../src/http/auth.js";
+import { formatApiKey, teamIdOfApiKey } from "../../src/http/api-key.js";
+import { bearerToken } from "../../src/http/bearer.js";
 import { statusOf } from "../../src/http/errors.js";
 import { newId } from "../../src/ids.js";
 import { withLocalSecrets } from "../../src/runtime/local-secrets.js";
@@ -29,7 +30,6 @@ import {
   TeamRegistry,
   teamIdOfKey,
 } from "../../src/runtime/worker-routing.js";
-import { formatApiKey, teamIdOfApiKey } from "../../src/teams/directory.js";
 import { masterKeyText, newMasterKey } from "../support/app.js";
 
 const teamA = newId("t");
