@@ -1,10 +1,5 @@
-// Moved to src/services/teams.ts (TeamService). Kept only for importers outside the service-layer change
-// (src/http/auth.ts, test/runtime/worker-routing.test.ts) until they import from there; add nothing here.
+// Moved to src/services/teams.ts (TeamService) and src/http/api-key.ts (the key format). Nothing in src/ or
+// test/ imports this any more; it stays only for branches still importing it, and can then go.
 
-export {
-  type ApiKeyInfo,
-  formatApiKey,
-  type Team,
-  TeamService as TeamDirectory,
-  teamIdOfApiKey,
-} from "../services/teams.js";
+export { formatApiKey, teamIdOfApiKey } from "../http/api-key.js";
+export { type ApiKeyInfo, type Team, TeamService as TeamDirectory } from "../services/teams.js";

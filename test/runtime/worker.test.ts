@@ -356,6 +356,31 @@ describe("POST /v1/reindex from outside", () => {
   });
 });
 
+describe("the fan-out", () => {
+  it("asks at most four instances at once, every active team once, and answers in the registry's order", async () => {
+    const teams = Array.from({ length: 10 }, () => newId("t")).sort();
+    let running = 0;
+    let most = 0;
+    const { fetch, calls } = setup({
+      active: Object.fromEntries(teams.map((teamId) => [teamId, Date.now()])),
+      answer: async (instance, request, body) => {
+        running++;
+        most = Math.max(most, running);
+        // Later teams answer sooner, so an answer kept in finishing order would come out reversed.
+        await new Promise((resolve) => setTimeout(resolve, (teams.length - teams.indexOf(instance)) * 2));
+        running--;
+        return containerAnswer(instance, request, body);
+      },
+    });
+    const response = await fetch("/v1/reindex", { method: "POST", key: CRON_TOKEN });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { teams: { teamId: string }[] };
+    expect(body.teams.map((t) => t.teamId)).toEqual(teams);
+    expect(calls.map((c) => c.instance).sort()).toEqual(teams);
+    expect(most).toBe(4);
+  });
+});
+
 describe("a bad environment", () => {
   it("answers 503 with the message parseConfig gives, and starts no container", async () => {
     const env = { MEMORIA_CRON_TOKEN: "short" };
