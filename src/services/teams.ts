@@ -3,7 +3,7 @@
 
 import type { Clock } from "../clock.js";
 import { DomainError } from "../errors.js";
-import { formatApiKey, teamIdOfApiKey } from "../http/api-key.js";
+import { formatApiKey, teamIdOfApiKey } from "../api-key.js";
 import { newId, teamIdPattern } from "../ids.js";
 import type { LiveIndexes } from "../live/indexes.js";
 import type { Keyring } from "../seal/keyring.js";

@@ -3,7 +3,7 @@
 // the path by hono's getPath as the app's router reads it.
 
 import { getPath } from "hono/utils/url";
-import { teamIdOfApiKey } from "../../http/api-key.js";
+import { teamIdOfApiKey } from "../../api-key.js";
 import { bearerToken } from "../../http/bearer.js";
 import { teamIdPattern } from "../../ids.js";
 

@@ -2,7 +2,7 @@
 // (the Cloudflare Worker) pick the team's instance before anything authenticates the key. Pure, so the
 // Worker bundle can compile it; the team directory is what checks a key against storage.
 
-import { teamIdPattern } from "../ids.js";
+import { teamIdPattern } from "./ids.js";
 
 export const API_KEY_PREFIX = "mem_";
 
