@@ -1,9 +1,9 @@
 // Teams, their API keys and their key material: making a team, authenticating a team key, and destroying a
 // team (key first, then rows).
 
+import { formatApiKey, teamIdOfApiKey } from "../api-key.js";
 import type { Clock } from "../clock.js";
 import { DomainError } from "../errors.js";
-import { formatApiKey, teamIdOfApiKey } from "../api-key.js";
 import { newId, teamIdPattern } from "../ids.js";
 import type { LiveIndexes } from "../live/indexes.js";
 import type { Keyring } from "../seal/keyring.js";

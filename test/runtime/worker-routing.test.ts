@@ -4,8 +4,8 @@
 
 import Database from "libsql";
 import { describe, expect, it } from "vitest";
-import { ConfigError, parseConfig } from "../../src/config.js";
 import { formatApiKey, teamIdOfApiKey } from "../../src/api-key.js";
+import { ConfigError, parseConfig } from "../../src/config.js";
 import { bearerToken } from "../../src/http/bearer.js";
 import { newId } from "../../src/ids.js";
 import { withLocalSecrets } from "../../src/runtime/local-secrets.js";
