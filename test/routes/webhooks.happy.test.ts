@@ -363,7 +363,7 @@ describe("POST /v1/webhooks/ingest/{teamId}", () => {
   it("is described in /openapi.json with the secret route", () =>
     withApp(async (app) => {
       const doc = (await (await app.request("/openapi.json")).json()) as { paths: Record<string, object> };
-      expect(Object.keys(doc.paths["/v1/sources/webhook"] ?? {})).toEqual(["put"]);
+      expect(Object.keys(doc.paths["/v1/sources/webhook"] ?? {})).toEqual(["put", "get", "delete"]);
       expect(Object.keys(doc.paths["/v1/webhooks/ingest/{teamId}"] ?? {})).toEqual(["post"]);
     }));
 });
