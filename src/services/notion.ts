@@ -142,7 +142,8 @@ export class NotionService {
 
     const offered = handshakeToken(body);
     if (offered !== null) {
-      // Without a token the team has not set up Notion: whoever knows its id must not claim the webhook.
+      // The URL token is made and forgotten with the Notion token; checked still, so a handshake never
+      // verifies a source that has nothing to read with.
       if (!(await secrets.has(key.teamId, "notion.token"))) throw new DomainError("unauthorized");
       const stored = await secrets.putIfAbsent(key, "notion.verification", offered);
       if (!(await tokensEqual(offered, stored))) {
@@ -161,13 +162,14 @@ export class NotionService {
     if (body === undefined)
       throw new DomainError("invalid_request", "Invalid request: the body is not JSON.");
     const event = eventSchema.safeParse(body);
-    // A signed delivery of a kind this code does not know is acknowledged, so Notion does not resend it.
+    // Kept as its page's newest time, it would make every genuine event before that time look stale.
     if (event.success && notion.datedAhead(event.data)) {
       throw new DomainError(
         "invalid_request",
         "Invalid request: timestamp is more than 5 minutes after this server's clock.",
       );
     }
+    // A signed delivery of a kind this code does not know is acknowledged, so Notion does not resend it.
     if (event.success) {
       background.run(
         "notion event",
