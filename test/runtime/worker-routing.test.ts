@@ -53,8 +53,8 @@ describe("classify", () => {
   });
 
   it("sends webhook deliveries to the team in the path, whatever the headers", () => {
-    for (const source of ["notion", "ingest"]) {
-      expect(classify(req(`/v1/webhooks/${source}/${teamA}`, { method: "POST" }))).toEqual({
+    for (const path of [`/v1/webhooks/notion/${teamA}/urltoken`, `/v1/webhooks/ingest/${teamA}`]) {
+      expect(classify(req(path, { method: "POST" }))).toEqual({
         kind: "team",
         teamId: teamA,
         via: "webhook",
@@ -79,11 +79,17 @@ describe("classify", () => {
     expect(classify(req("/v1/search", { headers: { authorization: `Basic ${keyA}` } }))).toEqual(
       unauthorized,
     );
-    expect(classify(req("/v1/webhooks/notion/not-a-team", { method: "POST" }))).toEqual(unauthorized);
-    expect(classify(req(`/v1/webhooks/notion/${teamA}/extra`, { method: "POST" }))).toEqual({
-      kind: "reject",
-      code: "not_found",
-    });
+    expect(classify(req("/v1/webhooks/ingest/not-a-team", { method: "POST" }))).toEqual(unauthorized);
+    // Notion's webhook is only the team's secret URL: the bare team path, a bad team id or a longer path
+    // is 404, as the app answers them.
+    const notFound = { kind: "reject", code: "not_found" };
+    for (const path of [
+      `/v1/webhooks/notion/${teamA}`,
+      "/v1/webhooks/notion/not-a-team/urltoken",
+      `/v1/webhooks/notion/${teamA}/urltoken/extra`,
+    ]) {
+      expect(classify(req(path, { method: "POST" })), path).toEqual(notFound);
+    }
   });
 
   it("sends admin, health and the API description to the fixed instance", () => {

@@ -154,8 +154,8 @@ describe("Worker routing", () => {
   it("sends a webhook delivery to the team in its path", async () => {
     const { fetch, calls } = setup();
     const teamId = newId("t");
-    for (const source of ["notion", "ingest"]) {
-      const response = await fetch(`/v1/webhooks/${source}/${teamId}`, {
+    for (const path of [`/v1/webhooks/notion/${teamId}/urltoken`, `/v1/webhooks/ingest/${teamId}`]) {
+      const response = await fetch(path, {
         method: "POST",
         headers: { "webhook-id": "msg_1", "content-type": "application/json" },
         body: '{"type":"document.delete","data":{"externalId":"x"}}',
@@ -163,7 +163,7 @@ describe("Worker routing", () => {
       expect(response.status).toBe(200);
     }
     expect(calls.map((c) => [c.instance, c.path])).toEqual([
-      [teamId, `/v1/webhooks/notion/${teamId}`],
+      [teamId, `/v1/webhooks/notion/${teamId}/urltoken`],
       [teamId, `/v1/webhooks/ingest/${teamId}`],
     ]);
     expect(calls[1]?.body).toBe('{"type":"document.delete","data":{"externalId":"x"}}');
@@ -185,7 +185,8 @@ describe("Worker routing", () => {
       const error = await expectEnvelope(await fetch("/v1/search?q=x", init), 401, "unauthorized");
       expect(error.message, name).toBe("Missing or invalid credentials.");
     }
-    await expectEnvelope(await fetch("/v1/webhooks/notion/nope", { method: "POST" }), 401, "unauthorized");
+    await expectEnvelope(await fetch("/v1/webhooks/ingest/nope", { method: "POST" }), 401, "unauthorized");
+    await expectEnvelope(await fetch("/v1/webhooks/notion/nope/token", { method: "POST" }), 404, "not_found");
     await expectEnvelope(await fetch("/wp-login.php", { key: keyOf(teamId) }), 404, "not_found");
     expect(calls).toEqual([]);
     expect(active.writes).toEqual([]);

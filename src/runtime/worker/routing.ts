@@ -23,7 +23,8 @@ export type Route =
   | { kind: "reject"; code: "unauthorized" | "not_found" };
 
 const servicePaths = new Set(["/healthz", "/readyz", "/openapi.json", "/docs"]);
-const webhookPath = /^\/v1\/webhooks\/(?:notion|ingest)\/([^/]+)$/;
+// Notion's webhook path ends in the team's secret URL token, which the team's instance checks.
+const webhookPath = /^\/v1\/webhooks\/(?:notion\/([^/]+)\/[^/]+|ingest\/([^/]+))$/;
 
 /**
  * Where a request goes. Only a key's shape is read here: the container still authenticates the key
@@ -38,11 +39,11 @@ export function classify(request: Request): Route {
   }
   const hook = webhookPath.exec(path);
   if (hook) {
-    const teamId = hook[1] ?? "";
-    // Not a team id, so not a team: the app answers an unknown team's delivery with 401 too.
-    return teamIdPattern.test(teamId)
-      ? { kind: "team", teamId, via: "webhook" }
-      : { kind: "reject", code: "unauthorized" };
+    const notion = hook[1] !== undefined;
+    const teamId = hook[1] ?? hook[2] ?? "";
+    // Not a team id, so not a team: the app answers an unknown team's delivery the same way (Notion's 404).
+    if (teamIdPattern.test(teamId)) return { kind: "team", teamId, via: "webhook" };
+    return { kind: "reject", code: notion ? "not_found" : "unauthorized" };
   }
   if (path.startsWith("/v1/webhooks/")) return { kind: "reject", code: "not_found" };
   if (path.startsWith("/v1/") || path === "/mcp") {
