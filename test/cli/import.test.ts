@@ -159,7 +159,7 @@ describe("memoria import", () => {
     );
   });
 
-  it("costs one listing request when nothing changed: 50 files, 1 GET of the list, nothing else", async () => {
+  it("costs one listing request when nothing changed: 50 files, 1 request where rows before v1.1 cost 51", async () => {
     const calls: string[] = [];
     await withServer(
       async (s) => {
@@ -174,8 +174,18 @@ describe("memoria import", () => {
         const again = await s.importCli();
         expect(again.code, again.stderr).toBe(0);
         expect(summaryOf(again.stdout)).toEqual({ sent: 0, unchanged: 50, deleted: 0, failed: 0 });
-        // Before contentHash was listed this run cost 51 requests: the listing and one GET per file.
         expect(calls).toEqual(["GET /v1/documents?"]);
+
+        // The same run over rows as stored before v1.1 (no hash in the sealed meta): what it cost then.
+        await withoutContentHash(
+          s.app,
+          Object.keys(files).map((path) => `file:${path}`),
+        );
+        calls.length = 0;
+        const before = await s.importCli();
+        expect(summaryOf(before.stdout)).toEqual({ sent: 0, unchanged: 50, deleted: 0, failed: 0 });
+        expect(calls).toHaveLength(51);
+        expect(calls.filter((c) => c.startsWith("GET /v1/documents/"))).toHaveLength(50);
       },
       { wrap: recordCalls(calls) },
     );
