@@ -58,6 +58,9 @@ export interface OpenStorageOptions {
 export async function openStorage(options: StorageOptions, open: OpenStorageOptions = {}): Promise<Storage> {
   const client = openClient(options);
   try {
+    // A fresh embedded replica holds nothing until its first pull, and would pass any check: pull first.
+    // That writes the local copy of the primary only, never the primary.
+    if (options.syncUrl) await client.sync();
     const found = await readPreflight(client, PREFLIGHT_TEAM_SAMPLE);
     assertSchemaKnown(found.schemaVersion);
     await open.beforeWriting?.(found);

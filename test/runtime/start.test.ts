@@ -8,6 +8,8 @@ import { connect, createServer, type Server } from "node:net";
 import { networkInterfaces } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { parseConfig } from "../../src/config.js";
+import { listenError, startupMessage } from "../../src/runtime/start.js";
 import { ADMIN_TOKEN, masterKeyText, newMasterKey, tempDir } from "../support/app.js";
 import { type Exit, finished, listening, startNode } from "../support/processes.js";
 
@@ -68,6 +70,15 @@ describe("a start that cannot serve, and what a start creates", () => {
     return tmp;
   }
 
+  /** Runs the Node entry to its exit; killed at the end of the test if a refusal did not come. */
+  function exitOf(env: Record<string, string>): Promise<Exit> {
+    const child = startNode(env);
+    cleanups.push(() => {
+      child.kill("SIGKILL");
+    });
+    return finished(child);
+  }
+
   /** Starts the Node entry and waits until it listens; stopped with SIGTERM at the end of the test. */
   async function serving(env: Record<string, string>) {
     const child = startNode({ PORT: "0", ...env });
@@ -102,6 +113,18 @@ describe("a start that cannot serve, and what a start creates", () => {
       expect(exit.code).toBe(0);
       const listened = lines(exit.stdout).find((line) => line.includes('"message":"listening"'));
       expect(JSON.parse(listened ?? "{}")).toMatchObject({ host: "127.0.0.1", port: server.port });
+
+      // Told MEMORIA_HOST=0.0.0.0, the same address does reach it: the check above could have failed.
+      if (external) {
+        const everywhere = await serving({
+          MEMORIA_HOST: "0.0.0.0",
+          MEMORIA_DB_URL: tmp.dbUrl,
+          MEMORIA_MASTER_KEY: masterKeyText(newMasterKey()),
+          MEMORIA_ADMIN_TOKEN: ADMIN_TOKEN,
+        });
+        expect(await accepts(external, everywhere.port)).toBe(true);
+        await everywhere.stop();
+      }
     },
     TIMEOUT_MS,
   );
@@ -114,14 +137,12 @@ describe("a start that cannot serve, and what a start creates", () => {
       cleanups.push(() => new Promise<void>((closed) => busy.close(() => closed())));
       const address = busy.address();
       const port = typeof address === "object" && address ? address.port : 0;
-      const exit = await finished(
-        startNode({
-          PORT: String(port),
-          MEMORIA_DB_URL: tmp.dbUrl,
-          MEMORIA_MASTER_KEY: masterKeyText(newMasterKey()),
-          MEMORIA_ADMIN_TOKEN: ADMIN_TOKEN,
-        }),
-      );
+      const exit = await exitOf({
+        PORT: String(port),
+        MEMORIA_DB_URL: tmp.dbUrl,
+        MEMORIA_MASTER_KEY: masterKeyText(newMasterKey()),
+        MEMORIA_ADMIN_TOKEN: ADMIN_TOKEN,
+      });
       expect(exit.code).toBe(1);
       expect(lines(exit.stderr)).toEqual([
         `memoria cannot listen: PORT ${port} is already in use on 127.0.0.1.`,
@@ -168,7 +189,7 @@ describe("a start that cannot serve, and what a start creates", () => {
         },
       ];
       for (const wrong of wrongKeys) {
-        const exit = await finished(startNode({ ...env, PORT: "0", ...wrong }));
+        const exit = await exitOf({ ...env, PORT: "0", ...wrong });
         expect(exit.code).toBe(1);
         const said = lines(exit.stderr);
         expect(said).toHaveLength(1);
@@ -236,4 +257,30 @@ describe("a start that cannot serve, and what a start creates", () => {
     },
     TIMEOUT_MS,
   );
+});
+
+describe("the line a failed listen prints", () => {
+  // The codes this machine cannot produce for a test (it runs as root, so a low port is no EACCES) are
+  // checked on the errors Node and Deno give: Node's `code`, and Deno's, which carries the same code.
+  const config = parseConfig({ MEMORIA_HOST: "10.0.0.5", PORT: "80" });
+  const failed = (fields: object) =>
+    startupMessage(listenError(Object.assign(new Error("x"), fields), config));
+
+  it("names the variable to change for each cause", () => {
+    expect(failed({ code: "EADDRINUSE" })).toBe(
+      "memoria cannot listen: PORT 80 is already in use on 10.0.0.5.",
+    );
+    expect(failed({ code: "EACCES" })).toBe(
+      "memoria cannot listen: PORT 80 on 10.0.0.5 needs privileges this process does not have.",
+    );
+    expect(failed({ code: "EADDRNOTAVAIL" })).toBe(
+      "memoria cannot listen: MEMORIA_HOST 10.0.0.5 is not an address of this machine.",
+    );
+    expect(failed({ code: "EAI_AGAIN" })).toMatch(/MEMORIA_HOST 10\.0\.0\.5 does not resolve/);
+    expect(failed({ code: "EMFILE" })).toBe("memoria cannot listen: MEMORIA_HOST 10.0.0.5, PORT 80: EMFILE.");
+  });
+
+  it("never repeats the error's own message, which may carry more than a code", () => {
+    expect(startupMessage(listenError(new Error("secret detail"), config))).not.toContain("secret detail");
+  });
 });

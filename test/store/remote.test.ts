@@ -35,6 +35,15 @@ describe.skipIf(missing)("storage on sqld", () => {
     return { sqld, keys, dir: tmp.dir };
   }
 
+  /** Runs the Node entry to its exit; killed at the end of the test if a refusal did not come. */
+  function exitOf(env: Record<string, string>) {
+    const child = startNode(env);
+    cleanups.push(() => {
+      child.kill("SIGKILL");
+    });
+    return finished(child);
+  }
+
   async function app(...args: Parameters<typeof buildTestApp>): Promise<TestApp> {
     const built = await buildTestApp(...args);
     cleanups.push(() => built.close());
@@ -167,19 +176,32 @@ describe.skipIf(missing)("storage on sqld", () => {
     };
     const before = await contents();
     expect(JSON.parse(before.teams ?? "[]")).toHaveLength(1);
-    const exit = await finished(
-      startNode({
-        NODE_ENV: "production",
-        PORT: "0",
-        MEMORIA_DB_URL: sqld.url,
-        MEMORIA_MASTER_KEY: masterKeyText(newMasterKey()),
-        MEMORIA_ADMIN_TOKEN: ADMIN_TOKEN,
-      }),
-    );
+    const exit = await exitOf({
+      NODE_ENV: "production",
+      PORT: "0",
+      MEMORIA_DB_URL: sqld.url,
+      MEMORIA_MASTER_KEY: masterKeyText(newMasterKey()),
+      MEMORIA_ADMIN_TOKEN: ADMIN_TOKEN,
+    });
     expect(exit.code).toBe(1);
     expect(exit.stderr.trim()).toMatch(
       /^Invalid configuration: MEMORIA_MASTER_KEY does not open the team keys/,
     );
+    expect(await contents()).toEqual(before);
+
+    // A fresh embedded replica of the same server pulls before it checks, so it refuses the same key.
+    const replicaDir = tempDir();
+    cleanups.push(replicaDir.cleanup);
+    const replica = await exitOf({
+      NODE_ENV: "production",
+      PORT: "0",
+      MEMORIA_DB_URL: `file:${replicaDir.dir}/replica.db`,
+      MEMORIA_DB_SYNC_URL: sqld.url,
+      MEMORIA_MASTER_KEY: masterKeyText(newMasterKey()),
+      MEMORIA_ADMIN_TOKEN: ADMIN_TOKEN,
+    });
+    expect(replica.code).toBe(1);
+    expect(replica.stderr.trim()).toMatch(/^Invalid configuration: MEMORIA_MASTER_KEY does not open/);
     expect(await contents()).toEqual(before);
   }, 60_000);
 });
