@@ -7,7 +7,7 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { cpSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { containerEnv } from "../../src/runtime/worker-routing.js";
+import { containerEnv } from "../../src/runtime/worker/container.js";
 import { ADMIN_TOKEN, masterKeyText, newMasterKey, tempDir } from "../support/app.js";
 import { listening } from "../support/processes.js";
 
@@ -61,12 +61,11 @@ describe("the Dockerfile", () => {
     expect(imageEnv.NODE_ENV).toBe("production");
   });
 
-  it("listens on every interface, as a published port needs, and the Worker leaves that alone", () => {
+  it("listens on every interface, as a published port needs, and the Worker keeps it so", () => {
     expect(imageEnv.MEMORIA_HOST).toBe("0.0.0.0");
-    // The Worker passes on only the variables its environment sets: an unset MEMORIA_HOST (or an empty
-    // one) is not passed, so the image's 0.0.0.0 stands.
-    expect(containerEnv({ MEMORIA_DB_URL: "libsql://db.example" })).not.toHaveProperty("MEMORIA_HOST");
-    expect(containerEnv({ MEMORIA_HOST: "" })).not.toHaveProperty("MEMORIA_HOST");
+    // The Worker reaches its containers from outside them: whatever its own vars say, they listen on 0.0.0.0.
+    expect(containerEnv({ MEMORIA_DB_URL: "libsql://db.example" }).MEMORIA_HOST).toBe("0.0.0.0");
+    expect(containerEnv({ MEMORIA_HOST: "127.0.0.1" }).MEMORIA_HOST).toBe("0.0.0.0");
   });
 });
 

@@ -177,13 +177,14 @@ describe("the container's environment", () => {
     MEMORIA_LOG_LEVEL: "info",
   };
 
-  it("passes every variable the config reads, fixes PORT and NODE_ENV, and nothing else", () => {
+  it("passes every variable the config reads, fixes PORT, NODE_ENV and MEMORIA_HOST, and nothing else", () => {
     const env = {
       ...good,
       MEMORIA_DB_SYNC_INTERVAL: "7",
       MEMORIA_CATCHUP_MS: "",
       PORT: "1234",
       NODE_ENV: "development",
+      MEMORIA_HOST: "127.0.0.1",
       MEMORIA: { binding: true },
       ACTIVE_TEAMS: { binding: true },
       OTHER_SECRET: "not for the container",
@@ -193,6 +194,7 @@ describe("the container's environment", () => {
       MEMORIA_DB_SYNC_INTERVAL: "7",
       PORT: String(CONTAINER_PORT),
       NODE_ENV: "production",
+      MEMORIA_HOST: "0.0.0.0",
     });
     expect(CONTAINER_PORT).toBe(8080);
   });

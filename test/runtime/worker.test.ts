@@ -445,6 +445,7 @@ describe("MemoriaContainer", () => {
       MEMORIA_LOG_LEVEL: "debug",
       NODE_ENV: "production",
       PORT: "8080",
+      MEMORIA_HOST: "0.0.0.0",
     });
     // What the Worker checked is what the container gets.
     expect(parseConfig(container.envVars ?? {}).port).toBe(8080);

@@ -7,17 +7,24 @@ import { type Config, ConfigError, envSchema, parseConfig } from "../../config.j
 /** The port the container's Node server listens on (passed to it as PORT). */
 export const CONTAINER_PORT = 8080;
 
-/** Variables the container reads, other than the two the Worker fixes. */
-const passedThrough = Object.keys(envSchema.shape).filter((name) => name !== "PORT" && name !== "NODE_ENV");
+/**
+ * The variables the Worker fixes: the container listens on every interface of its port (the Worker reaches it
+ * from outside), in production. A MEMORIA_HOST copied into the Worker's vars from a local set-up (127.0.0.1)
+ * would otherwise make every container unreachable.
+ */
+const fixed = { NODE_ENV: "production", PORT: String(CONTAINER_PORT), MEMORIA_HOST: "0.0.0.0" };
+
+/** Variables the container reads, other than those the Worker fixes. */
+const passedThrough = Object.keys(envSchema.shape).filter((name) => !(name in fixed));
 
 /**
  * The environment a container starts with: every variable src/config.ts reads that the Worker's
- * environment sets (secrets and vars), plus PORT and NODE_ENV. Nothing else of the Worker's environment
+ * environment sets (secrets and vars), plus the fixed ones above. Nothing else of the Worker's environment
  * (its bindings) is passed.
  */
 export function containerEnv(env: object): Record<string, string> {
   const source = env as Record<string, unknown>;
-  const out: Record<string, string> = { NODE_ENV: "production", PORT: String(CONTAINER_PORT) };
+  const out: Record<string, string> = { ...fixed };
   for (const name of passedThrough) {
     const value = source[name];
     if (typeof value === "string" && value !== "") out[name] = value;
