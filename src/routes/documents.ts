@@ -11,7 +11,15 @@ import type { DocumentInput, DocumentService } from "../services/documents.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
 import { errors, json } from "./responses.js";
 import { router } from "./router.js";
-import { type DocumentBody, documentBody, documentSchema, idParam, intParam, nameText } from "./schemas.js";
+import {
+  type DocumentBody,
+  documentBody,
+  documentSchema,
+  idempotencyHeaders,
+  idParam,
+  intParam,
+  nameText,
+} from "./schemas.js";
 
 export const documentAnswer = z.object({ document: documentSchema });
 export const documentWithContentAnswer = z.object({
@@ -47,7 +55,11 @@ function fromBody(body: DocumentBody): DocumentInput {
   };
 }
 
-export function documentRoutes(documents: DocumentService, team: MiddlewareHandler<AppEnv>) {
+export function documentRoutes(
+  documents: DocumentService,
+  team: MiddlewareHandler<AppEnv>,
+  idempotent: MiddlewareHandler<AppEnv>,
+) {
   const app = router();
 
   app.openapi(
@@ -55,9 +67,10 @@ export function documentRoutes(documents: DocumentService, team: MiddlewareHandl
       method: "post",
       path: "/v1/documents",
       security,
-      middleware: [team, acceptOnly(postTypes)] as const,
+      middleware: [team, acceptOnly(postTypes), idempotent] as const,
       request: {
         query: rawTitleQuery,
+        headers: idempotencyHeaders,
         body: {
           content: {
             "application/json": { schema: documentBody },
@@ -71,7 +84,7 @@ export function documentRoutes(documents: DocumentService, team: MiddlewareHandl
       responses: {
         201: json(documentAnswer, "Stored and indexed."),
         200: json(documentAnswer, "Replaced the document holding the same externalId."),
-        ...errors(400, 401, 413, 415),
+        ...errors(400, 401, 409, 413, 415, 422),
       },
     }),
     async (c) => {

@@ -15,6 +15,7 @@ import {
   entryIdInput,
   entryInput,
   entrySchema,
+  idempotencyHeaders,
   intParam,
   labelText,
 } from "./schemas.js";
@@ -22,7 +23,11 @@ import {
 const entryListAnswer = z.object({ entries: z.array(entrySchema), nextCursor: z.string().nullable() });
 const security = [{ teamKey: [] }];
 
-export function entryRoutes(entries: EntryService, team: MiddlewareHandler<AppEnv>) {
+export function entryRoutes(
+  entries: EntryService,
+  team: MiddlewareHandler<AppEnv>,
+  idempotent: MiddlewareHandler<AppEnv>,
+) {
   const app = router();
 
   app.openapi(
@@ -30,9 +35,15 @@ export function entryRoutes(entries: EntryService, team: MiddlewareHandler<AppEn
       method: "post",
       path: "/v1/entries",
       security,
-      middleware: [team, acceptOnly(["application/json"])] as const,
-      request: { body: { content: { "application/json": { schema: entryBody } }, required: true } },
-      responses: { 201: json(entryAnswer, "Stored and indexed."), ...errors(400, 401, 413, 415) },
+      middleware: [team, acceptOnly(["application/json"]), idempotent] as const,
+      request: {
+        headers: idempotencyHeaders,
+        body: { content: { "application/json": { schema: entryBody } }, required: true },
+      },
+      responses: {
+        201: json(entryAnswer, "Stored and indexed."),
+        ...errors(400, 401, 409, 413, 415, 422),
+      },
     }),
     async (c) => {
       const entry = await entries.create(c.get("team"), entryInput(c.req.valid("json")));

@@ -4,6 +4,7 @@
 // an emoji would count twice).
 
 import { z } from "@hono/zod-openapi";
+import { IDEMPOTENCY_HEADER, idempotencyKeyText } from "../http/idempotency.js";
 import { MAX_QUERY_BYTES } from "../index/query.js";
 import { documentFormats } from "../ingest/formats.js";
 import { DEFAULT_BUDGET, MAX_BUDGET } from "../memory/constants.js";
@@ -95,6 +96,13 @@ export const hitSchema = z
     score: z.number(),
   })
   .openapi("Hit");
+
+/** The Idempotency-Key header of the write routes that take it (src/http/idempotency.ts). */
+export const idempotencyHeaders = z.object({
+  [IDEMPOTENCY_HEADER]: idempotencyKeyText
+    .optional()
+    .describe("A retry with the same key and the same body within 24 h answers what the first request did."),
+});
 
 // Documents: the body of POST/PUT /v1/documents, and of the webhook's document.upsert.
 

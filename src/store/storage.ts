@@ -6,6 +6,7 @@ import { ChangeLog } from "./changes.js";
 import { openClient, type StorageOptions } from "./client.js";
 import { DocumentRows } from "./documents.js";
 import { EntryRows } from "./entries.js";
+import { IdempotencyRows } from "./idempotency.js";
 import { migrate } from "./migrate.js";
 import { DeliveryRows, PageEventRows, SourceRows } from "./sources.js";
 import { TeamRows } from "./teams.js";
@@ -18,6 +19,7 @@ export class Storage {
   readonly sources: SourceRows;
   readonly pageEvents: PageEventRows;
   readonly deliveries: DeliveryRows;
+  readonly idempotency: IdempotencyRows;
 
   constructor(readonly client: Client) {
     this.teams = new TeamRows(client);
@@ -27,6 +29,7 @@ export class Storage {
     this.sources = new SourceRows(client);
     this.pageEvents = new PageEventRows(client);
     this.deliveries = new DeliveryRows(client);
+    this.idempotency = new IdempotencyRows(client);
   }
 
   async ping(): Promise<void> {

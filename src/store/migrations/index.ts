@@ -4,12 +4,13 @@
 import * as initial from "./001_initial.js";
 import * as entries from "./002_entries.js";
 import * as sources from "./003_sources.js";
+import * as idempotency from "./005_idempotency.js";
 
 export interface Migration {
   version: number;
   statements: string[];
 }
 
-export const migrations: Migration[] = [initial, entries, sources];
+export const migrations: Migration[] = [initial, entries, sources, idempotency];
 
 export const latestSchemaVersion = Math.max(...migrations.map((m) => m.version));
