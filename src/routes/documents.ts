@@ -19,6 +19,7 @@ import {
   idParam,
   intParam,
   nameText,
+  unreadableRows,
 } from "./schemas.js";
 
 export const documentAnswer = z.object({ document: documentSchema });
@@ -27,6 +28,7 @@ export const documentWithContentAnswer = z.object({
 });
 export const documentListAnswer = z.object({
   documents: z.array(documentSchema),
+  unreadable: unreadableRows,
   nextCursor: z.string().nullable(),
 });
 
@@ -134,7 +136,11 @@ export function documentRoutes(
       const { limit, cursor } = c.req.valid("query");
       const page = await documents.list(c.get("team"), limit ?? 50, cursor ? decodeCursor(cursor) : null);
       return c.json(
-        { documents: page.documents, nextCursor: page.next ? encodeCursor(page.next) : null },
+        {
+          documents: page.documents,
+          unreadable: page.unreadable,
+          nextCursor: page.next ? encodeCursor(page.next) : null,
+        },
         200,
       );
     },

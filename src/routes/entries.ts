@@ -18,9 +18,14 @@ import {
   idempotencyHeaders,
   intParam,
   labelText,
+  unreadableRows,
 } from "./schemas.js";
 
-const entryListAnswer = z.object({ entries: z.array(entrySchema), nextCursor: z.string().nullable() });
+const entryListAnswer = z.object({
+  entries: z.array(entrySchema),
+  unreadable: unreadableRows,
+  nextCursor: z.string().nullable(),
+});
 const security = [{ teamKey: [] }];
 
 export function entryRoutes(
@@ -73,7 +78,14 @@ export function entryRoutes(
         limit: limit ?? 50,
         after: cursor ? decodeCursor(cursor) : null,
       });
-      return c.json({ entries: page.entries, nextCursor: page.next ? encodeCursor(page.next) : null }, 200);
+      return c.json(
+        {
+          entries: page.entries,
+          unreadable: page.unreadable,
+          nextCursor: page.next ? encodeCursor(page.next) : null,
+        },
+        200,
+      );
     },
   );
 

@@ -64,6 +64,15 @@ export const labelText = z
 /** A path id: any non-empty segment. One that no row has answers 404 like any unknown id (API.md). */
 export const idParam = z.string().min(1);
 
+/**
+ * How many stored rows of a listing's page did not open (moved from another team, altered, or under a key
+ * that no longer opens); they are left out of the answer, never silently: 0 when all opened.
+ */
+export const unreadableRows = z
+  .number()
+  .int()
+  .describe("Rows of this page that did not open and are left out of it; 0 normally.");
+
 export const documentFormatSchema = z.enum(documentFormats);
 
 export const documentSchema = z
@@ -182,7 +191,14 @@ export type SearchQuery = z.infer<typeof searchQuery>;
 export const searchAnswer = z.object({
   query: z.string(),
   hits: z.array(hitSchema),
-  corpus: z.object({ documents: z.number().int(), chunks: z.number().int() }),
+  corpus: z.object({
+    documents: z.number().int(),
+    chunks: z.number().int(),
+    unreadable: z
+      .number()
+      .int()
+      .describe("Documents left out of search because they did not open; 0 normally."),
+  }),
   tookMs: z.number(),
 });
 
