@@ -92,7 +92,7 @@ export class LiveIndexes {
    */
   unreadableCounts(teamId: string): UnreadableCounts | null {
     const team = this.#registry.get(teamId);
-    if (!team || team.state !== "ready") return null;
+    if (team?.state !== "ready") return null;
     return { documents: team.unreadableDocuments.count, entries: team.unreadableEntries.count };
   }
 
