@@ -14,7 +14,10 @@ COPY src ./src
 RUN npm run build
 
 FROM node:20-slim
+# MEMORIA_HOST: every interface, as a server in a container must be to be reached through a published port
+# (memoria's own default is loopback).
 ENV NODE_ENV=production \
+    MEMORIA_HOST=0.0.0.0 \
     PORT=8080 \
     MEMORIA_DB_URL=file:/data/memoria.db
 WORKDIR /app

@@ -221,8 +221,13 @@ function importProblem(path) {
   return "an import workerd cannot resolve";
 }
 
-/** Every module the bundle's text still imports (static, dynamic or require): what esbuild left external. */
-export function importsInText(code) {
+/**
+ * Every module the bundle's text still imports (static, dynamic or require): what esbuild left external.
+ * Comment lines are skipped: esbuild keeps a library's doc comments, and hono's quote example imports
+ * (`import { Hono } from 'hono'`, `from 'itty-router'`) that are no import at all.
+ */
+export function importsInText(bundle) {
+  const code = bundle.replace(/^[ \t]*(?:\/\/|\/\*|\*).*$/gm, "");
   const found = new Set();
   const patterns = [
     /\bimport\s*(?:[\w*${}\s,]+\s*from\s*)?["']([^"']+)["']/g,

@@ -31,6 +31,16 @@ const dbUrl = z
     "must start with file:, libsql://, https:// or wss://",
   );
 
+const ipLiteral = z.union([z.ipv4(), z.ipv6()]);
+// A name of digits and dots only is a mistyped IPv4 address (999.1.1.1), not a host name, though DNS syntax
+// allows it.
+const hostName = z.hostname().regex(/[^\d.]/);
+const listenHost = z
+  .string()
+  .refine((value) => ipLiteral.safeParse(value).success || hostName.safeParse(value).success, {
+    message: "must be an IP address (IPv6 without brackets) or a host name",
+  });
+
 export const envSchema = z.object({
   NODE_ENV: z.string().optional(),
   PORT: z
@@ -39,6 +49,9 @@ export const envSchema = z.object({
     .transform(Number)
     .pipe(z.number().int().min(0).max(65535))
     .default(8787),
+  // Loopback unless told otherwise: a fresh `npm start` on a laptop should not answer the café's network.
+  // The container image sets 0.0.0.0, as a server in a container must to be reached at all.
+  MEMORIA_HOST: listenHost.default("127.0.0.1"),
   MEMORIA_DB_URL: dbUrl.default("file:.memoria/memoria.db"),
   MEMORIA_DB_AUTH_TOKEN: z.string().optional(),
   MEMORIA_DB_SYNC_URL: z.url({ message: "must be a URL" }).optional(),
@@ -68,6 +81,8 @@ export const envSchema = z.object({
 
 export interface Config {
   production: boolean;
+  /** The address to listen on: an IP literal or a host name. */
+  host: string;
   port: number;
   db: { url: string; authToken: string | null; syncUrl: string | null; syncIntervalSeconds: number };
   masterKey: Uint8Array<ArrayBuffer> | null;
@@ -102,6 +117,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   }
   return {
     production: e.NODE_ENV === "production",
+    host: e.MEMORIA_HOST,
     port: e.PORT,
     db: {
       url: e.MEMORIA_DB_URL,

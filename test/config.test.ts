@@ -9,6 +9,7 @@ describe("configuration", () => {
     const config = parseConfig({});
     expect(config.db.url).toBe("file:.memoria/memoria.db");
     expect(config.port).toBe(8787);
+    expect(config.host).toBe("127.0.0.1");
     expect(config.maxDocumentBytes).toBe(5_242_880);
     expect(config.catchupMs).toBe(2000);
     expect(config.notionApiUrl).toBe("https://api.notion.com");
@@ -37,6 +38,11 @@ describe("configuration", () => {
     ["MEMORIA_ADMIN_TOKEN", "short"],
     ["MEMORIA_DB_SYNC_INTERVAL", "0"],
     ["MEMORIA_DB_SYNC_INTERVAL", "often"],
+    ["MEMORIA_HOST", "bad host"],
+    ["MEMORIA_HOST", "http://0.0.0.0"],
+    ["MEMORIA_HOST", "[::1]"],
+    ["MEMORIA_HOST", "999.1.1.1"],
+    ["MEMORIA_HOST", "0.0.0.0:8080"],
   ])("a bad %s stops the start with a message naming it", (name, value) => {
     expect(() => parseConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => parseConfig({ [name]: value })).toThrow(name);
@@ -64,6 +70,19 @@ describe("configuration", () => {
     expect(() =>
       parseConfig({ MEMORIA_DB_URL: "libsql://db.example", MEMORIA_DB_SYNC_URL: "https://primary.example" }),
     ).toThrow(/MEMORIA_DB_SYNC_URL needs MEMORIA_DB_URL to be a file: path/);
+  });
+
+  it.each([
+    "0.0.0.0",
+    "10.1.2.3",
+    "::",
+    "::1",
+    "fe80::1",
+    "localhost",
+    "memoria.internal",
+    "db-1.example.com",
+  ])("listens on MEMORIA_HOST=%s as given", (host) => {
+    expect(parseConfig({ MEMORIA_HOST: host }).host).toBe(host);
   });
 
   it("treats empty strings as unset", () => {

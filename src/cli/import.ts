@@ -1,5 +1,6 @@
-// `memoria import`: list the team's documents once (which proves the URL and key before any work), walk
-// the folder, then send each file the team has not seen with this content (and, with --prune, delete the
+// `memoria import`: list the team's documents once (which proves the URL and key before any work, and
+// carries each document's contentHash, so an unchanged folder costs that listing alone), walk the folder,
+// then send each file the team has not seen with this content (and, with --prune, delete the
 // `file:` documents whose files are gone), with progress on stderr and the summary on stdout. Sends come
 // before deletes, so a renamed file is briefly in the corpus twice rather than missing.
 
@@ -69,11 +70,14 @@ async function syncFile(
     title: titleOf(content, file.format, what.slice(what.lastIndexOf("/") + 1)),
     path: pathOf(what),
     format: file.format,
+    contentHash: contentHash(content),
   };
   let why: string = firstLook(doc, remote);
+  if (why === "unchanged") return { outcome: "unchanged", what };
   if (why === "compare" && remote) {
+    // Only a document the server stored before it kept content hashes: read it back to compare.
     try {
-      if (contentHash(await client.getContent(remote.id)) === contentHash(content)) {
+      if (contentHash(await client.getContent(remote.id)) === doc.contentHash) {
         return { outcome: "unchanged", what };
       }
       why = "changed";
@@ -85,7 +89,8 @@ async function syncFile(
   }
   if (dryRun) return { outcome: "would send", what, detail: why };
   try {
-    const result = await client.upsert({ ...doc, content });
+    const { externalId, title, path, format } = doc;
+    const result = await client.upsert({ externalId, title, path, format, content });
     return { outcome: "sent", what, detail: result === "created" ? "new" : "replaced" };
   } catch (error) {
     return { outcome: "failed", what, detail: describeError(error) };

@@ -1,19 +1,20 @@
 // The sync plan: which files to send, which are unchanged, which documents to delete. The server is the
-// record of what the team has seen — one listing maps each `file:` externalId to its document, and a file
-// whose title, path and format match is compared by content hash with the stored content, fetched for it
-// alone. See docs/decisions/0014-import.md.
+// record of what the team has seen — one listing maps each `file:` externalId to its document with its
+// title, path, format and contentHash, which is all the comparison needs; only a document written before
+// the server kept content hashes is read back to compare. See docs/decisions/0014-import.md.
 
 import { createHash } from "node:crypto";
 import type { DocumentFormat } from "../ingest/formats.js";
 
 export const EXTERNAL_ID_PREFIX = "file:";
 
-/** What an import sends for one file, content aside. */
+/** What an import sends for one file, content aside, and the hash of that content. */
 export interface FileDocument {
   externalId: string;
   title: string;
   path: string[];
   format: DocumentFormat;
+  contentHash: string;
 }
 
 /** A document as the listing shows it. */
@@ -23,6 +24,8 @@ export interface RemoteDocument {
   path: string[];
   format: DocumentFormat;
   externalId?: string;
+  /** Absent for a document last written by a server before v1.1. */
+  contentHash?: string;
 }
 
 export function externalIdOf(relativePath: string): string {
@@ -48,10 +51,11 @@ export function fileDocuments(listing: readonly RemoteDocument[]): Map<string, R
 }
 
 /**
- * What a first look decides: `new` (the team has no such document) and `changed` (its title, path or
- * format differ) are sent without reading the stored content; `compare` needs the content hashes.
+ * What the listing alone decides: `new` (the team has no such document) and `changed` (its title, path,
+ * format or contentHash differ) are sent; `unchanged` is not. `compare` is a document whose listing has no
+ * contentHash (written before the server kept one): its content must be read back to know.
  */
-export type FirstLook = "new" | "changed" | "compare";
+export type FirstLook = "new" | "changed" | "unchanged" | "compare";
 
 export function firstLook(local: FileDocument, remote: RemoteDocument | undefined): FirstLook {
   if (!remote) return "new";
@@ -60,10 +64,12 @@ export function firstLook(local: FileDocument, remote: RemoteDocument | undefine
     remote.format === local.format &&
     remote.path.length === local.path.length &&
     remote.path.every((segment, i) => segment === local.path[i]);
-  return same ? "compare" : "changed";
+  if (!same) return "changed";
+  if (remote.contentHash === undefined) return "compare";
+  return remote.contentHash === local.contentHash ? "unchanged" : "changed";
 }
 
-/** SHA-256 of the UTF-8 text, hex. */
+/** SHA-256 of the UTF-8 text, hex: the server's contentHash of the same text. */
 export function contentHash(text: string): string {
   return createHash("sha256").update(text, "utf8").digest("hex");
 }

@@ -73,3 +73,8 @@ export function titleOf(content: string, format: DocumentFormat, fileName: strin
     format === "markdown" ? markdownHeading(content) : format === "html" ? htmlHeading(content) : "";
   return heading || cleanTitle(stem(fileName)) || cleanTitle(fileName) || "Untitled";
 }
+
+/** The first usable heading of a document's content, or "" when it has none (plain text never has one). */
+export function headingTitle(content: string, format: DocumentFormat): string {
+  return format === "markdown" ? markdownHeading(content) : format === "html" ? htmlHeading(content) : "";
+}

@@ -1,6 +1,7 @@
 // The one error envelope, `{"error": {"code", "message", "requestId"}}`, and the mapping from domain errors
 // and framework errors to it. Unknown errors become `internal` with a fixed message: their text could quote
-// input (a JSON parser's message does), so it is neither returned nor logged.
+// input (a JSON parser's message does), so it is neither returned nor logged. Shared with the Cloudflare
+// Worker, so nothing here may import storage, node: or the OpenAPI layer.
 
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
@@ -8,7 +9,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { z } from "zod";
 import { type ErrorCode, errorCodes, isDomainError } from "../errors.js";
 import type { Logger } from "../logger.js";
-import type { AppEnv } from "./env.js";
+import type { RequestIdEnv } from "./request-id.js";
 
 export const statusOf: Record<ErrorCode, ContentfulStatusCode> = {
   invalid_request: 400,
@@ -36,8 +37,8 @@ export const errorEnvelopeSchema = z.object({
 export type ErrorEnvelope = z.infer<typeof errorEnvelopeSchema>;
 
 /** The envelope with its code's status, or `status` where a route must say more (405 on /mcp). */
-export function errorResponse(
-  c: Context<AppEnv>,
+export function errorResponse<E extends RequestIdEnv>(
+  c: Context<E>,
   code: ErrorCode,
   message: string,
   status: ContentfulStatusCode = statusOf[code],
@@ -56,8 +57,8 @@ const codeOfStatus: Partial<Record<number, ErrorCode>> = {
   415: "unsupported_media_type",
 };
 
-export function onError(logger: Logger) {
-  return (err: Error, c: Context<AppEnv>): Response => {
+export function onError<E extends RequestIdEnv>(logger: Logger) {
+  return (err: Error, c: Context<E>): Response => {
     if (isDomainError(err)) {
       if (err.code === "unreadable")
         logger.error("sealed row failed to open", { requestId: c.get("requestId") });

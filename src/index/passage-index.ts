@@ -1,10 +1,8 @@
 // One team's passages in an in-memory FTS5 table. The only code that speaks FTS5.
 //
 // FTS5 keeps its term postings in plaintext, so this database must never be a file: it is opened as
-// ":memory:" and nothing else, and backingFile() lets a test prove it. It uses libSQL's synchronous engine
-// (the one @libsql/client itself runs on) rather than the async client: loading 90k passages through the
-// client's batch() measured ~1.6× the engine's own time, from per-call overhead, and a synchronous
-// transaction can never be interleaved with a search (docs/decisions/0002-index-engine.md).
+// ":memory:" and nothing else, and backingFile() lets a test prove it. Why the synchronous engine:
+// docs/decisions/0002-index-engine.md.
 
 import Database from "libsql";
 import { type MatchQuery, orExpression } from "./query.js";
@@ -81,7 +79,10 @@ const passageSql =
 
 /** FTS5's own default: merge once 4 segments of one level exist. Kept for everyday writes. */
 const DEFAULT_AUTOMERGE = 4;
-/** During a build: merge only at 16 segments a level; the rest is merged after the first answer. */
+/**
+ * During a build: merge only at 16 segments a level; the rest is merged after the first answer. Measured on
+ * 90k passages: 4.72 s to load at the default of 4, 4.20 s at 16.
+ */
 const BUILD_AUTOMERGE = 16;
 /** Pages of merging per step after a build: a few milliseconds, so a search never waits long behind one. */
 const MERGE_STEP_PAGES = 64;
@@ -150,13 +151,8 @@ export class PassageIndex {
   }
 
   /**
-   * Answers a query as its full expression would, doing less work when some terms are in at least half of
-   * all passages. FTS5's BM25 clamps such a term's IDF to 1e-6, so it moves no score by more than ~1e-5, yet
-   * OR-ing it in makes FTS5 visit nearly every passage: at 30k passages one such term cost ~30 ms of a
-   * query's time, a rare one ~0.1 ms. So those terms are left out of the OR (they stay in the NEAR group,
-   * which is what ranks "phone number" together), unless every term is that common. When the shorter
-   * expression finds fewer than `limit` passages the full one runs, so the tail of weak matches is the same
-   * too (docs/decisions/0006-common-terms.md).
+   * Answers a query as its full expression would, leaving terms found in half of all passages out of the OR
+   * (they stay in the NEAR group); docs/decisions/0006-common-terms.md says why and what it saves.
    */
   find(query: MatchQuery, limit: number): PassageHit[] {
     // One term has nothing to leave out.
@@ -249,11 +245,8 @@ export class PassageIndex {
   }
 
   /**
-   * Holds FTS5's incremental merging back while a build loads many documents, or restores it. FTS5 merges
-   * segments as soon as 4 of one level exist; during a build that re-merges the same postings over and over.
-   * Measured on the 90k-passage corpus: 4.72 s to load with the default, 4.20 s merging at 16. The merging
-   * left over is done in small steps after the first answer (mergeStep), since more segments slow searches
-   * by ~1 ms at p50 (docs/decisions/0008-build-merging.md).
+   * Holds FTS5's incremental merging back while a build loads many documents, or restores it; the rest is
+   * merged in steps after the first answer (mergeStep). Measurements: docs/decisions/0008-build-merging.md.
    */
   holdMerges(hold: boolean): void {
     const level = hold ? BUILD_AUTOMERGE : DEFAULT_AUTOMERGE;

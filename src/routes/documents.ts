@@ -1,12 +1,15 @@
 // Documents (team key): JSON, a raw markdown/text/HTML body, or a multipart file upload in; sealed and
-// indexed before the answer.
+// indexed before the answer. Every body is read as strict UTF-8 (bytes that are not UTF-8 are refused, never
+// replaced by U+FFFD), and content that is not text is refused before anything is stored (src/ingest/text.ts).
 
 import { createRoute, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
+import { headingTitle } from "../cli/title.js";
 import { DomainError } from "../errors.js";
 import { acceptOnly, mediaType } from "../http/accept.js";
 import type { AppEnv } from "../http/env.js";
-import { type DocumentFormat, formatOfFile } from "../ingest/formats.js";
+import { type DocumentFormat, formatOfFile, stem } from "../ingest/formats.js";
+import { decodeUtf8, describeNotText, notTextReason } from "../ingest/text.js";
 import type { DocumentInput, DocumentService } from "../services/documents.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
 import { errors, json } from "./responses.js";
@@ -32,7 +35,14 @@ export const documentListAnswer = z.object({
   nextCursor: z.string().nullable(),
 });
 
-const rawTitleQuery = z.object({ title: nameText(512).optional() });
+const rawTitleQuery = z.object({
+  title: nameText(512)
+    .optional()
+    .describe(
+      "A raw body's title. Without it the title is the content's first heading (markdown or HTML " +
+        "<h1>–<h6>); a raw body with neither is refused.",
+    ),
+});
 const uploadForm = z.object({
   file: z.instanceof(File, { message: "must be a file" }).openapi({ type: "string", format: "binary" }),
 });
@@ -46,6 +56,56 @@ const rawFormats: Record<string, DocumentFormat> = {
 };
 
 const postTypes = ["application/json", "multipart/form-data", ...Object.keys(rawFormats)];
+
+/**
+ * Reads a JSON body as strict UTF-8 before the validator parses it. Request.json() would replace bytes that
+ * are not UTF-8 with U+FFFD and store the damaged text without a word; this refuses them with 400 instead.
+ * The validator then parses the bytes hono has cached: a second decode (~8 ms for 5 MiB, measured here)
+ * rather than relying on the layout of hono's private body cache to hand it this text.
+ */
+const strictJsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (mediaType(c) === "application/json") {
+    if (decodeUtf8(await c.req.arrayBuffer()) === null) {
+      throw new DomainError("invalid_request", "Invalid request: body: is not UTF-8 (send JSON as UTF-8).");
+    }
+  }
+  await next();
+};
+
+/** Uploaded bytes as a note's text, or 415 / 400 saying why they are not one. */
+function uploadedText(bytes: ArrayBuffer, emptyHint: string): string {
+  if (bytes.byteLength === 0)
+    throw new DomainError("invalid_request", `Invalid request: empty body: ${emptyHint}`);
+  const text = decodeUtf8(bytes);
+  if (text === null) {
+    throw new DomainError(
+      "unsupported_media_type",
+      "The content is not UTF-8 text; send notes as UTF-8 markdown, text or HTML.",
+    );
+  }
+  const reason = notTextReason(text);
+  if (reason)
+    throw new DomainError("unsupported_media_type", `The content is not text: ${describeNotText(reason)}.`);
+  return text;
+}
+
+async function multipartInput(file: File): Promise<DocumentInput> {
+  const title = nameText(512).safeParse(stem(file.name));
+  if (!title.success) {
+    throw new DomainError(
+      "invalid_request",
+      "Invalid request: file needs a name of 1–512 characters (without its extension), not blank.",
+    );
+  }
+  const content = uploadedText(await file.arrayBuffer(), "the file is empty.");
+  return {
+    title: title.data,
+    content,
+    format: formatOfFile(file.name) ?? "markdown",
+    path: [],
+    externalId: null,
+  };
+}
 
 function fromBody(body: DocumentBody): DocumentInput {
   return {
@@ -68,8 +128,16 @@ export function documentRoutes(
     createRoute({
       method: "post",
       path: "/v1/documents",
+      description:
+        "Stores a document from JSON, a raw text/markdown, text/plain or text/html body, or a multipart " +
+        "`file`. A raw body's title is `?title=`, else its first heading; a file's title is its name without " +
+        "the extension. Content must be UTF-8 text: bytes that are not UTF-8 or a NUL byte are 415 for a raw " +
+        "or multipart body and 400 for JSON (as is a `content` with a lone surrogate escape such as " +
+        "`\\ud800`, which has no UTF-8 form); a raw or multipart upload with an empty body is 400 " +
+        '("empty body"), while JSON `content: ""` is allowed. A leading UTF-8 byte order mark of a raw or ' +
+        "multipart body is dropped.",
       security,
-      middleware: [team, acceptOnly(postTypes), idempotent] as const,
+      middleware: [team, acceptOnly(postTypes), strictJsonBody, idempotent] as const,
       request: {
         query: rawTitleQuery,
         headers: idempotencyHeaders,
@@ -96,25 +164,22 @@ export function documentRoutes(
         input = fromBody(c.req.valid("json") as DocumentBody);
       } else if (type === "multipart/form-data") {
         const { file } = c.req.valid("form") as z.infer<typeof uploadForm>;
-        const title = nameText(512).safeParse(file.name);
-        if (!title.success) {
+        input = await multipartInput(file);
+      } else if (rawFormats[type]) {
+        const format = rawFormats[type];
+        // curl sends an empty body, with only a warning, when the file after --data-binary @ does not exist.
+        const content = uploadedText(
+          await c.req.arrayBuffer(),
+          "a raw upload needs content (curl sends none when the file after @ is missing).",
+        );
+        const title = c.req.valid("query").title ?? headingTitle(content, format);
+        if (!title) {
           throw new DomainError(
             "invalid_request",
-            "Invalid request: file needs a name of 1–512 characters, not blank.",
+            "Invalid request: title: a raw body needs ?title= or a heading in its content.",
           );
         }
-        input = {
-          title: title.data,
-          content: await file.text(),
-          format: formatOfFile(file.name) ?? "markdown",
-          path: [],
-          externalId: null,
-        };
-      } else if (rawFormats[type]) {
-        const title = c.req.valid("query").title;
-        if (!title)
-          throw new DomainError("invalid_request", "Invalid request: title: a raw body needs ?title=.");
-        input = { title, content: await c.req.text(), format: rawFormats[type], path: [], externalId: null };
+        input = { title, content, format, path: [], externalId: null };
       } else {
         throw new DomainError("unsupported_media_type", `Send ${postTypes.join(", ")}.`);
       }
@@ -166,7 +231,7 @@ export function documentRoutes(
       method: "put",
       path: "/v1/documents/{id}",
       security,
-      middleware: [team, acceptOnly(["application/json"])] as const,
+      middleware: [team, acceptOnly(["application/json"]), strictJsonBody] as const,
       request: {
         params: idParams,
         body: { content: { "application/json": { schema: documentBody } }, required: true },

@@ -1,8 +1,9 @@
-// The Notion source: a team stores its integration token (team key), and Notion's webhook delivers events to
-// /v1/webhooks/notion/{teamId}, signed (X-Notion-Signature) with the token of its verification handshake
-// (see services/notion.ts). Notion activates the subscription once the operator pastes that token into
-// Notion's settings: GET /v1/sources/notion shows it to the team key (and to nothing else; it is never
-// logged).
+// The Notion source: a team stores its integration token (team key), reads its secret webhook URL with
+// GET /v1/sources/notion, and Notion's webhook delivers events to that URL, /v1/webhooks/notion/{teamId}/
+// {token}, signed (X-Notion-Signature) with the token of its verification handshake (see
+// services/notion.ts). Notion activates the subscription once the operator pastes that token into Notion's
+// settings: GET /v1/sources/notion shows it, and the URL, to the team key (and to nothing else; the access
+// log names the route pattern, never the path).
 
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
@@ -39,12 +40,23 @@ export const notionSourceDetail = z.object({
         "The verification token Notion sent in its handshake, to paste into the subscription's settings in " +
           "Notion; null until the handshake has arrived.",
       ),
+    webhookUrl: z
+      .url()
+      .describe(
+        "The URL to give Notion as the subscription's webhook URL: <origin>/v1/webhooks/notion/{teamId}/{token}. " +
+          "Its token is a secret (kept sealed); it stays the same until DELETE /v1/sources/notion.",
+      ),
   }),
 });
 
 export const webhookAnswer = z.object({ ok: z.literal(true) });
 
-const teamParams = z.object({ teamId: z.string().min(1) });
+const webhookParams = z.object({ teamId: z.string().min(1), token: z.string().min(1) });
+
+/** Where Notion delivers a team's events: the request's own origin (the one its caller reached). */
+export function notionWebhookUrl(origin: string, teamId: string, urlToken: string): string {
+  return `${origin}/v1/webhooks/notion/${encodeURIComponent(teamId)}/${encodeURIComponent(urlToken)}`;
+}
 const signatureHeaders = z.object({
   [SIGNATURE_HEADER]: z
     .string()
@@ -74,9 +86,10 @@ export function notionRoutes(notion: NotionService, team: MiddlewareHandler<AppE
       middleware: [team, acceptOnly(["application/json"])] as const,
       request: { body: { content: { "application/json": { schema: notionSourceBody } }, required: true } },
       description:
-        "Stores the team's Notion integration token, sealed. Do this before creating the webhook subscription " +
-        "in Notion: its handshake is refused for a team with no token. A token different from the stored one " +
-        "clears the team's sync time, so the next pull reads every page; the same token again keeps it.",
+        "Stores the team's Notion integration token, sealed, and makes the team's secret webhook URL (read it " +
+        "with GET). Do this before creating the webhook subscription in Notion. A token different from the " +
+        "stored one clears the team's sync time, so the next pull reads every page; the same token again " +
+        "keeps it. The webhook URL and a stored verification token are kept.",
       responses: {
         200: json(notionSourceAnswer, "Stored sealed; a stored verification token is kept."),
         ...errors(400, 401, 413, 415),
@@ -92,20 +105,23 @@ export function notionRoutes(notion: NotionService, team: MiddlewareHandler<AppE
       security: [{ teamKey: [] }],
       middleware: [team] as const,
       description:
-        "The team's Notion source. `verificationToken` is the token Notion sent when the webhook subscription " +
-        "was made: Notion activates the subscription only once it is pasted into the subscription's settings " +
-        "in Notion, so this is where the operator reads it. It is shown only to the team key, never logged, " +
-        "and stored sealed. 404 when no Notion token is stored.",
+        "The team's Notion source. `webhookUrl` is the URL to give Notion when creating the webhook " +
+        "subscription. `verificationToken` is the token Notion then sent: Notion activates the subscription " +
+        "only once it is pasted into the subscription's settings in Notion, so this is where the operator " +
+        "reads it. Both are secrets shown only to the team key, never logged, and stored sealed. 404 when no " +
+        "Notion token is stored.",
       responses: {
-        200: json(notionSourceDetail, "Whether the handshake has arrived, and its verification token."),
+        200: json(notionSourceDetail, "The webhook URL, whether the handshake has arrived, and its token."),
         ...errors(401, 404),
       },
     }),
     async (c) => {
-      const source = await notion.source(c.get("team"));
-      // A secret: no cache, proxy or browser keeps a copy.
+      const team = c.get("team");
+      const { urlToken, ...source } = await notion.source(team);
+      const webhookUrl = notionWebhookUrl(new URL(c.req.url).origin, team.teamId, urlToken);
+      // Secrets: no cache, proxy or browser keeps a copy.
       c.header("cache-control", "no-store");
-      return c.json({ source }, 200);
+      return c.json({ source: { ...source, webhookUrl } }, 200);
     },
   );
 
@@ -116,7 +132,11 @@ export function notionRoutes(notion: NotionService, team: MiddlewareHandler<AppE
       security: [{ teamKey: [] }],
       middleware: [team] as const,
       responses: {
-        204: { description: "The token and the verification token are forgotten." },
+        204: {
+          description:
+            "The token, the webhook URL's token, the verification token and every page's newest event time " +
+            "are forgotten.",
+        },
         ...errors(401),
       },
     }),
@@ -129,21 +149,25 @@ export function notionRoutes(notion: NotionService, team: MiddlewareHandler<AppE
   app.openapi(
     createRoute({
       method: "post",
-      path: "/v1/webhooks/notion/{teamId}",
+      path: "/v1/webhooks/notion/{teamId}/{token}",
       description:
-        "Notion's webhook. The one-time `{verification_token}` handshake is stored sealed, and only for a team " +
-        "that has stored its Notion token (401 otherwise); read it back with `GET /v1/sources/notion`. Every " +
-        "other delivery must carry `X-Notion-Signature: sha256=<hex HMAC-SHA256 of the raw body>` keyed by " +
-        "that token. Answered at once; the page an event names is read after, and its document stored or " +
-        "deleted as Notion has it (a `page.deleted` for a page Notion still has live re-syncs it).",
-      request: { params: teamParams, headers: signatureHeaders },
+        "Notion's webhook, at the secret URL `GET /v1/sources/notion` answers as `webhookUrl`; any other path " +
+        "(the bare `/v1/webhooks/notion/{teamId}` included), an unknown team or a wrong token is 404. The " +
+        "one-time `{verification_token}` handshake is stored sealed; read it back with " +
+        "`GET /v1/sources/notion`. Every other delivery must carry `X-Notion-Signature: sha256=<hex " +
+        "HMAC-SHA256 of the raw body>` keyed by that token (401 otherwise); an event dated more than 5 " +
+        "minutes ahead is 400 and not recorded. Answered at once; the page an event names is read after, and " +
+        "its document stored or deleted as Notion has it (a `page.deleted` for a page Notion still has live " +
+        "re-syncs it).",
+      request: { params: webhookParams, headers: signatureHeaders },
       responses: {
         200: json(webhookAnswer, "Verified and accepted (or the same handshake again)."),
-        ...errors(400, 401, 409, 413),
+        ...errors(400, 401, 404, 409, 413),
       },
     }),
     async (c) => {
-      await notion.receive(c.req.valid("param").teamId, {
+      const { teamId, token } = c.req.valid("param");
+      await notion.receive(teamId, token, {
         readBody: async () => new Uint8Array(await c.req.arrayBuffer()),
         signature: c.req.header(SIGNATURE_HEADER),
         runtime: runtimeOf(c),

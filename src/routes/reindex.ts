@@ -46,7 +46,10 @@ export const reindexAnswer = z.object({
       storedSeq: z.number().int().optional(),
       rebuilt: z.boolean().optional(),
       synced: z.number().int(),
-      /** The error code when the team could not be reindexed; the others still were. */
+      /**
+       * The error code when the team could not be reindexed, or its Notion pull failed (`notion_unauthorized`,
+       * `notion_unavailable`, `notion_failed`: services/reindex.ts); the other teams still were.
+       */
       error: z.string().optional(),
     }),
   ),

@@ -82,6 +82,13 @@ export const documentSchema = z
     path: z.array(z.string()),
     format: documentFormatSchema,
     externalId: z.string().optional(),
+    contentHash: z
+      .string()
+      .optional()
+      .describe(
+        "SHA-256 (lower-case hex) of the stored content's UTF-8 bytes, so a client can tell whether its copy " +
+          "is the same without downloading the content. Absent for a document last written before v1.1.",
+      ),
     chunks: z.number().int(),
     version: z.number().int(),
     createdAt: z.string(),

@@ -1,5 +1,5 @@
-// The generic signed webhook. `PUT /v1/sources/webhook` (team key) makes or rotates the team's signing secret;
-// `POST /v1/webhooks/ingest/{teamId}` takes a Standard Webhooks delivery and applies its event before the answer.
+// The generic signed webhook. `PUT /v1/sources/webhook` (team key) makes or rotates the team's signing secret,
+// `GET` says whether one is set (never the secret), `DELETE` forgets it; `POST /v1/webhooks/ingest/{teamId}` takes a Standard Webhooks delivery and applies its event before the answer.
 //
 // A delivery is handled in this order, and each step's failure stops it with nothing recorded:
 //   1. the team in the path, its secret, and the signature over the raw body (→ 401, one message for all);
@@ -48,6 +48,17 @@ export type WebhookEventBody = z.infer<typeof webhookEvent>;
 
 export const webhookSecretAnswer = z.object({
   secret: z.string().describe("The new signing secret, whsec_<base64>; the previous one no longer verifies."),
+});
+
+export const webhookSourceAnswer = z.object({
+  source: z.object({
+    kind: z.literal("webhook"),
+    configured: z.boolean().describe("Whether a signing secret is set; without one every delivery is 401."),
+    createdAt: z
+      .string()
+      .nullable()
+      .describe("When the current secret was made (ISO-8601); null when none is."),
+  }),
 });
 
 export const webhookAnswer = z
@@ -116,7 +127,40 @@ export function webhookRoutes(webhooks: WebhookService, team: MiddlewareHandler<
         "Makes or rotates the team's signing secret for the generic webhook. The previous secret stops working at once.",
       responses: { 200: json(webhookSecretAnswer, "The new secret, shown this once."), ...errors(401) },
     }),
-    async (c) => c.json({ secret: await webhooks.rotateSecret(c.get("team")) }, 200),
+    async (c) => {
+      const secret = await webhooks.rotateSecret(c.get("team"));
+      // A secret: no cache, proxy or browser keeps a copy.
+      c.header("cache-control", "no-store");
+      return c.json({ secret }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/sources/webhook",
+      security: [{ teamKey: [] }],
+      middleware: [team] as const,
+      description:
+        "Whether the team has a signing secret for the generic webhook, and since when. Never the secret.",
+      responses: { 200: json(webhookSourceAnswer, "The generic webhook source."), ...errors(401) },
+    }),
+    async (c) => c.json({ source: await webhooks.source(c.get("team")) }, 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: "delete",
+      path: "/v1/sources/webhook",
+      security: [{ teamKey: [] }],
+      middleware: [team] as const,
+      description: "Forgets the signing secret: every delivery is then 401 until a new one is made with PUT.",
+      responses: { 204: { description: "The secret is forgotten." }, ...errors(401) },
+    }),
+    async (c) => {
+      await webhooks.deleteSecret(c.get("team"));
+      return c.body(null, 204);
+    },
   );
 
   app.post("/v1/webhooks/ingest/:teamId", async (c) => {

@@ -1,18 +1,26 @@
 /// <reference types="deno" />
 // `npm run start:deno`: the same app and environment as node.ts, served with Deno.serve. Shuts down the same
 // way on SIGTERM/SIGINT: stop accepting, let in-flight requests finish within a bound, close storage, exit 0.
+// A listen that fails prints the same one line as Node's and exits 1.
 
 import process from "node:process";
-import { HOSTNAME, logListening, startMemoria, startupFailure, stopOnce } from "./start.js";
+import { closeMemoria, listenError, logListening, startMemoria, startupFailure, stopOnce } from "./start.js";
 
 async function main(): Promise<void> {
   const started = await startMemoria(process.env);
   const { memoria, config } = started;
 
-  const server = Deno.serve(
-    { port: config.port, hostname: HOSTNAME, onListen: ({ port }) => logListening(started, port) },
-    memoria.app.fetch,
-  );
+  let server: Deno.HttpServer;
+  try {
+    // Deno.serve throws at once when it cannot listen.
+    server = Deno.serve(
+      { port: config.port, hostname: config.host, onListen: ({ port }) => logListening(started, port) },
+      memoria.app.fetch,
+    );
+  } catch (error) {
+    await closeMemoria(started);
+    throw listenError(error, config);
+  }
 
   // shutdown() stops accepting at once and resolves when the requests already in flight have answered.
   const stop = stopOnce(

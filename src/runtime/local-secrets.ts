@@ -1,5 +1,6 @@
 // Development defaults for a fresh `npm start`: a master key and an admin token generated into files beside
-// the database (mode 0600), used when the environment sets none and NODE_ENV is not production. Node only.
+// the database (mode 0600), used when the environment sets none and NODE_ENV is not production. Also, in
+// every mode, the folder a `file:` database goes in (0700), which libSQL will not create itself.
 
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -35,6 +36,10 @@ function readOrCreate(file: string, make: () => string): { value: string; create
 
 export function withLocalSecrets(config: Config): LocalSecrets {
   const notices: string[] = [];
+  // A folder that exists is the operator's and keeps its mode; one made here is memoria's own, 0700.
+  if (config.db.url.startsWith("file:")) {
+    mkdirSync(dataDirectory(config.db.url), { recursive: true, mode: 0o700 });
+  }
   if (config.production) {
     if (!config.masterKey)
       throw new ConfigError("Invalid configuration: MEMORIA_MASTER_KEY is required in production.");

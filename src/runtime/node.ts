@@ -1,16 +1,35 @@
-// The embedded default: `npm start`. Reads the environment once, opens storage, serves on PORT, and shuts
-// down cleanly on SIGTERM/SIGINT (stop accepting, let in-flight requests finish within a bound, close storage).
+// The embedded default: `npm start`. Reads the environment once, opens storage, serves on MEMORIA_HOST:PORT,
+// and shuts down cleanly on SIGTERM/SIGINT (stop accepting, let in-flight requests finish within a bound,
+// close storage). A listen that fails (a busy port, a host that is not this machine's) is one line, exit 1.
 
+import type { Server } from "node:net";
 import { serve } from "@hono/node-server";
-import { HOSTNAME, logListening, startMemoria, startupFailure, stopOnce } from "./start.js";
+import { closeMemoria, listenError, logListening, startMemoria, startupFailure, stopOnce } from "./start.js";
+
+/** Resolves once the server listens, rejects with its listen error; later errors are not swallowed here. */
+function listened(server: Server): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.once("listening", () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+}
 
 async function main(): Promise<void> {
   const started = await startMemoria(process.env);
   const { memoria, config } = started;
 
-  const server = serve({ fetch: memoria.app.fetch, port: config.port, hostname: HOSTNAME }, (info) => {
+  const server = serve({ fetch: memoria.app.fetch, port: config.port, hostname: config.host }, (info) => {
     logListening(started, info.port);
   });
+  try {
+    await listened(server);
+  } catch (error) {
+    await closeMemoria(started);
+    throw listenError(error, config);
+  }
 
   const stop = stopOnce(
     started,

@@ -1,5 +1,6 @@
 // The startup both server entries share (node.ts, deno.ts): read the environment once, print the local-secret
-// notices, load the keys, open storage and build the app. A start that fails prints one line and exits 1.
+// notices, load the keys, check them against storage, migrate it and build the app; the entry then listens
+// on MEMORIA_HOST:PORT. A start that fails prints one line naming the cause and exits 1.
 
 import process from "node:process";
 import { setTimeout } from "node:timers";
@@ -8,16 +9,24 @@ import { systemClock } from "../clock.js";
 import { type Config, ConfigError, parseConfig } from "../config.js";
 import { createLogger, type Logger } from "../logger.js";
 import { Keyring } from "../seal/keyring.js";
-import { importMasterKeys } from "../seal/master.js";
+import { importMasterKeys, type MasterKeys } from "../seal/master.js";
+import { checkMasterKeys } from "../seal/master-check.js";
 import { SchemaTooNewError } from "../store/migrate.js";
+import type { Preflight } from "../store/preflight.js";
 import { openStorage, type Storage } from "../store/storage.js";
 import { withLocalSecrets } from "./local-secrets.js";
 
 /** How long in-flight requests get to finish after a shutdown signal before the process exits anyway. */
 export const SHUTDOWN_GRACE_MS = 10_000;
 
-/** The address a server binds: every interface, as a server in a container must. */
-export const HOSTNAME = "0.0.0.0";
+/**
+ * The umask a start sets before it creates anything: files it makes (the database and its journal, the
+ * generated master key and admin token) come out 0600 and folders 0700, readable by this user only, whatever
+ * the shell's umask. A umask rather than a chmod after the fact, because SQLite creates its journal and
+ * libSQL its files on their own, and there is no moment at which they exist readable to others. Files and
+ * folders that already exist keep the modes the operator gave them.
+ */
+export const PRIVATE_UMASK = 0o077;
 
 export interface Started {
   memoria: Memoria;
@@ -27,19 +36,66 @@ export interface Started {
 }
 
 export async function startMemoria(env: Record<string, string | undefined>): Promise<Started> {
+  process.umask(PRIVATE_UMASK);
   const { config, notices } = withLocalSecrets(parseConfig(env));
   const logger = createLogger(config.logLevel);
   for (const notice of notices) console.warn(notice);
   if (!config.masterKey) throw new ConfigError("Invalid configuration: MEMORIA_MASTER_KEY is required.");
-  const keyring = new Keyring(await importMasterKeys(config.masterKey, config.previousMasterKey));
-  const storage = await openStorage(config.db);
-  const memoria = createApp({ config, storage, keyring, clock: systemClock, logger });
+  const master = await importMasterKeys(config.masterKey, config.previousMasterKey);
+  const storage = await openStorage(config.db, {
+    beforeWriting: (found) => requireMasterKeyOpens(master, found, logger),
+  });
+  const memoria = createApp({ config, storage, keyring: new Keyring(master), clock: systemClock, logger });
   return { memoria, storage, config, logger };
+}
+
+/**
+ * Refuses a master key that opens none of the team keys storage already holds: such a start would serve
+ * every team as unreadable and wrap each new team with the wrong key. Some but not all opening is a team
+ * left behind by a rotation (or copied in): the start goes on, and says how many.
+ */
+async function requireMasterKeyOpens(master: MasterKeys, found: Preflight, logger: Logger): Promise<void> {
+  const { tried, unopened } = await checkMasterKeys(master, found.teamKeys);
+  if (tried > 0 && unopened === tried) {
+    throw new ConfigError(
+      `Invalid configuration: MEMORIA_MASTER_KEY does not open the team keys in storage (none of the ${tried} ` +
+        `checked${master.previous ? ", with MEMORIA_MASTER_KEY_PREVIOUS too" : ""}); nothing was written. ` +
+        "Start with the key this storage was made with.",
+    );
+  }
+  if (unopened > 0) logger.warn("team keys the master key does not open", { checked: tried, unopened });
 }
 
 /** The line logged once the server listens; tests read the port from it. */
 export function logListening({ config, logger }: Started, port: number): void {
-  logger.info("listening", { port, storage: config.db.url.split(":")[0] });
+  logger.info("listening", { port, host: config.host, storage: config.db.url.split(":")[0] });
+}
+
+/** A listen that failed, told in one line naming the variable to change. */
+export class ListenError extends Error {
+  override readonly name = "ListenError";
+}
+
+/**
+ * Names the cause of a failed listen from Node's error codes or Deno's (Deno's errors carry the same
+ * `code`, except a host name that does not resolve, which is a plain Error saying so).
+ */
+export function listenError(error: unknown, { host, port }: Config): ListenError {
+  const code = (error as { code?: unknown } | null)?.code;
+  const message = error instanceof Error ? error.message : "";
+  const cannot = "memoria cannot listen:";
+  if (code === "EADDRINUSE") return new ListenError(`${cannot} PORT ${port} is already in use on ${host}.`);
+  if (code === "EACCES") {
+    return new ListenError(`${cannot} PORT ${port} on ${host} needs privileges this process does not have.`);
+  }
+  if (code === "EADDRNOTAVAIL") {
+    return new ListenError(`${cannot} MEMORIA_HOST ${host} is not an address of this machine.`);
+  }
+  if (code === "ENOTFOUND" || code === "EAI_AGAIN" || /failed to lookup address/.test(message)) {
+    return new ListenError(`${cannot} MEMORIA_HOST ${host} does not resolve to an address.`);
+  }
+  const cause = typeof code === "string" ? code : error instanceof Error ? error.name : "unknown error";
+  return new ListenError(`${cannot} MEMORIA_HOST ${host}, PORT ${port}: ${cause}.`);
 }
 
 /**
@@ -52,9 +108,14 @@ export async function closeMemoria({ memoria, storage }: Started): Promise<void>
   storage.close();
 }
 
-/** The one line a failed start prints: a configuration or schema message as is, anything else by name only. */
+/**
+ * The one line a failed start prints: a configuration, schema or listen message as is, anything else by
+ * name only.
+ */
 export function startupMessage(error: unknown): string {
-  if (error instanceof ConfigError || error instanceof SchemaTooNewError) return error.message;
+  if (error instanceof ConfigError || error instanceof SchemaTooNewError || error instanceof ListenError) {
+    return error.message;
+  }
   return `memoria failed to start: ${error instanceof Error ? error.name : "unknown error"}`;
 }
 

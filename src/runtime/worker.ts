@@ -3,32 +3,18 @@
 // webhook path); admin, health and the API description go to one fixed instance. A cron sends the
 // reindex ping to every team seen in the last hour, listed by the ActiveTeams registry.
 //
-// The Worker imports nothing native and never touches storage: it reads headers and paths, checks the
-// environment with the container's own parser, and forwards. Decisions: docs/decisions/0012-worker-routing.md.
+// This file is the entry wrangler.toml names: the two Durable Object classes it binds, and the Worker's
+// handlers wired to them. What the Worker decides is in src/runtime/worker/ (the app, routing, the
+// registry, the fan-out), written against plain interfaces so it runs and is tested anywhere. The Worker
+// imports nothing native and never touches storage. Decisions: docs/decisions/0012-worker-routing.md.
 
 import { DurableObject } from "cloudflare:workers";
 import { Container, getContainer } from "@cloudflare/containers";
-import { type Config, ConfigError } from "../config.js";
-import { tokensEqual } from "../seal/secret.js";
-import {
-  ACTIVE_WINDOW_MS,
-  ADMIN_INSTANCE,
-  bearerOf,
-  CONTAINER_PORT,
-  checkContainerEnv,
-  classify,
-  containerEnv,
-  errorResponse,
-  FANOUT_CONCURRENCY,
-  mapLimit,
-  mergeReindexAnswers,
-  messages,
-  type PingResult,
-  RecordThrottle,
-  reindexTarget,
-  requestIdOf,
-  TeamRegistry,
-} from "./worker-routing.js";
+import { RecordThrottle, TeamRegistry } from "./worker/active-teams.js";
+import { createWorkerApp } from "./worker/app.js";
+import type { WorkerBindings } from "./worker/bindings.js";
+import { CheckedEnvironments, CONTAINER_PORT, containerEnv } from "./worker/container.js";
+import { cronReindex } from "./worker/fanout.js";
 
 /** One team's memoria (or, under the name "admin", the fixed instance): the Node image on port 8080. */
 export class MemoriaContainer extends Container<Env> {
@@ -69,180 +55,19 @@ export class ActiveTeams extends DurableObject<Env> {
 
 const REGISTRY = "registry";
 
-function registry(env: Env): DurableObjectStub<ActiveTeams> {
-  return env.ACTIVE_TEAMS.get(env.ACTIVE_TEAMS.idFromName(REGISTRY));
+function bindingsOf(env: Env): WorkerBindings {
+  return {
+    instance: (name) => getContainer(env.MEMORIA, name),
+    activeTeams: () => env.ACTIVE_TEAMS.get(env.ACTIVE_TEAMS.idFromName(REGISTRY)),
+  };
 }
 
-// The environment is checked once per environment object (an isolate keeps the same one).
-const checked = new WeakMap<object, Config | ConfigError>();
+// Per isolate: the environment checked once per environment object, and the registry's write throttle.
+const environments = new CheckedEnvironments();
+const app = createWorkerApp<Env>({ environments, throttle: new RecordThrottle(), bindingsOf });
 
-function configOf(env: Env): Config | ConfigError {
-  let result = checked.get(env);
-  if (!result) {
-    try {
-      result = checkContainerEnv(env);
-    } catch (error) {
-      if (!(error instanceof ConfigError)) throw error;
-      result = error;
-    }
-    checked.set(env, result);
-  }
-  return result;
-}
-
-const throttle = new RecordThrottle();
-
-/** Forwards to a named instance; an instance that cannot start is a 503 in the envelope, not a thrown error. */
-async function forward(env: Env, name: string, request: Request, requestId: string): Promise<Response> {
-  const headers = new Headers(request.headers);
-  headers.set("x-request-id", requestId);
-  try {
-    return await getContainer(env.MEMORIA, name).fetch(new Request(request, { headers }));
-  } catch (error) {
-    console.error(JSON.stringify({ msg: "instance unavailable", requestId, error: errorName(error) }));
-    return errorResponse("unavailable", messages.unavailable, requestId);
-  }
-}
-
-/** Tells the registry a team had a successful request, at most once a minute per isolate. */
-function record(env: Env, ctx: ExecutionContext, teamId: string): void {
-  const now = Date.now();
-  if (!throttle.take(teamId, now)) return;
-  ctx.waitUntil(
-    registry(env)
-      .seen(teamId, now)
-      .catch((error: unknown) => {
-        throttle.release(teamId);
-        console.error(JSON.stringify({ msg: "registry write failed", error: errorName(error) }));
-      }),
-  );
-}
-
-/** POST /v1/reindex to one team's instance, with the given credentials. */
-async function pingTeam(
-  env: Env,
-  teamId: string,
-  authorization: string,
-  requestId: string,
-): Promise<PingResult> {
-  const request = new Request("http://memoria/v1/reindex", {
-    method: "POST",
-    headers: { authorization, "content-type": "application/json", "x-request-id": requestId },
-    body: JSON.stringify({ teamId }),
-  });
-  try {
-    const response = await getContainer(env.MEMORIA, teamId).fetch(request);
-    const answer = response.ok ? await response.json().catch(() => null) : null;
-    if (!response.ok) await response.body?.cancel();
-    return { teamId, answer, status: response.status };
-  } catch {
-    return { teamId, answer: null, status: 0 };
-  }
-}
-
-/** Pings every team the registry lists as active; returns each answer in the registry's order. */
-async function pingActiveTeams(env: Env, authorization: string, requestId: string): Promise<PingResult[]> {
-  const teams = await registry(env).list(Date.now() - ACTIVE_WINDOW_MS);
-  return mapLimit(teams, FANOUT_CONCURRENCY, (teamId) => pingTeam(env, teamId, authorization, requestId));
-}
-
-function failuresOf(results: PingResult[]): PingResult[] {
-  return results.filter((r) => r.status < 200 || r.status > 299);
-}
-
-async function reindex(request: Request, env: Env, config: Config, requestId: string): Promise<Response> {
-  // The cron token, or the admin token as the API allows; both compared in constant time, always both.
-  const given = bearerOf(request) ?? "";
-  const [cron, admin] = await Promise.all([
-    config.cronToken !== null && tokensEqual(given, config.cronToken),
-    config.adminToken !== null && tokensEqual(given, config.adminToken),
-  ]);
-  if (given === "" || !(cron || admin))
-    return errorResponse("unauthorized", messages.unauthorized, requestId);
-
-  // Read to find the team, then forwarded as the same bytes.
-  const body = await request.arrayBuffer();
-  const target = reindexTarget(new TextDecoder().decode(body));
-  if ("invalid" in target) return errorResponse("invalid_request", target.invalid, requestId);
-  const authorization = `Bearer ${given}`;
-  if (target.teamId !== null) {
-    const forwarded = new Request(request.url, { method: "POST", headers: request.headers, body });
-    return forward(env, target.teamId, forwarded, requestId);
-  }
-
-  const started = Date.now();
-  const results = await pingActiveTeams(env, authorization, requestId);
-  const failed = failuresOf(results);
-  if (failed.length > 0) {
-    return errorResponse(
-      "unavailable",
-      `Reindex failed on ${failed.length} of ${results.length} team instances: ${failed.map((r) => r.teamId).join(", ")}.`,
-      requestId,
-    );
-  }
-  return Response.json(mergeReindexAnswers(results, Date.now() - started), {
-    headers: { "x-request-id": requestId },
-  });
-}
-
-async function fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
-  const requestId = requestIdOf(request);
-  const config = configOf(env);
-  // A bad environment would stop every container at start: say why here, and start none.
-  if (config instanceof ConfigError) return errorResponse("unavailable", config.message, requestId);
-
-  const route = classify(request);
-  switch (route.kind) {
-    case "reject":
-      return route.code === "unauthorized"
-        ? errorResponse("unauthorized", messages.unauthorized, requestId)
-        : errorResponse("not_found", messages.notFound, requestId);
-    case "service":
-      return forward(env, ADMIN_INSTANCE, request, requestId);
-    case "admin": {
-      // The container checks the token too; checking it here keeps a wrong one from waking the instance.
-      if (config.adminToken === null)
-        return errorResponse("admin_disabled", messages.adminDisabled, requestId);
-      const given = bearerOf(request);
-      if (given === null || !(await tokensEqual(given, config.adminToken))) {
-        return errorResponse("unauthorized", messages.unauthorized, requestId);
-      }
-      return forward(env, ADMIN_INSTANCE, request, requestId);
-    }
-    case "reindex":
-      return reindex(request, env, config, requestId);
-    case "team": {
-      const response = await forward(env, route.teamId, request, requestId);
-      // Only a success proves the key (or the webhook's signature) was good: a forged team id never
-      // enters the registry, so the cron never wakes a container for it.
-      if (response.status >= 200 && response.status <= 299) record(env, ctx, route.teamId);
-      return response;
-    }
-  }
-}
-
-async function scheduled(_controller: ScheduledController, env: Env, _ctx: ExecutionContext): Promise<void> {
-  const config = configOf(env);
-  if (config instanceof ConfigError) throw new Error(`Reindex ping skipped: ${config.message}`);
-  if (config.cronToken === null) throw new Error("Reindex ping skipped: MEMORIA_CRON_TOKEN is not set.");
-  const started = Date.now();
-  const results = await pingActiveTeams(env, `Bearer ${config.cronToken}`, `cron-${crypto.randomUUID()}`);
-  const failed = failuresOf(results);
-  console.log(
-    JSON.stringify({
-      msg: "reindex ping",
-      teams: results.length,
-      failed: failed.map((r) => ({ teamId: r.teamId, status: r.status })),
-      tookMs: Date.now() - started,
-    }),
-  );
-  // A failed ping fails the cron run, so it shows in the dashboard; every team was still asked.
-  if (failed.length > 0)
-    throw new Error(`Reindex ping failed on ${failed.length} of ${results.length} teams.`);
-}
-
-function errorName(error: unknown): string {
-  return error instanceof Error ? error.name : "unknown";
-}
-
-export default { fetch, scheduled } satisfies ExportedHandler<Env>;
+export default {
+  fetch: app.fetch,
+  scheduled: (_controller: ScheduledController, env: Env, _ctx: ExecutionContext) =>
+    cronReindex(environments.of(env), bindingsOf(env)),
+} satisfies ExportedHandler<Env>;

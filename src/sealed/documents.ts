@@ -11,6 +11,12 @@ export const documentMetaSchema = z.object({
   path: z.array(z.string()),
   format: z.enum(documentFormats),
   externalId: z.string().nullable(),
+  // The SHA-256 hex of the content's UTF-8 bytes, kept here, sealed, because a plain hash at rest would let
+  // anyone holding the database confirm a guessed document. Rows written before it existed have none.
+  contentHash: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional(),
 });
 export type DocumentMeta = z.infer<typeof documentMetaSchema>;
 

@@ -7,11 +7,13 @@ import { DomainError, isDomainError } from "../errors.js";
 import { newId } from "../ids.js";
 import { chunkDocument, type Passage } from "../ingest/chunk.js";
 import type { DocumentFormat } from "../ingest/formats.js";
+import { contentHashOf, describeNotText, notTextReason } from "../ingest/text.js";
 import type { LiveIndexes } from "../live/indexes.js";
 import { toHex } from "../seal/bytes.js";
 import { blindIndex, type TeamKey } from "../seal/team-key.js";
 import {
   chunkRuns,
+  type DocumentMeta,
   openContent,
   openDocumentMeta,
   sealChunkRun,
@@ -43,6 +45,8 @@ export interface DocumentView {
   path: string[];
   format: DocumentFormat;
   externalId?: string;
+  /** Absent for a document last written before content hashes were kept. */
+  contentHash?: string;
   chunks: number;
   version: number;
   createdAt: string;
@@ -54,6 +58,16 @@ export interface DocumentView {
  * follows a write that did commit, so running out means the document is being rewritten non-stop.
  */
 const MAX_WRITE_ATTEMPTS = 5;
+
+/**
+ * Refuses content that is not a note's text, whichever way it came (JSON, the webhook, Notion; a raw or
+ * multipart upload is refused by its route first, with 415). Before anything is chunked or stored.
+ */
+function refuseNotText(input: DocumentInput): void {
+  const reason = notTextReason(input.content);
+  if (reason)
+    throw new DomainError("invalid_request", `Invalid request: content: ${describeNotText(reason)}.`);
+}
 
 export interface DocumentsDeps {
   storage: Storage;
@@ -75,6 +89,7 @@ export class DocumentService {
    * Stores a new document, or replaces the one holding the same externalId (then `created` is false).
    */
   async create(key: TeamKey, input: DocumentInput): Promise<{ document: DocumentView; created: boolean }> {
+    refuseNotText(input);
     const ref = input.externalId === null ? null : await blindIndex(key, input.externalId);
     const store = async () => {
       const existing = ref ? await this.deps.storage.documents.findByExternalRef(key.teamId, ref) : null;
@@ -92,6 +107,7 @@ export class DocumentService {
   }
 
   async replace(key: TeamKey, id: string, input: DocumentInput): Promise<DocumentView> {
+    refuseNotText(input);
     const ref = input.externalId === null ? null : await blindIndex(key, input.externalId);
     return this.#writing.run(`${key.teamId}/id/${id}`, async () => {
       const existing = await this.deps.storage.documents.get(key.teamId, id);
@@ -182,13 +198,20 @@ export class DocumentService {
       );
     }
     const passages = chunkDocument({ title: input.title, content: input.content, format: input.format });
+    const meta: DocumentMeta = {
+      title: input.title,
+      path: input.path,
+      format: input.format,
+      externalId: input.externalId,
+      contentHash: await contentHashOf(input.content),
+    };
     let base = existing;
     for (let attempt = 1; ; attempt++) {
-      const sealed = await this.#seal(key, input, ref, base, passages, contentBytes);
+      const sealed = await this.#seal(key, input, meta, ref, base, passages, contentBytes);
       const seq = await storage.documents.write(sealed, base?.version ?? null);
       if (seq !== null) {
         await indexes.committed(key);
-        return { document: this.#viewOf(sealed.row, input), created: base === null };
+        return { document: this.#viewOf(sealed.row, meta), created: base === null };
       }
       if (attempt >= MAX_WRITE_ATTEMPTS) {
         throw new DomainError(
@@ -206,6 +229,7 @@ export class DocumentService {
   async #seal(
     key: TeamKey,
     input: DocumentInput,
+    meta: DocumentMeta,
     ref: Uint8Array | null,
     base: DocumentRow | null,
     passages: Passage[],
@@ -231,7 +255,6 @@ export class DocumentService {
         };
       }),
     );
-    const meta = { title: input.title, path: input.path, format: input.format, externalId: input.externalId };
     const row: DocumentRow = {
       teamId: key.teamId,
       id,
@@ -250,16 +273,14 @@ export class DocumentService {
     return this.#viewOf(row, await openDocumentMeta(key, row.id, row.sealed));
   }
 
-  #viewOf(
-    row: DocumentRow,
-    meta: { title: string; path: string[]; format: DocumentFormat; externalId: string | null },
-  ): DocumentView {
+  #viewOf(row: DocumentRow, meta: DocumentMeta): DocumentView {
     return {
       id: row.id,
       title: meta.title,
       path: meta.path,
       format: meta.format,
       ...(meta.externalId === null ? {} : { externalId: meta.externalId }),
+      ...(meta.contentHash === undefined ? {} : { contentHash: meta.contentHash }),
       chunks: row.chunkCount,
       version: row.version,
       createdAt: row.createdAt,

@@ -7,6 +7,7 @@ import { DomainError, isDomainError } from "../errors.js";
 import type { LiveIndexes, Reconciled } from "../live/indexes.js";
 import type { Logger } from "../logger.js";
 import type { TeamKey } from "../seal/team-key.js";
+import { NotionApiError, NotionUnreachableError } from "../sources/notion/client.js";
 import type { NotionSync } from "../sources/notion/sync.js";
 import type { Storage } from "../store/storage.js";
 import type { TeamService } from "./teams.js";
@@ -15,8 +16,29 @@ export interface TeamReindexed extends Partial<Reconciled> {
   teamId: string;
   /** Notion pages pulled for the team; 0 when it has no Notion source. */
   synced: number;
-  /** Set when the team could not be reindexed: the error's code (never its detail). */
+  /**
+   * Set when the team could not be reindexed, or its Notion pull failed: the error's code (never its
+   * detail). A failed pull is one of PullFailure; the team's index may still be reported beside it.
+   */
   error?: string;
+}
+
+/**
+ * Why a Notion pull failed, as the operator acts on it: `notion_unauthorized` — Notion refused the token (revoked,
+ * or the integration lost access): PUT a new one; `notion_unavailable` — Notion throttled, failed or could not
+ * be reached after the client's retries: the next ping tries again; `notion_failed` — anything else (an answer
+ * not in Notion's published shape, a search that would not end). A DomainError keeps its own code.
+ */
+export type PullFailure = "notion_unauthorized" | "notion_unavailable" | "notion_failed";
+
+export function pullFailureOf(error: unknown): PullFailure | string {
+  if (isDomainError(error)) return error.code;
+  if (error instanceof NotionUnreachableError) return "notion_unavailable";
+  if (error instanceof NotionApiError) {
+    if (error.status === 401 || error.status === 403) return "notion_unauthorized";
+    if (error.transient) return "notion_unavailable";
+  }
+  return "notion_failed";
 }
 
 export interface ReindexDeps {
@@ -77,8 +99,8 @@ export class ReindexService {
     const task = (async (): Promise<TeamReindexed> => {
       try {
         const reconciled = work.reconcile ? await this.deps.indexes.reconcile(key) : {};
-        const synced = work.pull ? await this.#pull(key) : 0;
-        return { teamId: key.teamId, ...reconciled, synced };
+        const pulled = work.pull ? await this.#pull(key) : { synced: 0 };
+        return { teamId: key.teamId, ...reconciled, ...pulled };
       } catch (error) {
         const code = isDomainError(error) ? error.code : "internal";
         this.deps.logger.warn("reindex failed for a team", { teamId: key.teamId, code });
@@ -90,17 +112,22 @@ export class ReindexService {
   }
 
   /**
-   * The team's Notion pages edited since its last sync; the count pulled. A failing pull (a revoked token,
-   * Notion down) is logged and counts 0, leaving the team's sync time where it was for the next ping: the
-   * team's index is still reported, and other teams still reindexed.
+   * The team's Notion pages edited since its last sync: the count pulled. A failing pull (a revoked token,
+   * Notion down) counts 0 and is reported in the team's `error` (and logged), leaving the team's sync time
+   * where it was for the next ping: the team's index is still reported, and other teams still reindexed.
    */
-  #pull(key: TeamKey): Promise<number> {
-    return this.deps.notion.pullSince(key).catch((error: unknown) => {
-      this.deps.logger.warn("notion pull failed", {
-        teamId: key.teamId,
-        error: error instanceof Error ? error.name : "unknown",
-      });
-      return 0;
-    });
+  #pull(key: TeamKey): Promise<{ synced: number; error?: string }> {
+    return this.deps.notion.pullSince(key).then(
+      (synced) => ({ synced }),
+      (error: unknown) => {
+        const code = pullFailureOf(error);
+        this.deps.logger.warn("notion pull failed", {
+          teamId: key.teamId,
+          error: error instanceof Error ? error.name : "unknown",
+          code,
+        });
+        return { synced: 0, error: code };
+      },
+    );
   }
 }

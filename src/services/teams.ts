@@ -1,6 +1,7 @@
 // Teams, their API keys and their key material: making a team, authenticating a team key, and destroying a
 // team (key first, then rows).
 
+import { formatApiKey, teamIdOfApiKey } from "../api-key.js";
 import type { Clock } from "../clock.js";
 import { DomainError } from "../errors.js";
 import { newId, teamIdPattern } from "../ids.js";
@@ -22,22 +23,6 @@ export interface ApiKeyInfo {
   keyId: string;
   createdAt: string;
   revokedAt: string | null;
-}
-
-const API_KEY_PREFIX = "mem_";
-
-/** `mem_<teamId>_<secret>`: the team id is readable from the key, which lets a router pick the team's instance. */
-export function formatApiKey(teamId: string, secret: string): string {
-  return `${API_KEY_PREFIX}${teamId}_${secret}`;
-}
-
-export function teamIdOfApiKey(apiKey: string): string | null {
-  if (!apiKey.startsWith(API_KEY_PREFIX)) return null;
-  const rest = apiKey.slice(API_KEY_PREFIX.length);
-  const end = rest.indexOf("_");
-  if (end <= 0 || end === rest.length - 1) return null;
-  const teamId = rest.slice(0, end);
-  return teamIdPattern.test(teamId) ? teamId : null;
 }
 
 export interface TeamDeps {

@@ -52,6 +52,14 @@ type Verified = { ok: true; key: TeamKey; deliveryId: string } | { ok: false; re
 
 export type Received = { ok: true; delivered: Delivered } | { ok: false; refusal: Refusal };
 
+/** The generic webhook source as its team sees it: whether a secret is set, and since when (never the secret). */
+export interface WebhookSource {
+  kind: "webhook";
+  configured: boolean;
+  /** When the current secret was made (ISO-8601); null when none is set. */
+  createdAt: string | null;
+}
+
 export interface WebhookDeps {
   storage: Storage;
   teams: TeamService;
@@ -76,6 +84,17 @@ export class WebhookService {
     const secret = generateWebhookSecret();
     await this.deps.secrets.put(key, SECRET_KIND, secret);
     return secret;
+  }
+
+  /** Whether the team has a signing secret and when it was made; reads the row without opening it. */
+  async source(key: TeamKey): Promise<WebhookSource> {
+    const row = await this.deps.storage.sources.get(key.teamId, SECRET_KIND);
+    return { kind: "webhook", configured: row !== null, createdAt: row?.updatedAt ?? null };
+  }
+
+  /** Forgets the signing secret: every delivery is then refused as having no secret, until the next PUT. */
+  async deleteSecret(key: TeamKey): Promise<void> {
+    await this.deps.secrets.delete(key, [SECRET_KIND]);
   }
 
   /**

@@ -10,6 +10,27 @@ export class SchemaTooNewError extends Error {
   override readonly name = "SchemaTooNewError";
 }
 
+/**
+ * The schema version storage holds, read without writing: 0 for a database memoria has never migrated
+ * (no schema_migrations table yet), so a start can look before it migrates.
+ */
+export async function storedSchemaVersion(client: Client): Promise<number> {
+  const table = await client.execute(
+    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'",
+  );
+  return table.rows.length === 0 ? 0 : appliedVersion(client);
+}
+
+/** Refuses a schema newer than this code, whose tables it might misread or break. */
+export function assertSchemaKnown(version: number): void {
+  if (version > latestSchemaVersion) {
+    throw new SchemaTooNewError(
+      `The database schema is version ${version}, newer than this memoria knows (${latestSchemaVersion}). ` +
+        "Upgrade memoria before starting it on this database.",
+    );
+  }
+}
+
 async function appliedVersion(client: Client): Promise<number> {
   const rs = await client.execute("SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations");
   return Number(rs.rows[0]?.v ?? 0);
@@ -24,12 +45,7 @@ export async function migrate(client: Client): Promise<{ from: number; to: numbe
     "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)",
   );
   const from = await appliedVersion(client);
-  if (from > latestSchemaVersion) {
-    throw new SchemaTooNewError(
-      `The database schema is version ${from}, newer than this memoria knows (${latestSchemaVersion}). ` +
-        "Upgrade memoria before starting it on this database.",
-    );
-  }
+  assertSchemaKnown(from);
   for (const migration of migrations) {
     if (migration.version <= from) continue;
     try {

@@ -4,8 +4,11 @@
 import type { Client } from "@libsql/client";
 import { blob, text } from "./client.js";
 
-/** What a sources row holds: one sealed secret of one kind. */
-export type SourceKind = "notion.token" | "notion.verification" | "webhook.secret";
+/**
+ * What a sources row holds: one sealed secret of one kind. `notion.url` is the secret part of the team's
+ * Notion webhook URL: sealed like the others (never at rest readable), as GET /v1/sources/notion shows it.
+ */
+export type SourceKind = "notion.token" | "notion.verification" | "notion.url" | "webhook.secret";
 
 export interface SourceRow {
   teamId: string;
@@ -107,6 +110,11 @@ export class PageEventRows {
       args: [teamId, pageRef, eventAt],
     });
     return rs.rowsAffected > 0;
+  }
+
+  /** Forgets every page's newest event time for the team (its Notion source was removed). */
+  async deleteTeam(teamId: string): Promise<void> {
+    await this.client.execute({ sql: "DELETE FROM source_pages WHERE team_id = ?", args: [teamId] });
   }
 
   async newest(teamId: string, pageRef: Uint8Array): Promise<string | null> {

@@ -7,7 +7,8 @@ import { openClient, type StorageOptions } from "./client.js";
 import { DocumentRows } from "./documents.js";
 import { EntryRows } from "./entries.js";
 import { IdempotencyRows } from "./idempotency.js";
-import { migrate } from "./migrate.js";
+import { assertSchemaKnown, migrate } from "./migrate.js";
+import { type Preflight, readPreflight } from "./preflight.js";
 import { DeliveryRows, PageEventRows, SourceRows } from "./sources.js";
 import { TeamRows } from "./teams.js";
 
@@ -41,10 +42,31 @@ export class Storage {
   }
 }
 
+/**
+ * How many of the newest teams a start's check reads. Each costs one unwrap (tens of microseconds) and a
+ * row of about 80 bytes; 16 is enough that one odd team (say, copied in from elsewhere) does not decide the
+ * check alone, and stays one small query over remote storage.
+ */
+export const PREFLIGHT_TEAM_SAMPLE = 16;
+
+export interface OpenStorageOptions {
+  /**
+   * Runs on what storage holds before anything is written (no migration, no row); throwing refuses the
+   * start and leaves storage untouched. The start checks the master key against the team keys here.
+   */
+  beforeWriting?: (found: Preflight) => Promise<void>;
+}
+
 /** Opens storage and brings its schema up to date; a schema newer than this code is a startup error. */
-export async function openStorage(options: StorageOptions): Promise<Storage> {
+export async function openStorage(options: StorageOptions, open: OpenStorageOptions = {}): Promise<Storage> {
   const client = openClient(options);
   try {
+    // A fresh embedded replica holds nothing until its first pull, and would pass any check: pull first.
+    // That writes the local copy of the primary only, never the primary.
+    if (options.syncUrl) await client.sync();
+    const found = await readPreflight(client, PREFLIGHT_TEAM_SAMPLE);
+    assertSchemaKnown(found.schemaVersion);
+    await open.beforeWriting?.(found);
     await migrate(client);
   } catch (error) {
     client.close();

@@ -3,8 +3,36 @@
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { addDocument, search } from "../support/app.js";
-import { runCli, summaryOf, withServer, writeTree } from "./harness.js";
+import { openDocumentMeta, sealDocumentMeta } from "../../src/sealed/documents.js";
+import { addDocument, search, type TestApp } from "../support/app.js";
+import { type FetchWrapper, runCli, summaryOf, withServer, writeTree } from "./harness.js";
+
+/** Records each request as `METHOD /path` (with `?` when it had a query) before the app answers it. */
+function recordCalls(calls: string[]): FetchWrapper {
+  return (req, app) => {
+    const url = new URL(req.url);
+    calls.push(`${req.method} ${url.pathname}${url.search ? "?" : ""}`);
+    return app.memoria.app.fetch(req);
+  };
+}
+
+/** Re-seals the meta of the documents holding `externalIds` without contentHash, as rows before v1.1. */
+async function withoutContentHash(app: TestApp, externalIds: string[]): Promise<void> {
+  const rows = await app.storage.client.execute("SELECT team_id, id, sealed FROM documents");
+  for (const row of rows.rows) {
+    const teamId = String(row.team_id);
+    const id = String(row.id);
+    const key = await app.memoria.directory.teamKey(teamId);
+    if (!key) throw new Error("no team key");
+    const meta = await openDocumentMeta(key, id, new Uint8Array(row.sealed as ArrayBuffer));
+    if (meta.externalId === null || !externalIds.includes(meta.externalId)) continue;
+    const { contentHash: _, ...older } = meta;
+    await app.storage.client.execute({
+      sql: "UPDATE documents SET sealed = ? WHERE id = ?",
+      args: [await sealDocumentMeta(key, id, older), id],
+    });
+  }
+}
 
 const tree = {
   "README.md": "# Team handbook\n\nWelcome aboard, the quokkaword is how we greet.\n",
@@ -98,7 +126,7 @@ describe("memoria import", () => {
     });
   });
 
-  it("lists the team's documents once, page by page, and reads back only files whose metadata matches", async () => {
+  it("lists the team's documents once, page by page, and sends only what the listing shows to differ", async () => {
     const calls: string[] = [];
     await withServer(
       async (s) => {
@@ -112,28 +140,82 @@ describe("memoria import", () => {
         expect(calls.filter((c) => c.startsWith("GET /v1/documents/"))).toEqual([]);
 
         calls.length = 0;
-        writeFileSync(join(s.folder, "a.md"), "# A renamed\n\nalpha"); // the title differs: no need to look
-        writeFileSync(join(s.folder, "c.txt"), "charlie, edited"); // same metadata: compared by hash
+        writeFileSync(join(s.folder, "a.md"), "# A renamed\n\nalpha"); // the title differs
+        writeFileSync(join(s.folder, "c.txt"), "charlie, edited"); // same metadata, another contentHash
         const run = await s.importCli();
         expect(summaryOf(run.stdout)).toEqual({ sent: 2, unchanged: 1, deleted: 0, failed: 0 });
-        const docs = await s.byExternalId();
-        const read = calls.filter((c) => c.startsWith("GET /v1/documents/")).sort();
-        expect(read).toEqual(
-          [
-            `GET /v1/documents/${docs.get("file:b.md")?.id}`,
-            `GET /v1/documents/${docs.get("file:c.txt")?.id}`,
-          ].sort(),
-        );
         expect(calls.filter((c) => c.startsWith("GET /v1/documents?"))).toHaveLength(2);
-        expect(calls.filter((c) => c.startsWith("POST"))).toHaveLength(2);
+        expect(calls.filter((c) => c.startsWith("GET /v1/documents/"))).toEqual([]);
+        expect(calls.filter((c) => c.startsWith("POST")).sort()).toEqual([
+          "POST /v1/documents",
+          "POST /v1/documents",
+        ]);
+        const docs = await s.byExternalId();
+        expect(docs.get("file:a.md")?.version).toBe(2);
+        expect(docs.get("file:b.md")?.version).toBe(1);
+        expect(docs.get("file:c.txt")?.version).toBe(2);
       },
-      {
-        wrap(req, app) {
-          const url = new URL(req.url);
-          calls.push(`${req.method} ${url.pathname}${url.search ? "?" : ""}`);
-          return app.memoria.app.fetch(req);
-        },
+      { wrap: recordCalls(calls) },
+    );
+  });
+
+  it("costs one listing request when nothing changed: 50 files, 1 request where rows before v1.1 cost 51", async () => {
+    const calls: string[] = [];
+    await withServer(
+      async (s) => {
+        const files: Record<string, string> = {};
+        for (let i = 0; i < 50; i++) files[`notes/n${i}.md`] = `# Note ${i}\n\nThe body of note ${i}.\n`;
+        writeTree(s.folder, files);
+        const first = await s.importCli();
+        expect(summaryOf(first.stdout)).toEqual({ sent: 50, unchanged: 0, deleted: 0, failed: 0 });
+        expect(calls).toHaveLength(51);
+
+        calls.length = 0;
+        const again = await s.importCli();
+        expect(again.code, again.stderr).toBe(0);
+        expect(summaryOf(again.stdout)).toEqual({ sent: 0, unchanged: 50, deleted: 0, failed: 0 });
+        expect(calls).toEqual(["GET /v1/documents?"]);
+
+        // The same run over rows as stored before v1.1 (no hash in the sealed meta): what it cost then.
+        await withoutContentHash(
+          s.app,
+          Object.keys(files).map((path) => `file:${path}`),
+        );
+        calls.length = 0;
+        const before = await s.importCli();
+        expect(summaryOf(before.stdout)).toEqual({ sent: 0, unchanged: 50, deleted: 0, failed: 0 });
+        expect(calls).toHaveLength(51);
+        expect(calls.filter((c) => c.startsWith("GET /v1/documents/"))).toHaveLength(50);
       },
+      { wrap: recordCalls(calls) },
+    );
+  });
+
+  it("reads back only the documents listed without contentHash (stored before v1.1)", async () => {
+    const calls: string[] = [];
+    await withServer(
+      async (s) => {
+        const files: Record<string, string> = {};
+        for (let i = 0; i < 6; i++) files[`n${i}.md`] = `# Note ${i}\n\nbody ${i}\n`;
+        writeTree(s.folder, files);
+        expect((await s.importCli()).code).toBe(0);
+        // Rewrite two rows' sealed meta as a server before v1.1 wrote it: without contentHash.
+        const old = ["file:n1.md", "file:n4.md"];
+        await withoutContentHash(s.app, old);
+        const listed = await s.byExternalId();
+        expect(old.map((id) => listed.get(id)).every((d) => d && !("contentHash" in d))).toBe(true);
+
+        writeFileSync(join(s.folder, "n4.md"), "# Note 4\n\nbody 4, edited\n");
+        calls.length = 0;
+        const run = await s.importCli();
+        expect(run.code, run.stderr).toBe(0);
+        expect(summaryOf(run.stdout)).toEqual({ sent: 1, unchanged: 5, deleted: 0, failed: 0 });
+        expect(run.stderr).toContain("sent n4.md (replaced)");
+        const read = calls.filter((c) => c.startsWith("GET /v1/documents/")).sort();
+        expect(read).toEqual(old.map((id) => `GET /v1/documents/${listed.get(id)?.id}`).sort());
+        expect(calls.filter((c) => c.startsWith("POST"))).toHaveLength(1);
+      },
+      { wrap: recordCalls(calls) },
     );
   });
 
@@ -263,6 +345,18 @@ describe("memoria import", () => {
         },
       },
     );
+  });
+
+  it("counts a file holding a NUL byte as failed with the server's reason, and sends the others", async () => {
+    await withServer(async (s) => {
+      writeTree(s.folder, { "a.md": "# A\n\nalpha", "b.md": "# B\n\nbravo\u0000binary" });
+      const run = await s.importCli();
+      expect(run.code).toBe(1);
+      expect(summaryOf(run.stdout)).toEqual({ sent: 1, unchanged: 0, deleted: 0, failed: 1 });
+      expect(run.stderr).toMatch(/failed b\.md \(400 invalid_request: .*NUL/);
+      expect(run.stderr).not.toContain("bravo");
+      expect([...(await s.byExternalId()).keys()]).toEqual(["file:a.md"]);
+    });
   });
 
   it("counts a file over the server's size limit as failed and exits 1", async () => {

@@ -17,6 +17,7 @@ const local: FileDocument = {
   title: "A",
   path: ["guides"],
   format: "markdown",
+  contentHash: contentHash("# A\n\nalpha"),
 };
 const remote = (over: Partial<RemoteDocument> = {}): RemoteDocument => ({
   id: "d1",
@@ -24,6 +25,7 @@ const remote = (over: Partial<RemoteDocument> = {}): RemoteDocument => ({
   path: ["guides"],
   format: "markdown",
   externalId: "file:guides/a.md",
+  contentHash: contentHash("# A\n\nalpha"),
   ...over,
 });
 
@@ -40,8 +42,19 @@ describe("firstLook", () => {
     expect(firstLook(local, remote({ format: "text" }))).toBe("changed");
   });
 
-  it("leaves the rest to the content hashes", () => {
-    expect(firstLook(local, remote())).toBe("compare");
+  it("decides the rest by the listed contentHash", () => {
+    expect(firstLook(local, remote())).toBe("unchanged");
+    expect(firstLook(local, remote({ contentHash: contentHash("# A\n\nalpha, edited") }))).toBe("changed");
+  });
+
+  it("sends a changed title even when the content is the same", () => {
+    expect(firstLook(local, remote({ title: "B" }))).toBe("changed");
+  });
+
+  it("leaves a document listed without contentHash (stored before v1.1) to a read-back", () => {
+    const { contentHash: _, ...old } = remote();
+    expect(firstLook(local, old)).toBe("compare");
+    expect(firstLook(local, remote({ title: "B", contentHash: undefined }))).toBe("changed");
   });
 });
 

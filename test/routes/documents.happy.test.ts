@@ -189,10 +189,11 @@ describe("POST /v1/documents (raw bodies)", () => {
 
 describe("POST /v1/documents (multipart)", () => {
   it.each([
-    ["notes.md", "markdown"],
-    ["notes.txt", "text"],
-    ["page.html", "html"],
-  ])("stores a file field %s, titled by its name, as %s", (name, format) =>
+    ["notes.md", "markdown", "notes"],
+    ["notes.txt", "text", "notes"],
+    ["page.html", "html", "page"],
+    ["release.notes.v2.md", "markdown", "release.notes.v2"],
+  ])("stores a file field %s as %s, titled by its name without the extension", (name, format, title) =>
     withApp(async (app) => {
       const { apiKey } = await makeTeam(app);
       const content = format === "html" ? "<p>The axolotl swims.</p>" : "The axolotl swims.\n";
@@ -200,7 +201,7 @@ describe("POST /v1/documents (multipart)", () => {
       form.append("file", new File([content], name, { type: "application/octet-stream" }));
       const res = await app.request("/v1/documents", { method: "POST", token: apiKey, body: form });
       const { document } = await expectOk(res, 201, documentAnswer);
-      expect(document.title).toBe(name);
+      expect(document.title).toBe(title);
       expect(document.format).toBe(format);
       expect(document.chunks).toBeGreaterThanOrEqual(1);
       const got = await expectOk(
@@ -220,7 +221,7 @@ describe("POST /v1/documents (multipart)", () => {
       form.append("file", new Blob(["# Hi\n\nquokka"], { type: "text/markdown" }), "Quokka notes.md");
       const res = await app.request("/v1/documents", { method: "POST", token: apiKey, body: form });
       const { document } = await expectOk(res, 201, documentAnswer);
-      expect(document.title).toBe("Quokka notes.md");
+      expect(document.title).toBe("Quokka notes");
       expect(document.format).toBe("markdown");
     }));
 });

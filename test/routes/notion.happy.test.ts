@@ -99,14 +99,17 @@ describe("GET /v1/sources/notion", () => {
         token: apiKey,
         json: { token: NOTION_DOUBLE_TOKEN },
       });
+      const before = await get();
+      expect(before.headers.get("cache-control")).toBe("no-store");
+      const { webhookUrl } = (await expectOk(before, 200, notionSourceDetail)).source;
       expect(await expectOk(await get(), 200, notionSourceDetail)).toEqual({
-        source: { kind: "notion", verified: false, verificationToken: null },
+        source: { kind: "notion", verified: false, verificationToken: null, webhookUrl },
       });
       await expectOk(await handshake(app, teamId), 200, webhookAnswer);
       const res = await get();
       expect(res.headers.get("cache-control")).toBe("no-store");
       expect(await expectOk(res, 200, notionSourceDetail)).toEqual({
-        source: { kind: "notion", verified: true, verificationToken: VERIFICATION_TOKEN },
+        source: { kind: "notion", verified: true, verificationToken: VERIFICATION_TOKEN, webhookUrl },
       });
     }));
 

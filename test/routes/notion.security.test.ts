@@ -1,6 +1,7 @@
-// The Notion webhook has no bearer credential, so its signature is the whole defence: an unsigned, wrongly
+// The Notion webhook has no bearer credential, so its secret URL and its signature are the defence: any path
+// but the team's secret URL is 404 (the bare team path, a wrong token, an unknown team), an unsigned, wrongly
 // signed or altered delivery is 401 with nothing processed (Notion not asked, no event time recorded, no
-// document), an unknown team or one not verified yet is 401, and a second handshake cannot re-key a team.
+// document), one to a team not verified yet is 401, and a second handshake cannot re-key a team.
 // The token routes need the team's own key. Every token is sealed at rest.
 
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -12,13 +13,16 @@ import { blindIndex } from "../../src/seal/team-key.js";
 import { buildTestApp, makeTeam, search, type TestApp, tempDir } from "../support/app.js";
 import { NOTION_DOUBLE_TOKEN, NotionDouble } from "../support/notion-double.js";
 import {
+  barePath,
   connectNotion,
   deliver,
   handshake,
   notionEvent,
+  postTo,
   postWebhook,
   signNotion,
   VERIFICATION_TOKEN,
+  webhookPath,
 } from "../support/notion-webhook.js";
 import { expectError, expectOk, withApp } from "./contract.js";
 
@@ -163,16 +167,20 @@ describe("POST /v1/webhooks/notion/{teamId}: signatures", () => {
       await expectNothingProcessed(app, team, pageId);
     }, options()));
 
-  it("refuses an unknown team with 401, for a handshake and for an event alike", () =>
+  it("refuses an unknown team with 404, for a handshake and for an event alike", () =>
     withApp(async (app) => {
       const body = JSON.stringify(notionEvent("page.created", newPage(), "2025-03-01T10:00:00Z"));
+      const token = "dGhpcyBpcyBub3QgYSB0b2tlbiBhbnlvbmUgbWFkZQ";
       for (const teamId of ["t_doesnotexist000000000000", "not a team", "..%2F..%2Fv1%2Fteams"]) {
-        await expectError(await handshake(app, teamId), 401, "unauthorized");
-        await expectError(
-          await postWebhook(app, teamId, body, { "x-notion-signature": signNotion(body) }),
-          401,
-          "unauthorized",
-        );
+        for (const path of [barePath(teamId), `${barePath(teamId)}/${token}`]) {
+          const handshakeBody = JSON.stringify({ verification_token: VERIFICATION_TOKEN });
+          await expectError(await postTo(app, path, handshakeBody), 404, "not_found");
+          await expectError(
+            await postTo(app, path, body, { "x-notion-signature": signNotion(body) }),
+            404,
+            "not_found",
+          );
+        }
       }
       const rows = await app.storage.client.execute("SELECT COUNT(*) AS n FROM sources");
       expect(Number(rows.rows[0]?.n)).toBe(0);
@@ -193,14 +201,14 @@ describe("POST /v1/webhooks/notion/{teamId}: signatures", () => {
 });
 
 describe("POST /v1/webhooks/notion/{teamId}: who may claim the webhook", () => {
-  it("refuses the handshake with 401 for a team with no Notion token stored, and stores nothing", () =>
+  it("has no webhook URL for a team with no Notion token stored: 404, and nothing stored", () =>
     withApp(async (app) => {
       const team = await makeTeam(app);
-      const refused = await expectError(await handshake(app, team.teamId), 401, "unauthorized");
-      // The same refusal as any other webhook's: nothing says what was missing.
-      const event = JSON.stringify(notionEvent("page.created", newPage(), "2025-03-01T10:00:00Z"));
-      const unsigned = await expectError(await postWebhook(app, team.teamId, event), 401, "unauthorized");
-      expect(refused.error.message).toBe(unsigned.error.message);
+      expect(await webhookPath(app, team.teamId)).toBe(barePath(team.teamId));
+      const refused = await expectError(await handshake(app, team.teamId), 404, "not_found");
+      // The same answer as a path the app does not serve: nothing says the team exists.
+      const unrouted = await expectError(await postTo(app, "/v1/webhooks/nowhere", "{}"), 404, "not_found");
+      expect(refused.error.message).toBe(unrouted.error.message);
       expect(await app.storage.sources.get(team.teamId, "notion.verification")).toBeNull();
 
       // Once the team has set Notion up, the handshake is taken.
@@ -212,12 +220,23 @@ describe("POST /v1/webhooks/notion/{teamId}: who may claim the webhook", () => {
       await expectOk(await handshake(app, team.teamId), 200, webhookAnswer);
     }, options()));
 
-  it("refuses the handshake again once the token is deleted, so a stranger cannot claim it in the gap", () =>
+  it("refuses the handshake at the old URL once the token is deleted, so nobody can claim it in the gap", () =>
     withApp(async (app) => {
       const team = await makeTeam(app);
       await connectNotion(app, team, NOTION_DOUBLE_TOKEN);
+      const oldPath = await webhookPath(app, team.teamId);
       await app.request("/v1/sources/notion", { method: "DELETE", token: team.apiKey });
-      await expectError(await handshake(app, team.teamId, "secret_a_stranger"), 401, "unauthorized");
+      const stranger = JSON.stringify({ verification_token: "secret_a_stranger" });
+      await expectError(await postTo(app, oldPath, stranger), 404, "not_found");
+      expect(await app.storage.sources.get(team.teamId, "notion.verification")).toBeNull();
+      // A new PUT makes a new URL: the old one stays refused.
+      await app.request("/v1/sources/notion", {
+        method: "PUT",
+        token: team.apiKey,
+        json: { token: NOTION_DOUBLE_TOKEN },
+      });
+      expect(await webhookPath(app, team.teamId)).not.toBe(oldPath);
+      await expectError(await postTo(app, oldPath, stranger), 404, "not_found");
       expect(await app.storage.sources.get(team.teamId, "notion.verification")).toBeNull();
     }, options()));
 });
@@ -241,7 +260,7 @@ describe("GET /v1/sources/notion: the verification token is the team's alone", (
       expect(text).not.toContain(VERIFICATION_TOKEN);
     }, options()));
 
-  it("never writes the verification token to the log", async () => {
+  it("never writes the verification token or the webhook URL's token to the log", async () => {
     const lines: string[] = [];
     const logger = createLogger("debug", (line) => lines.push(line));
     const app = await buildTestApp({ ...options(), logger });
@@ -256,6 +275,9 @@ describe("GET /v1/sources/notion: the verification token is the team's alone", (
       expect(lines.length).toBeGreaterThan(0);
       expect(lines.filter((line) => line.includes(VERIFICATION_TOKEN))).toEqual([]);
       expect(lines.filter((line) => line.includes(NOTION_DOUBLE_TOKEN))).toEqual([]);
+      const urlToken = (await webhookPath(app, team.teamId)).split("/").at(-1) ?? "";
+      expect(urlToken).not.toBe("");
+      expect(lines.filter((line) => line.includes(urlToken))).toEqual([]);
     } finally {
       await app.memoria.sources.idle();
       app.close();
@@ -317,6 +339,11 @@ describe("POST /v1/webhooks/notion/{teamId}: a second handshake", () => {
       const body = JSON.stringify({
         ...notionEvent("page.created", pageId, "2025-03-01T10:00:00Z"),
         verification_token: "secret_smuggled",
+      });
+      await app.request("/v1/sources/notion", {
+        method: "PUT",
+        token: team.apiKey,
+        json: { token: NOTION_DOUBLE_TOKEN },
       });
       await expectError(await postWebhook(app, team.teamId, body), 401, "unauthorized");
       expect(await app.storage.sources.get(team.teamId, "notion.verification")).toBeNull();
@@ -416,7 +443,7 @@ describe("Notion credentials at rest", () => {
     for (const c of cleanups.splice(0)) c();
   });
 
-  it("leaves no token, verification token, page id, title, path or page text readable in any file", async () => {
+  it("leaves no token, URL token, verification token, page id, title, path or text readable in any file", async () => {
     const tmp = tempDir();
     cleanups.push(tmp.cleanup);
     const notionToken = "ntn_quetzalcoatlusIntegrationToken";
@@ -432,6 +459,8 @@ describe("Notion credentials at rest", () => {
       });
       expect(put.status).toBe(200);
       await expectOk(await handshake(app, team.teamId, verification), 200, webhookAnswer);
+      const urlToken = (await webhookPath(app, team.teamId)).split("/").at(-1) ?? "";
+      expect(urlToken.length).toBeGreaterThanOrEqual(43);
       const parent = double.addPage({ title: "Brontide handbook" });
       const pageId = double.addPage({
         title: "Pellucidar onboarding",
@@ -458,6 +487,7 @@ describe("Notion credentials at rest", () => {
         notionToken,
         "quetzalcoatlus",
         verification,
+        urlToken,
         "zymurgyfest",
         pageId,
         pageId.replaceAll("-", ""),

@@ -6,11 +6,11 @@ import { describe, expect, it } from "vitest";
 import { documentWithContentAnswer } from "../../src/routes/documents.js";
 import { memoryAnswer } from "../../src/routes/schemas.js";
 import { statsAnswer } from "../../src/routes/stats.js";
-import { webhookAnswer } from "../../src/routes/webhooks.js";
+import { webhookAnswer, webhookSecretAnswer, webhookSourceAnswer } from "../../src/routes/webhooks.js";
 import { fromBase64 } from "../../src/seal/bytes.js";
 import { makeTeam, search, type TestApp } from "../support/app.js";
 import { deliver, makeWebhookSecret, newDeliveryId, recordedDeliveries } from "../support/webhooks.js";
-import { expectError, expectOk, withApp } from "./contract.js";
+import { expectError, expectNoContent, expectOk, withApp } from "./contract.js";
 
 async function stats(app: TestApp, apiKey: string) {
   return expectOk(await app.request("/v1/stats", { token: apiKey }), 200, statsAnswer);
@@ -43,6 +43,74 @@ describe("PUT /v1/sources/webhook", () => {
       };
       expect(hook.verify("{}", headers)).toEqual({});
       expect(await makeWebhookSecret(app, apiKey)).not.toBe(secret);
+    }));
+
+  it("marks the answer that carries the secret no-store", () =>
+    withApp(async (app) => {
+      const { apiKey } = await makeTeam(app);
+      const res = await app.request("/v1/sources/webhook", { method: "PUT", token: apiKey });
+      expect(res.headers.get("cache-control")).toBe("no-store");
+      await expectOk(res, 200, webhookSecretAnswer);
+    }));
+});
+
+describe("GET and DELETE /v1/sources/webhook", () => {
+  it("says whether a secret is set and since when, never the secret; DELETE forgets it", () =>
+    withApp(
+      async (app) => {
+        const { teamId, apiKey } = await makeTeam(app);
+        const get = async () => {
+          const res = await app.request("/v1/sources/webhook", { token: apiKey });
+          const text = await res.clone().text();
+          return { text, body: await expectOk(res, 200, webhookSourceAnswer) };
+        };
+        expect((await get()).body).toEqual({
+          source: { kind: "webhook", configured: false, createdAt: null },
+        });
+
+        const secret = await makeWebhookSecret(app, apiKey);
+        const configured = await get();
+        expect(configured.body).toEqual({
+          source: { kind: "webhook", configured: true, createdAt: "2025-01-01T00:00:00.000Z" },
+        });
+        expect(configured.text).not.toContain(secret);
+        expect(configured.text).not.toContain(secret.slice("whsec_".length));
+        const event = { type: "entry.create", data: { title: "Before the delete" } };
+        await expectOk(await deliver(app, teamId, secret, event), 200, webhookAnswer);
+
+        await expectNoContent(await app.request("/v1/sources/webhook", { method: "DELETE", token: apiKey }));
+        expect((await get()).body).toEqual({
+          source: { kind: "webhook", configured: false, createdAt: null },
+        });
+        // Every delivery is then refused as having no secret, the old secret's included, and nothing is applied.
+        await expectError(await deliver(app, teamId, secret, event), 401, "unauthorized");
+        expect(await app.storage.sources.get(teamId, "webhook.secret")).toBeNull();
+        // DELETE again is still 204; a new PUT makes a new secret that works.
+        await expectNoContent(await app.request("/v1/sources/webhook", { method: "DELETE", token: apiKey }));
+        const next = await makeWebhookSecret(app, apiKey);
+        expect(next).not.toBe(secret);
+        await expectOk(await deliver(app, teamId, next, event), 200, webhookAnswer);
+      },
+      { clock: { now: () => new Date("2025-01-01T00:00:00.000Z") } },
+    ));
+
+  it("needs the team's key, and one team's DELETE leaves another's secret", () =>
+    withApp(async (app) => {
+      const a = await makeTeam(app, "A");
+      const b = await makeTeam(app, "B");
+      const secretB = await makeWebhookSecret(app, b.apiKey);
+      for (const token of [undefined, "mem_nope_nope"]) {
+        const init = token ? { token } : {};
+        await expectError(await app.request("/v1/sources/webhook", init), 401, "unauthorized");
+        await expectError(
+          await app.request("/v1/sources/webhook", { method: "DELETE", ...init }),
+          401,
+          "unauthorized",
+        );
+      }
+      await expectNoContent(await app.request("/v1/sources/webhook", { method: "DELETE", token: a.apiKey }));
+      const event = { type: "entry.create", data: { title: "Still signed" } };
+      await expectOk(await deliver(app, b.teamId, secretB, event), 200, webhookAnswer);
     }));
 });
 
@@ -363,7 +431,7 @@ describe("POST /v1/webhooks/ingest/{teamId}", () => {
   it("is described in /openapi.json with the secret route", () =>
     withApp(async (app) => {
       const doc = (await (await app.request("/openapi.json")).json()) as { paths: Record<string, object> };
-      expect(Object.keys(doc.paths["/v1/sources/webhook"] ?? {})).toEqual(["put"]);
+      expect(Object.keys(doc.paths["/v1/sources/webhook"] ?? {})).toEqual(["put", "get", "delete"]);
       expect(Object.keys(doc.paths["/v1/webhooks/ingest/{teamId}"] ?? {})).toEqual(["post"]);
     }));
 });

@@ -1,10 +1,14 @@
 // Every runtime that reads the environment rejects the same bad environment the same way: exit 1 and the same
-// message on stderr. The Node and Deno entries run side by side over each environment.
+// message on stderr. The Node and Deno entries run side by side over each environment. Besides values that
+// do not parse: starts that parse but cannot serve (a busy port, an address that is not this machine's, a
+// master key that does not open storage's teams).
 
 import { writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { networkInterfaces } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { masterKeyText, newMasterKey, tempDir } from "../support/app.js";
+import { ADMIN_TOKEN, buildTestApp, makeTeam, masterKeyText, newMasterKey, tempDir } from "../support/app.js";
 import { denoUnavailable, type Exit, finished, startDeno, startNode } from "../support/processes.js";
 
 const unavailable = denoUnavailable();
@@ -27,10 +31,28 @@ interface Case {
   says: string;
 }
 
+/** A port on 127.0.0.1 held by another listener for the test. */
+function occupiedPort(): Promise<{ port: number; server: Server }> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      resolve({ port: typeof address === "object" && address ? address.port : 0, server });
+    });
+  });
+}
+
+/**
+ * An address no interface of this machine has: TEST-NET-3 (RFC 5737) is never assigned, and this test
+ * machine happens to sit in TEST-NET-1, so that one is not used.
+ */
+const foreignAddress = "203.0.113.7";
+
 describe("configuration parity between the Node and Deno entries", () => {
-  const cleanups: (() => void)[] = [];
-  afterEach(() => {
-    for (const c of cleanups.splice(0)) c();
+  const cleanups: (() => void | Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0)) await c();
   });
 
   it.skipIf(unavailable)(
@@ -78,6 +100,55 @@ describe("configuration parity between the Node and Deno entries", () => {
           says: `${badKeyFile} does not hold a 32-byte base64 key`,
         },
       ];
+
+      // Starts that parse but cannot serve. Each has its own database, an admin token and a key, so the only
+      // line printed is the refusal (no generated-secret notices).
+      const busy = await occupiedPort();
+      cleanups.push(() => new Promise<void>((closed) => busy.server.close(() => closed())));
+      expect(
+        Object.values(networkInterfaces())
+          .flat()
+          .map((a) => a?.address),
+      ).not.toContain(foreignAddress);
+      const teamsDb = tempDir();
+      cleanups.push(teamsDb.cleanup);
+      const made = await buildTestApp({ dbUrl: teamsDb.dbUrl });
+      await makeTeam(made);
+      made.close();
+      const serving = (env: Record<string, string>) => {
+        const own = tempDir();
+        cleanups.push(own.cleanup);
+        return { MEMORIA_DB_URL: own.dbUrl, MEMORIA_ADMIN_TOKEN: ADMIN_TOKEN, PORT: "0", ...env };
+      };
+      bad.push(
+        {
+          name: "MEMORIA_HOST=bad host",
+          env: { MEMORIA_HOST: "bad host" },
+          says: "MEMORIA_HOST must be an IP address",
+        },
+        {
+          name: "a busy port",
+          env: serving({ PORT: String(busy.port) }),
+          says: `memoria cannot listen: PORT ${busy.port} is already in use on 127.0.0.1.`,
+        },
+        {
+          name: "an address not of this machine",
+          env: serving({ MEMORIA_HOST: foreignAddress }),
+          says: `memoria cannot listen: MEMORIA_HOST ${foreignAddress} is not an address of this machine.`,
+        },
+        {
+          // .invalid never resolves (RFC 6761); without DNS at all the lookup fails the same way.
+          name: "a host name that does not resolve",
+          env: serving({ MEMORIA_HOST: "memoria.invalid" }),
+          says: "memoria cannot listen: MEMORIA_HOST memoria.invalid does not resolve to an address.",
+        },
+        {
+          name: "a master key that opens none of storage's teams",
+          env: { MEMORIA_DB_URL: teamsDb.dbUrl, MEMORIA_ADMIN_TOKEN: ADMIN_TOKEN, PORT: "0" },
+          says: "MEMORIA_MASTER_KEY does not open the team keys in storage",
+        },
+      );
+
       const cases = bad.map((c) => ({
         ...c,
         // A good master key and a temp database unless the case says otherwise, so each environment fails

@@ -7,6 +7,7 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { cpSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { containerEnv } from "../../src/runtime/worker-routing.js";
 import { ADMIN_TOKEN, masterKeyText, newMasterKey, tempDir } from "../support/app.js";
 import { listening } from "../support/processes.js";
 
@@ -59,6 +60,14 @@ describe("the Dockerfile", () => {
     expect(imageEnv.PORT).toBeTruthy();
     expect(imageEnv.NODE_ENV).toBe("production");
   });
+
+  it("listens on every interface, as a published port needs, and the Worker leaves that alone", () => {
+    expect(imageEnv.MEMORIA_HOST).toBe("0.0.0.0");
+    // The Worker passes on only the variables its environment sets: an unset MEMORIA_HOST (or an empty
+    // one) is not passed, so the image's 0.0.0.0 stands.
+    expect(containerEnv({ MEMORIA_DB_URL: "libsql://db.example" })).not.toHaveProperty("MEMORIA_HOST");
+    expect(containerEnv({ MEMORIA_HOST: "" })).not.toHaveProperty("MEMORIA_HOST");
+  });
 });
 
 describe("the image's start command", () => {
@@ -104,11 +113,16 @@ describe("the image's start command", () => {
     return new Promise((resolve) => child.on("exit", (code) => resolve(code)));
   }
 
-  it("serves /healthz, and the HEALTHCHECK command says healthy", async () => {
+  it("serves /healthz on 0.0.0.0, and the HEALTHCHECK command says healthy", async () => {
     const child = run();
     const exit = exited(child);
+    let log = "";
+    child.stdout?.on("data", (d: Buffer) => {
+      log += d.toString();
+    });
     try {
       const port = await listening(child);
+      expect(log).toMatch(/"message":"listening","port":\d+,"host":"0\.0\.0\.0"/);
       const res = await fetch(`http://127.0.0.1:${port}/healthz`);
       expect(res.status).toBe(200);
       expect(await res.json()).toEqual({ ok: true });

@@ -1,6 +1,8 @@
 // The Deno entry as `npm run start:deno` runs it: the deno dev dependency with the script's own arguments, a
 // real environment, real HTTP on loopback, and SIGTERM to stop it.
 
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -132,6 +134,32 @@ describe("the Deno entry", () => {
       const { code, stdout } = await done;
       expect(code).toBe(0);
       expect(stdout).toContain('"message":"shutting down","signal":"SIGTERM"');
+    },
+    TIMEOUT_MS,
+  );
+
+  it.skipIf(unavailable)(
+    "listens on 127.0.0.1 by default and makes its folder 0700 and its files 0600, as Node does",
+    async () => {
+      const tmp = tempDir();
+      cleanups.push(tmp.cleanup);
+      const dir = join(tmp.dir, "state");
+      const child = startDeno(
+        { PORT: "0", MEMORIA_DB_URL: `file:${join(dir, "memoria.db")}`, MEMORIA_ADMIN_TOKEN: ADMIN_TOKEN },
+        { umask: 0o022 },
+      );
+      cleanups.push(() => child.kill("SIGKILL"));
+      const done = finished(child);
+      const port = await listening(child);
+      expect(await client(port)("/healthz")).toEqual({ status: 200, body: { ok: true } });
+      child.kill("SIGTERM");
+      const { code, stdout } = await done;
+      expect(code).toBe(0);
+      expect(stdout).toMatch(/"message":"listening","port":\d+,"host":"127\.0\.0\.1"/);
+      const mode = (path: string) => (statSync(path).mode & 0o777).toString(8);
+      expect(mode(dir)).toBe("700");
+      expect(readdirSync(dir).sort()).toEqual(["master.key", "memoria.db"]);
+      for (const name of readdirSync(dir)) expect([name, mode(join(dir, name))]).toEqual([name, "600"]);
     },
     TIMEOUT_MS,
   );

@@ -1,35 +1,28 @@
-// The Worker's pure decisions (src/runtime/worker-routing.ts), under Node: where each request goes, that the
-// Worker reads keys, bearer headers, paths and error statuses exactly as the app does, the container's
-// environment and its checks (with the messages the Node entry gives), and the registry of active teams over
-// a real SQLite.
+// The Worker's pure decisions (src/runtime/worker/), under Node: where each request goes, that the Worker
+// reads keys, bearer headers and paths exactly as the app does, the container's environment and its checks
+// (with the messages the Node entry gives), and the registry of active teams over a real SQLite.
 
 import Database from "libsql";
 import { describe, expect, it } from "vitest";
+import { formatApiKey, teamIdOfApiKey } from "../../src/api-key.js";
 import { ConfigError, parseConfig } from "../../src/config.js";
-import { bearerToken } from "../../src/http/auth.js";
-import { statusOf } from "../../src/http/errors.js";
+import { bearerToken } from "../../src/http/bearer.js";
 import { newId } from "../../src/ids.js";
 import { withLocalSecrets } from "../../src/runtime/local-secrets.js";
 import {
-  ADMIN_INSTANCE,
-  bearerOf,
-  CONTAINER_PORT,
-  checkContainerEnv,
-  classify,
-  containerEnv,
-  errorResponse,
-  mapLimit,
-  mergeReindexAnswers,
-  messages,
   REGISTRY_RETENTION_MS,
   RecordThrottle,
-  reindexTarget,
-  requestIdOf,
   type SqlExec,
   TeamRegistry,
-  teamIdOfKey,
-} from "../../src/runtime/worker-routing.js";
-import { formatApiKey, teamIdOfApiKey } from "../../src/teams/directory.js";
+} from "../../src/runtime/worker/active-teams.js";
+import {
+  CheckedEnvironments,
+  CONTAINER_PORT,
+  checkContainerEnv,
+  containerEnv,
+} from "../../src/runtime/worker/container.js";
+import { mergeReindexAnswers, reindexTarget } from "../../src/runtime/worker/fanout.js";
+import { ADMIN_INSTANCE, classify } from "../../src/runtime/worker/routing.js";
 import { masterKeyText, newMasterKey } from "../support/app.js";
 
 const teamA = newId("t");
@@ -60,8 +53,8 @@ describe("classify", () => {
   });
 
   it("sends webhook deliveries to the team in the path, whatever the headers", () => {
-    for (const source of ["notion", "ingest"]) {
-      expect(classify(req(`/v1/webhooks/${source}/${teamA}`, { method: "POST" }))).toEqual({
+    for (const path of [`/v1/webhooks/notion/${teamA}/urltoken`, `/v1/webhooks/ingest/${teamA}`]) {
+      expect(classify(req(path, { method: "POST" }))).toEqual({
         kind: "team",
         teamId: teamA,
         via: "webhook",
@@ -86,11 +79,17 @@ describe("classify", () => {
     expect(classify(req("/v1/search", { headers: { authorization: `Basic ${keyA}` } }))).toEqual(
       unauthorized,
     );
-    expect(classify(req("/v1/webhooks/notion/not-a-team", { method: "POST" }))).toEqual(unauthorized);
-    expect(classify(req(`/v1/webhooks/notion/${teamA}/extra`, { method: "POST" }))).toEqual({
-      kind: "reject",
-      code: "not_found",
-    });
+    expect(classify(req("/v1/webhooks/ingest/not-a-team", { method: "POST" }))).toEqual(unauthorized);
+    // Notion's webhook is only the team's secret URL: the bare team path, a bad team id or a longer path
+    // is 404, as the app answers them.
+    const notFound = { kind: "reject", code: "not_found" };
+    for (const path of [
+      `/v1/webhooks/notion/${teamA}`,
+      "/v1/webhooks/notion/not-a-team/urltoken",
+      `/v1/webhooks/notion/${teamA}/urltoken/extra`,
+    ]) {
+      expect(classify(req(path, { method: "POST" })), path).toEqual(notFound);
+    }
   });
 
   it("sends admin, health and the API description to the fixed instance", () => {
@@ -122,7 +121,6 @@ describe("reading keys and headers as the app does", () => {
     const keys = [
       keyA,
       formatApiKey(teamA, "x"),
-      formatApiKey(teamA, "a\nb"),
       `mem_${teamA}_`,
       `mem_${teamA}`,
       `mem_${teamA}x_y`,
@@ -133,7 +131,17 @@ describe("reading keys and headers as the app does", () => {
       `mem_${teamA.slice(0, 10)}_y`,
       `mem_t${"0".repeat(16)}_y`,
     ];
-    for (const key of keys) expect(teamIdOfKey(key), JSON.stringify(key)).toBe(teamIdOfApiKey(key));
+    let routed = 0;
+    for (const key of keys) {
+      const teamId = teamIdOfApiKey(key);
+      if (teamId !== null) routed++;
+      expect(classify(req("/v1/search", { key })), JSON.stringify(key)).toEqual(
+        teamId === null ? { kind: "reject", code: "unauthorized" } : { kind: "team", teamId, via: "key" },
+      );
+    }
+    expect(routed).toBe(2);
+    // A key no header can carry is still read alike by the one function both use.
+    expect(teamIdOfApiKey(formatApiKey(teamA, "a\nb"))).toBe(teamA);
   });
 
   it("reads Authorization as the app's bearerToken", () => {
@@ -146,31 +154,15 @@ describe("reading keys and headers as the app does", () => {
       "x",
     ]) {
       const request = req("/v1/search", { headers: { authorization: header } });
-      expect(bearerOf(request), header).toBe(bearerToken(header));
+      expect(classify(request), header).toEqual(
+        bearerToken(header) === keyA
+          ? { kind: "team", teamId: teamA, via: "key" }
+          : { kind: "reject", code: "unauthorized" },
+      );
     }
-    expect(bearerOf(req("/v1/search"))).toBe(bearerToken(undefined));
-  });
-
-  it("keeps a plain caller request id and replaces anything else", () => {
-    expect(requestIdOf(req("/", { headers: { "x-request-id": "trace-1.a_b" } }))).toBe("trace-1.a_b");
-    const replaced = requestIdOf(req("/", { headers: { "x-request-id": "has space" } }));
-    expect(replaced).toMatch(/^[0-9a-f-]{36}$/);
-  });
-
-  it("answers in the one envelope with the app's statuses and the request id in the header", async () => {
-    for (const code of [
-      "invalid_request",
-      "unauthorized",
-      "admin_disabled",
-      "not_found",
-      "unavailable",
-    ] as const) {
-      const response = errorResponse(code, "A message.", "rid-1");
-      expect(response.status, code).toBe(statusOf[code]);
-      expect(response.headers.get("x-request-id")).toBe("rid-1");
-      expect(await response.json()).toEqual({ error: { code, message: "A message.", requestId: "rid-1" } });
-    }
-    expect(messages.unauthorized).toBe("Missing or invalid credentials.");
+    expect(bearerToken(`bearer  ${keyA}  `)).toBe(keyA);
+    expect(bearerToken(`Bearer ${keyA} extra`)).toBeNull();
+    expect(classify(req("/v1/search"))).toEqual({ kind: "reject", code: "unauthorized" });
   });
 });
 
@@ -240,6 +232,20 @@ describe("the container's environment", () => {
     expect(messageOf(() => checkContainerEnv(env))).toBe(node);
   });
 
+  it("checks each environment object once, keeping the config or the ConfigError", () => {
+    const environments = new CheckedEnvironments();
+    const env = { ...good };
+    const config = environments.of(env);
+    expect(config).not.toBeInstanceOf(ConfigError);
+    expect(environments.of(env)).toBe(config);
+    expect(environments.of({ ...good })).not.toBe(config);
+    const bad = { ...good, MEMORIA_CRON_TOKEN: "short" };
+    const error = environments.of(bad);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).message).toBe(messageOf(() => checkContainerEnv(bad)));
+    expect(environments.of(bad)).toBe(error);
+  });
+
   it("rejects a local database, which a sleeping container would lose", () => {
     for (const url of ["", "file:/data/memoria.db"]) {
       expect(messageOf(() => checkContainerEnv({ ...good, MEMORIA_DB_URL: url }))).toMatch(
@@ -272,21 +278,6 @@ describe("reindex", () => {
       12,
     );
     expect(merged).toEqual({ teams: [{ teamId: "a" }, { teamId: "b" }, { teamId: "b2" }], tookMs: 12 });
-  });
-
-  it("runs a fan-out at most N at a time, keeping the order", async () => {
-    let running = 0;
-    let peak = 0;
-    const results = await mapLimit([5, 1, 4, 2, 3, 0], 2, async (n) => {
-      running++;
-      peak = Math.max(peak, running);
-      await new Promise((r) => setTimeout(r, n * 3));
-      running--;
-      return n * 10;
-    });
-    expect(results).toEqual([50, 10, 40, 20, 30, 0]);
-    expect(peak).toBe(2);
-    expect(await mapLimit([], 4, async () => 1)).toEqual([]);
   });
 });
 

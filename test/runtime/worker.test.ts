@@ -154,8 +154,8 @@ describe("Worker routing", () => {
   it("sends a webhook delivery to the team in its path", async () => {
     const { fetch, calls } = setup();
     const teamId = newId("t");
-    for (const source of ["notion", "ingest"]) {
-      const response = await fetch(`/v1/webhooks/${source}/${teamId}`, {
+    for (const path of [`/v1/webhooks/notion/${teamId}/urltoken`, `/v1/webhooks/ingest/${teamId}`]) {
+      const response = await fetch(path, {
         method: "POST",
         headers: { "webhook-id": "msg_1", "content-type": "application/json" },
         body: '{"type":"document.delete","data":{"externalId":"x"}}',
@@ -163,7 +163,7 @@ describe("Worker routing", () => {
       expect(response.status).toBe(200);
     }
     expect(calls.map((c) => [c.instance, c.path])).toEqual([
-      [teamId, `/v1/webhooks/notion/${teamId}`],
+      [teamId, `/v1/webhooks/notion/${teamId}/urltoken`],
       [teamId, `/v1/webhooks/ingest/${teamId}`],
     ]);
     expect(calls[1]?.body).toBe('{"type":"document.delete","data":{"externalId":"x"}}');
@@ -185,7 +185,8 @@ describe("Worker routing", () => {
       const error = await expectEnvelope(await fetch("/v1/search?q=x", init), 401, "unauthorized");
       expect(error.message, name).toBe("Missing or invalid credentials.");
     }
-    await expectEnvelope(await fetch("/v1/webhooks/notion/nope", { method: "POST" }), 401, "unauthorized");
+    await expectEnvelope(await fetch("/v1/webhooks/ingest/nope", { method: "POST" }), 401, "unauthorized");
+    await expectEnvelope(await fetch("/v1/webhooks/notion/nope/token", { method: "POST" }), 404, "not_found");
     await expectEnvelope(await fetch("/wp-login.php", { key: keyOf(teamId) }), 404, "not_found");
     expect(calls).toEqual([]);
     expect(active.writes).toEqual([]);
@@ -353,6 +354,31 @@ describe("POST /v1/reindex from outside", () => {
     expect(body.teams.map((t) => t.teamId)).toEqual([a, b]);
     expect(typeof body.tookMs).toBe("number");
     expect(calls.map((c) => c.instance)).toEqual([a, b]);
+  });
+});
+
+describe("the fan-out", () => {
+  it("asks at most four instances at once, every active team once, and answers in the registry's order", async () => {
+    const teams = Array.from({ length: 10 }, () => newId("t")).sort();
+    let running = 0;
+    let most = 0;
+    const { fetch, calls } = setup({
+      active: Object.fromEntries(teams.map((teamId) => [teamId, Date.now()])),
+      answer: async (instance, request, body) => {
+        running++;
+        most = Math.max(most, running);
+        // Later teams answer sooner, so an answer kept in finishing order would come out reversed.
+        await new Promise((resolve) => setTimeout(resolve, (teams.length - teams.indexOf(instance)) * 2));
+        running--;
+        return containerAnswer(instance, request, body);
+      },
+    });
+    const response = await fetch("/v1/reindex", { method: "POST", key: CRON_TOKEN });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { teams: { teamId: string }[] };
+    expect(body.teams.map((t) => t.teamId)).toEqual(teams);
+    expect(calls.map((c) => c.instance).sort()).toEqual(teams);
+    expect(most).toBe(4);
   });
 });
 

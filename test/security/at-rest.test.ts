@@ -1,7 +1,8 @@
 // The one rule: no readable passage at rest. Ingest a corpus full of distinctive words into a file database,
 // stop, and scan every file the service wrote (database, WAL, journal, anything else in the directory).
 
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { addDocument, buildTestApp, makeTeam, search, tempDir } from "../support/app.js";
@@ -30,6 +31,23 @@ function readableWords(dir: string, words: string[]): string[] {
     }
   }
   return found;
+}
+
+/** Every file holding the SHA-256 of `content` in any form it could be stored in: bytes, hex, base64. */
+function filesWithHashOf(dir: string, content: string): string[] {
+  const digest = createHash("sha256").update(content, "utf8").digest();
+  const forms = [
+    digest,
+    Buffer.from(digest.toString("hex")),
+    Buffer.from(digest.toString("hex").toUpperCase()),
+    Buffer.from(digest.toString("base64").replace(/=+$/, "")),
+    Buffer.from(digest.toString("base64url")),
+    Buffer.from(digest.toString("hex"), "utf16le"),
+  ];
+  return filesUnder(dir).filter((file) => {
+    const bytes = readFileSync(file);
+    return forms.some((form) => bytes.includes(form));
+  });
 }
 
 describe("nothing readable at rest", () => {
@@ -103,6 +121,46 @@ describe("nothing readable at rest", () => {
     expect(filesUnder(tmp.dir).length).toBeGreaterThan(0);
     expect(readableWords(tmp.dir, markers)).toEqual([]);
     expect(readableWords(tmp.dir, ["entries"]).length).toBeGreaterThan(0);
+  });
+
+  it("keeps no document's content hash at rest: a guessed document cannot be confirmed from the files", async () => {
+    const tmp = tempDir();
+    cleanups.push(tmp.cleanup);
+    const app = await buildTestApp({ dbUrl: tmp.dbUrl });
+    const { apiKey } = await makeTeam(app);
+    const contents = [
+      "# Quetzalcoatlus\n\nThe merger closes on the ninth; tell nobody.\n",
+      "Zymurgyfest budget: 41,000.",
+      "",
+    ];
+    const hashes: string[] = [];
+    for (const content of contents) {
+      const res = await app.request("/v1/documents", {
+        method: "POST",
+        token: apiKey,
+        json: { title: "Guessable", content },
+      });
+      hashes.push(((await res.json()) as { document: { contentHash: string } }).document.contentHash);
+    }
+    const raw = "# Brontide\n\nA raw upload, hashed the same way.\n";
+    const rawRes = await app.request("/v1/documents", {
+      method: "POST",
+      token: apiKey,
+      headers: { "content-type": "text/markdown" },
+      body: raw,
+    });
+    hashes.push(((await rawRes.json()) as { document: { contentHash: string } }).document.contentHash);
+    app.close();
+
+    // The answers carry the hashes the scan looks for, so the scan is looking for the right thing ...
+    expect(hashes).toEqual(
+      [...contents, raw].map((c) => createHash("sha256").update(c, "utf8").digest("hex")),
+    );
+    for (const content of [...contents, raw]) expect(filesWithHashOf(tmp.dir, content)).toEqual([]);
+    // ... and it finds one written in the clear.
+    const control = join(tmp.dir, "control.txt");
+    writeFileSync(control, `sealed: ${hashes[0]}`);
+    expect(filesWithHashOf(tmp.dir, contents[0] ?? "")).toEqual([control]);
   });
 
   it("keeps an Idempotency-Key and the answer it remembers unreadable, as text, hex or base64", async () => {

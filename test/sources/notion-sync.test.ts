@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { systemClock } from "../../src/clock.js";
 import { type LogFields, type Logger, silentLogger } from "../../src/logger.js";
-import type { TeamKey } from "../../src/seal/team-key.js";
+import { blindIndex, type TeamKey } from "../../src/seal/team-key.js";
 import { DocumentService } from "../../src/services/documents.js";
 import { defaultRetryPolicy } from "../../src/sources/notion/client.js";
 import {
@@ -310,6 +310,21 @@ describe("NotionSync.applyEvent", () => {
     ).rejects.toMatchObject({ code: "payload_too_large" });
     expect(double.requestsTo(`/v1/pages/${pageId}`)).toHaveLength(1);
     expect(waits).toEqual([]);
+  });
+
+  it("keeps no time for an event dated more than five minutes after its clock, and fetches nothing", async () => {
+    const { sync } = fastSync();
+    const pageId = double.addPage({ title: "Ahead", blocks: [{ type: "paragraph", text: "tarsier" }] });
+    // systemClock here: the sync judges against the clock it was given (the app's), never against Date.now
+    // behind its back — a minute past the lead is refused, a minute inside it is applied.
+    const ahead = new Date(systemClock.now().getTime() + 6 * 60_000).toISOString();
+    expect(await sync.applyEvent(key, notionEvent("page.created", pageId, ahead))).toBe("ahead");
+    expect(double.requestsTo(new RegExp(pageId))).toEqual([]);
+    expect(
+      await app.storage.pageEvents.newest(team.teamId, await blindIndex(key, `notion-page:${pageId}`)),
+    ).toBe(null);
+    const inside = new Date(systemClock.now().getTime() + 4 * 60_000).toISOString();
+    expect(await sync.applyEvent(key, notionEvent("page.created", pageId, inside))).toBe("upserted");
   });
 
   it("reports what it did: ignored, stale, no token", async () => {

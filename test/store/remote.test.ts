@@ -4,7 +4,17 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { migrations } from "../../src/store/migrations/index.js";
 import { openStorage } from "../../src/store/storage.js";
-import { buildTestApp, makeTeam, search, type TestApp, tempDir } from "../support/app.js";
+import {
+  ADMIN_TOKEN,
+  buildTestApp,
+  makeTeam,
+  masterKeyText,
+  newMasterKey,
+  search,
+  type TestApp,
+  tempDir,
+} from "../support/app.js";
+import { finished, startNode } from "../support/processes.js";
 import { jwtKeys, type Sqld, sqldBinary, startSqld } from "../support/sqld.js";
 
 const missing = sqldBinary() === null;
@@ -23,6 +33,15 @@ describe.skipIf(missing)("storage on sqld", () => {
     const sqld: Sqld = await startSqld(tmp.dir, keys ? { jwtKeyFile: keys.keyFile } : {});
     cleanups.push(() => sqld.stop());
     return { sqld, keys, dir: tmp.dir };
+  }
+
+  /** Runs the Node entry to its exit; killed at the end of the test if a refusal did not come. */
+  function exitOf(env: Record<string, string>) {
+    const child = startNode(env);
+    cleanups.push(() => {
+      child.kill("SIGKILL");
+    });
+    return finished(child);
   }
 
   async function app(...args: Parameters<typeof buildTestApp>): Promise<TestApp> {
@@ -133,5 +152,55 @@ describe.skipIf(missing)("storage on sqld", () => {
         .text;
     }
     expect(text).toContain("Written on the primary");
+  }, 60_000);
+
+  it("a start whose master key opens none of the server's teams exits 1 naming it and writes nothing", async () => {
+    const { sqld } = await server();
+    const memoria = await app({ dbUrl: sqld.url });
+    await makeTeam(memoria, "Remote");
+    // Everything a start could write: the schema's versions and every row of every table, as text.
+    const contents = async () => {
+      const tables = await memoria.storage.client.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name",
+      );
+      const dump: Record<string, string> = {};
+      for (const row of tables.rows) {
+        const name = String(row.name);
+        const rows = await memoria.storage.client.execute(`SELECT * FROM "${name}" ORDER BY rowid`);
+        dump[name] = JSON.stringify(rows.rows, (_, v) =>
+          v instanceof ArrayBuffer ? Buffer.from(v).toString("hex") : v,
+        );
+      }
+      return dump;
+    };
+    const before = await contents();
+    expect(JSON.parse(before.teams ?? "[]")).toHaveLength(1);
+    const exit = await exitOf({
+      NODE_ENV: "production",
+      PORT: "0",
+      MEMORIA_DB_URL: sqld.url,
+      MEMORIA_MASTER_KEY: masterKeyText(newMasterKey()),
+      MEMORIA_ADMIN_TOKEN: ADMIN_TOKEN,
+    });
+    expect(exit.code).toBe(1);
+    expect(exit.stderr.trim()).toMatch(
+      /^Invalid configuration: MEMORIA_MASTER_KEY does not open the team keys/,
+    );
+    expect(await contents()).toEqual(before);
+
+    // A fresh embedded replica of the same server pulls before it checks, so it refuses the same key.
+    const replicaDir = tempDir();
+    cleanups.push(replicaDir.cleanup);
+    const replica = await exitOf({
+      NODE_ENV: "production",
+      PORT: "0",
+      MEMORIA_DB_URL: `file:${replicaDir.dir}/replica.db`,
+      MEMORIA_DB_SYNC_URL: sqld.url,
+      MEMORIA_MASTER_KEY: masterKeyText(newMasterKey()),
+      MEMORIA_ADMIN_TOKEN: ADMIN_TOKEN,
+    });
+    expect(replica.code).toBe(1);
+    expect(replica.stderr.trim()).toMatch(/^Invalid configuration: MEMORIA_MASTER_KEY does not open/);
+    expect(await contents()).toEqual(before);
   }, 60_000);
 });

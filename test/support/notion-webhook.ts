@@ -3,6 +3,7 @@
 // does not check memoria's signing with memoria's own code.
 
 import { createHmac, randomUUID } from "node:crypto";
+import { openSecret } from "../../src/sealed/secrets.js";
 import type { TestApp } from "./app.js";
 
 export const VERIFICATION_TOKEN = "secret_double_verification_token_0123456789abcdef";
@@ -47,18 +48,38 @@ export function signNotion(body: string, token = VERIFICATION_TOKEN): string {
   return `sha256=${createHmac("sha256", token).update(body).digest("hex")}`;
 }
 
-/** POSTs a raw body to the team's Notion webhook with the given headers. */
-export function postWebhook(
+/** The bare team path v1 had: no longer Notion's webhook (404), so knowing a team id reaches nothing. */
+export const barePath = (teamId: string) => `/v1/webhooks/notion/${teamId}`;
+
+/**
+ * The path of the webhook URL the team's operator gave Notion (GET /v1/sources/notion's `webhookUrl`), read
+ * from the team's sealed `notion.url` row, so helpers need only the team id; the bare path when the team has
+ * none (an unknown team, or no PUT yet), which is refused.
+ */
+export async function webhookPath(app: TestApp, teamId: string): Promise<string> {
+  const key = await app.memoria.directory.teamKey(teamId);
+  const row = key ? await app.storage.sources.get(teamId, "notion.url") : null;
+  if (!key || !row) return barePath(teamId);
+  return `${barePath(teamId)}/${await openSecret(key, "notion.url", row.sealed)}`;
+}
+
+/** POSTs a raw body to a path with the given headers. */
+export function postTo(app: TestApp, path: string, body: string, headers: Record<string, string> = {}) {
+  return app.request(path, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body,
+  });
+}
+
+/** POSTs a raw body to the team's Notion webhook (its secret URL) with the given headers. */
+export async function postWebhook(
   app: TestApp,
   teamId: string,
   body: string,
   headers: Record<string, string> = {},
 ): Promise<Response> {
-  return app.request(`/v1/webhooks/notion/${teamId}`, {
-    method: "POST",
-    headers: { "content-type": "application/json", ...headers },
-    body,
-  });
+  return postTo(app, await webhookPath(app, teamId), body, headers);
 }
 
 /** The one-time verification request. */

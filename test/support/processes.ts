@@ -40,20 +40,31 @@ function baseEnv(): Record<string, string> {
   return env;
 }
 
-export function startNode(env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", nodeEntry], {
-    cwd: root,
-    env: { ...baseEnv(), ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+export interface StartOptions {
+  /**
+   * The umask the child starts with (through `sh -c 'umask …; exec …'`), so a test of file modes does not
+   * depend on the umask of whoever runs the tests.
+   */
+  umask?: number;
 }
 
-export function startDeno(env: Record<string, string>): ChildProcess {
-  return spawn(denoBinary, denoArgs(), {
-    cwd: root,
-    env: { ...baseEnv(), ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+function spawnEntry(command: string, args: string[], env: Record<string, string>, options: StartOptions) {
+  const [file, argv] =
+    options.umask === undefined
+      ? [command, args]
+      : [
+          "/bin/sh",
+          ["-c", `umask ${options.umask.toString(8).padStart(3, "0")} && exec "$@"`, "sh", command, ...args],
+        ];
+  return spawn(file, argv, { cwd: root, env: { ...baseEnv(), ...env }, stdio: ["ignore", "pipe", "pipe"] });
+}
+
+export function startNode(env: Record<string, string>, options: StartOptions = {}): ChildProcess {
+  return spawnEntry(process.execPath, ["--import", "tsx", nodeEntry], env, options);
+}
+
+export function startDeno(env: Record<string, string>, options: StartOptions = {}): ChildProcess {
+  return spawnEntry(denoBinary, denoArgs(), env, options);
 }
 
 export interface Exit {

@@ -30,6 +30,19 @@ export const upsertEventTypes = [
 ] as const;
 export const deleteEventTypes = ["page.deleted"] as const;
 
+/**
+ * How far ahead of memoria's clock an event's `timestamp` may be: clocks drift, Notion's by seconds. A later
+ * one would be kept as its page's newest event and make every genuine event before that time look stale, so
+ * it is refused. Five minutes, as Standard Webhooks allows a `webhook-timestamp` to be off.
+ */
+export const MAX_EVENT_LEAD_MS = 5 * 60 * 1000;
+
+/** Whether the event is dated more than MAX_EVENT_LEAD_MS after `now`; an unreadable time is not. */
+export function isDatedAhead(event: NotionEvent, now: Date): boolean {
+  const time = Date.parse(event.timestamp);
+  return !Number.isNaN(time) && time - now.getTime() > MAX_EVENT_LEAD_MS;
+}
+
 /** What an event asks for: the page to fetch or delete, at the event's time (ISO-8601 UTC), or nothing. */
 export type PageChange =
   | { action: "upsert" | "delete"; pageId: string; at: string; moved: boolean }

@@ -24,7 +24,7 @@ import {
   realSleep,
   type Sleep,
 } from "./client.js";
-import { type NotionEvent, pageChangeOf } from "./events.js";
+import { isDatedAhead, type NotionEvent, pageChangeOf } from "./events.js";
 import { PageReader } from "./page-reader.js";
 import { canonicalId, type NotionPage } from "./types.js";
 
@@ -53,6 +53,8 @@ export const MAX_SEARCH_REQUESTS = 1_000;
 export type EventOutcome =
   /** Not a page event, or one naming no page: acknowledged and ignored. */
   | "ignored"
+  /** Dated more than MAX_EVENT_LEAD_MS ahead of the clock: not recorded, nothing fetched. */
+  | "ahead"
   /** Older than (or as old as) the newest event applied to the page: ignored. */
   | "stale"
   /** A page event for a team with no Notion token: nothing can be fetched. */
@@ -144,6 +146,8 @@ export class NotionSync {
   applyEvent(key: TeamKey, event: NotionEvent): Promise<EventOutcome> {
     const change = pageChangeOf(event);
     if (change.action === "ignore") return Promise.resolve("ignored");
+    // The webhook refuses these before they get here (NotionService); checked again where the time is kept.
+    if (this.datedAhead(event)) return Promise.resolve("ahead");
     const { pageId, at } = change;
     const { storage, secrets, logger } = this.deps;
     return this.#pages.run(`${key.teamId}/${pageId}`, async (): Promise<EventOutcome> => {
@@ -167,6 +171,16 @@ export class NotionSync {
         this.#limited(key.teamId, () => this.#syncPage(key, reader, pageId, { stillNewest })),
       );
     });
+  }
+
+  /** Whether the event is dated too far after this app's clock to be kept (see MAX_EVENT_LEAD_MS). */
+  datedAhead(event: NotionEvent): boolean {
+    return isDatedAhead(event, this.deps.clock.now());
+  }
+
+  /** Forgets the newest event time of every page of the team: its Notion source was removed. */
+  async forgetPages(teamId: string): Promise<void> {
+    await this.deps.storage.pageEvents.deleteTeam(teamId);
   }
 
   /**

@@ -4,6 +4,7 @@
 import * as initial from "./001_initial.js";
 import * as entries from "./002_entries.js";
 import * as sources from "./003_sources.js";
+import * as sourcePaths from "./004_source_paths.js";
 import * as idempotency from "./005_idempotency.js";
 
 export interface Migration {
@@ -11,6 +12,6 @@ export interface Migration {
   statements: string[];
 }
 
-export const migrations: Migration[] = [initial, entries, sources, idempotency];
+export const migrations: Migration[] = [initial, entries, sources, sourcePaths, idempotency];
 
 export const latestSchemaVersion = Math.max(...migrations.map((m) => m.version));

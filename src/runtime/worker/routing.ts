@@ -1,0 +1,55 @@
+// Which container instance a request belongs to, or that the Worker answers it itself (a malformed key, an
+// unknown path) without waking one. Keys and the Authorization header are read by the app's own functions,
+// the path by hono's getPath as the app's router reads it.
+
+import { getPath } from "hono/utils/url";
+import { teamIdOfApiKey } from "../../api-key.js";
+import { bearerToken } from "../../http/bearer.js";
+import { teamIdPattern } from "../../ids.js";
+
+/** The one instance that serves admin, health and the API description: it holds no team's index. */
+export const ADMIN_INSTANCE = "admin";
+
+export type Route =
+  /** A team's own instance: the id came from the key's `mem_<teamId>_` prefix or the webhook path. */
+  | { kind: "team"; teamId: string; via: "key" | "webhook" }
+  /** `/v1/teams…`: the fixed instance, after the Worker checked the admin token. */
+  | { kind: "admin" }
+  /** Health, the OpenAPI document and its page: the fixed instance, no credentials. */
+  | { kind: "service" }
+  /** `POST /v1/reindex`: the cron token, then one team's instance or every active one. */
+  | { kind: "reindex" }
+  /** Answered by the Worker: nothing wakes. */
+  | { kind: "reject"; code: "unauthorized" | "not_found" };
+
+const servicePaths = new Set(["/healthz", "/readyz", "/openapi.json", "/docs"]);
+// Notion's webhook path ends in the team's secret URL token, which the team's instance checks.
+const webhookPath = /^\/v1\/webhooks\/(?:notion\/([^/]+)\/[^/]+|ingest\/([^/]+))$/;
+
+/**
+ * Where a request goes. Only a key's shape is read here: the container still authenticates the key
+ * against storage.
+ */
+export function classify(request: Request): Route {
+  const path = getPath(request);
+  if (servicePaths.has(path)) return { kind: "service" };
+  if (path === "/v1/teams" || path.startsWith("/v1/teams/")) return { kind: "admin" };
+  if (path === "/v1/reindex") {
+    return request.method === "POST" ? { kind: "reindex" } : { kind: "reject", code: "not_found" };
+  }
+  const hook = webhookPath.exec(path);
+  if (hook) {
+    const notion = hook[1] !== undefined;
+    const teamId = hook[1] ?? hook[2] ?? "";
+    // Not a team id, so not a team: the app answers an unknown team's delivery the same way (Notion's 404).
+    if (teamIdPattern.test(teamId)) return { kind: "team", teamId, via: "webhook" };
+    return { kind: "reject", code: notion ? "not_found" : "unauthorized" };
+  }
+  if (path.startsWith("/v1/webhooks/")) return { kind: "reject", code: "not_found" };
+  if (path.startsWith("/v1/") || path === "/mcp") {
+    const key = bearerToken(request.headers.get("authorization"));
+    const teamId = key === null ? null : teamIdOfApiKey(key);
+    return teamId ? { kind: "team", teamId, via: "key" } : { kind: "reject", code: "unauthorized" };
+  }
+  return { kind: "reject", code: "not_found" };
+}
