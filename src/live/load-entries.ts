@@ -4,9 +4,10 @@
 import type { EntryIndex, IndexedEntry } from "../index/entry-index.js";
 import type { TeamKey } from "../seal/team-key.js";
 import { openEntry } from "../sealed/entries.js";
+import { openOrNull } from "../sealed/readable.js";
 import type { EntryCursor, EntryRow } from "../store/entries.js";
 import type { Storage } from "../store/storage.js";
-import { openOrNull, type Reread, UnreadableRows } from "./unreadable.js";
+import { type Reread, UnreadableRows } from "./unreadable.js";
 
 async function indexedEntry(key: TeamKey, row: EntryRow): Promise<IndexedEntry | null> {
   const content = await openOrNull(openEntry(key, row.id, row.sealed));

@@ -5,9 +5,10 @@
 import type { IndexedDocument, PassageIndex } from "../index/passage-index.js";
 import type { TeamKey } from "../seal/team-key.js";
 import { type ChunkRun, chunkId, openChunkRun } from "../sealed/documents.js";
+import { openOrNull } from "../sealed/readable.js";
 import type { ChunkRunRow } from "../store/documents.js";
 import type { Storage } from "../store/storage.js";
-import { openOrNull, type Reread, UnreadableRows } from "./unreadable.js";
+import { type Reread, UnreadableRows } from "./unreadable.js";
 
 /**
  * Reads, opens and indexes every chunk run, a page at a time. A page's runs are being opened (WebCrypto

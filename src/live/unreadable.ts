@@ -2,8 +2,6 @@
 // memoria's back): kept by id, so a later write that replaces or deletes one takes it off the count, and
 // counted, so searches and stats can say they are there instead of answering as if they were not.
 
-import { isDomainError } from "../errors.js";
-
 /** What re-reading one row for the index found. */
 export type Reread<T> =
   | { kind: "stored"; value: T }
@@ -36,15 +34,5 @@ export class UnreadableRows {
     let total = 0;
     for (const weight of this.#rows.values()) total += weight;
     return total;
-  }
-}
-
-/** `open`'s value, or null when the row did not open; any other failure is rethrown. */
-export async function openOrNull<T>(open: Promise<T>): Promise<T | null> {
-  try {
-    return await open;
-  } catch (error) {
-    if (isDomainError(error, "unreadable")) return null;
-    throw error;
   }
 }
