@@ -9,6 +9,7 @@ import { adminAuth, cronAuth, teamAuth } from "./http/auth.js";
 import { DEFAULT_BODY_LIMIT, documentBodyLimit, limitBody } from "./http/body-limit.js";
 import type { AppEnv } from "./http/env.js";
 import { errorResponse, onError } from "./http/errors.js";
+import { idempotent } from "./http/idempotency.js";
 import { requestId } from "./http/request-id.js";
 import type { PassageIndexOptions } from "./index/passage-index.js";
 import { LiveIndexes } from "./live/indexes.js";
@@ -28,6 +29,7 @@ import type { Keyring } from "./seal/keyring.js";
 import { DocumentService } from "./services/documents.js";
 import { EntryService } from "./services/entries.js";
 import { HealthService } from "./services/health.js";
+import { IdempotencyService } from "./services/idempotency.js";
 import { MemoryService } from "./services/memory.js";
 import { NotionService } from "./services/notion.js";
 import { ReindexService } from "./services/reindex.js";
@@ -116,6 +118,7 @@ export function createApp(deps: AppDeps): Memoria {
   const reindex = new ReindexService({ indexes, teams: directory, storage, logger, notion });
   const admin = adminAuth(config.adminToken);
   const team = teamAuth(directory);
+  const idempotency = idempotent(new IdempotencyService({ storage, clock, logger }));
 
   const app = new OpenAPIHono<AppEnv>();
   app.use("*", requestId());
@@ -129,9 +132,9 @@ export function createApp(deps: AppDeps): Memoria {
 
   app.route("/", healthRoutes(health));
   app.route("/", teamRoutes(directory, admin));
-  app.route("/", documentRoutes(documents, team));
+  app.route("/", documentRoutes(documents, team, idempotency));
   app.route("/", searchRoutes(search, team));
-  app.route("/", entryRoutes(entries, team));
+  app.route("/", entryRoutes(entries, team, idempotency));
   app.route("/", memoryRoutes(memory, team));
   app.route("/", mcpRoutes({ search, memory, entries, logger }, team));
   app.route("/", notionRoutes(notionSource, team));

@@ -15,6 +15,7 @@ import type { MergeScheduler } from "./merges.js";
 import { progressLog } from "./progress.js";
 import type { TeamRegistry } from "./registry.js";
 import type { LiveTeam } from "./team.js";
+import type { UnreadableRows } from "./unreadable.js";
 
 /**
  * Rows read per storage round trip during a build. Large enough that per-query overhead vanishes next to
@@ -57,16 +58,31 @@ export async function build(deps: BuildDeps, key: TeamKey, team: LiveTeam): Prom
     // change re-reads the document's current rows, so a write racing the build is never lost.
     const seq = await storage.changes.latestSeq(key.teamId);
     passages.holdMerges(true);
+    let unreadableDocuments: UnreadableRows;
     try {
-      await loadPassages(storage, key, passages, BUILD_PAGE_ROWS, progressLog(logger, key.teamId, started));
+      unreadableDocuments = await loadPassages(
+        storage,
+        key,
+        passages,
+        BUILD_PAGE_ROWS,
+        progressLog(logger, key.teamId, started),
+      );
     } finally {
       passages.holdMerges(false);
     }
-    await loadEntries(storage, key, entries, BUILD_PAGE_ENTRIES);
+    const unreadableEntries = await loadEntries(storage, key, entries, BUILD_PAGE_ENTRIES);
+    // Counts only: which rows they are is for an operator with the database, not for a log.
+    if (unreadableDocuments.count + unreadableEntries.count > 0) {
+      logger.warn("index left out rows that did not open", {
+        teamId: key.teamId,
+        documents: unreadableDocuments.count,
+        entries: unreadableEntries.count,
+      });
+    }
     // Loading in pages leaves FTS5 a segment or more per page; one merge afterwards makes every later match
     // read cheaper (measured at 100k entries: 132 ms once, against ~1 ms off a typical match read).
     entries.optimize();
-    team.install(passages, entries, seq);
+    team.install(passages, entries, seq, { documents: unreadableDocuments, entries: unreadableEntries });
     await catchUp(deps, key, team);
     team.markReady(clock.now(), Math.round(performance.now() - started));
     logger.info("index built", {

@@ -3,11 +3,13 @@
 // instance's alike, and replaying a change twice changes nothing.
 
 import type { Clock } from "../clock.js";
+import type { Logger } from "../logger.js";
 import type { TeamKey } from "../seal/team-key.js";
 import type { Storage } from "../store/storage.js";
 import { readEntry } from "./load-entries.js";
 import { readDocument } from "./load-passages.js";
 import type { LiveTeam } from "./team.js";
+import type { Reread, UnreadableRows } from "./unreadable.js";
 
 /** Change records read per round trip while catching up. */
 const CATCHUP_PAGE = 500;
@@ -22,6 +24,7 @@ const CATCHUP_ENTRIES_AT_ONCE = 256;
 export interface CatchUpDeps {
   storage: Storage;
   clock: Clock;
+  logger: Logger;
 }
 
 /**
@@ -30,7 +33,7 @@ export interface CatchUpDeps {
  * team's indexes, since their bookkeeping may no longer match their rows, and the next read rebuilds.
  */
 export async function catchUp(deps: CatchUpDeps, key: TeamKey, team: LiveTeam): Promise<void> {
-  const { storage, clock } = deps;
+  const { storage, clock, logger } = deps;
   const passages = team.passages;
   const entries = team.entries;
   if (!passages || !entries) return;
@@ -43,18 +46,33 @@ export async function catchUp(deps: CatchUpDeps, key: TeamKey, team: LiveTeam): 
     const named = (prefix: string) => [
       ...new Set(changes.filter((c) => c.kind.startsWith(prefix)).map((c) => c.entityId)),
     ];
-    await replay(
+    const documents = await replay(
       storage,
       key,
       team,
       named("document."),
       CATCHUP_DOCUMENTS_AT_ONCE,
       readDocument,
+      team.unreadableDocuments,
       (put, gone) => passages.apply(put, gone),
     );
-    await replay(storage, key, team, named("entry."), CATCHUP_ENTRIES_AT_ONCE, readEntry, (put, gone) =>
-      entries.apply(put, gone),
+    const entryRows = await replay(
+      storage,
+      key,
+      team,
+      named("entry."),
+      CATCHUP_ENTRIES_AT_ONCE,
+      readEntry,
+      team.unreadableEntries,
+      (put, gone) => entries.apply(put, gone),
     );
+    if (documents + entryRows > 0) {
+      logger.warn("index left out rows that did not open", {
+        teamId: key.teamId,
+        documents,
+        entries: entryRows,
+      });
+    }
     team.advance(last.seq);
     if (changes.length < CATCHUP_PAGE) break;
   }
@@ -63,7 +81,9 @@ export async function catchUp(deps: CatchUpDeps, key: TeamKey, team: LiveTeam): 
 
 /**
  * Re-reads the named rows `atOnce` at a time and applies them: the ones still stored are put, the ones gone
- * are removed. A failure inside the index discards the team's indexes (see catchUp).
+ * are removed, and so are the ones that no longer open, which `unreadable` then holds (and lets go of once
+ * they are stored readable again, or gone). Returns how many did not open. A failure inside the index
+ * discards the team's indexes (see catchUp).
  */
 async function replay<T>(
   storage: Storage,
@@ -71,20 +91,34 @@ async function replay<T>(
   team: LiveTeam,
   ids: readonly string[],
   atOnce: number,
-  read: (storage: Storage, key: TeamKey, id: string) => Promise<T | null>,
+  read: (storage: Storage, key: TeamKey, id: string) => Promise<Reread<T>>,
+  unreadable: UnreadableRows,
   apply: (put: T[], gone: string[]) => void,
-): Promise<void> {
+): Promise<number> {
+  let failed = 0;
   for (let i = 0; i < ids.length; i += atOnce) {
     const batch = ids.slice(i, i + atOnce);
-    const rows: (T | null)[] = await Promise.all(batch.map((id) => read(storage, key, id)));
+    const rows = await Promise.all(batch.map((id) => read(storage, key, id)));
+    const put: T[] = [];
+    const gone: string[] = [];
+    rows.forEach((row, j) => {
+      const id = batch[j] as string;
+      if (row.kind === "stored") put.push(row.value);
+      else gone.push(id);
+    });
     try {
-      apply(
-        rows.filter((row): row is T => row !== null),
-        batch.filter((_, j) => rows[j] === null),
-      );
+      apply(put, gone);
     } catch (error) {
       team.discard();
       throw error;
     }
+    rows.forEach((row, j) => {
+      const id = batch[j] as string;
+      if (row.kind === "unreadable") {
+        unreadable.mark(id, row.weight);
+        failed++;
+      } else unreadable.clear(id);
+    });
   }
+  return failed;
 }

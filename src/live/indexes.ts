@@ -26,10 +26,17 @@ import type { IndexState } from "./team.js";
 export type { Reconciled } from "./reconcile.js";
 export type { IndexState } from "./team.js";
 
-/** A team's two in-memory indexes: its document passages and its memory entries. */
+/** How many documents and entries a team's indexes left out because they did not open. */
+export interface UnreadableCounts {
+  documents: number;
+  entries: number;
+}
+
+/** A team's two in-memory indexes: its document passages and its memory entries, and what they left out. */
 export interface TeamIndex {
   passages: PassageIndex;
   entries: EntryIndex;
+  unreadable: UnreadableCounts;
 }
 
 export interface IndexStatus {
@@ -79,6 +86,16 @@ export class LiveIndexes {
     };
   }
 
+  /**
+   * What the team's indexes left out because it did not open, as of their last build or catch-up; null when
+   * this instance holds no index for the team (nothing has tried to open its rows yet). For stats and metrics.
+   */
+  unreadableCounts(teamId: string): UnreadableCounts | null {
+    const team = this.#registry.get(teamId);
+    if (team?.state !== "ready") return null;
+    return { documents: team.unreadableDocuments.count, entries: team.unreadableEntries.count };
+  }
+
   /** The team's indexes, built if this is its first use and caught up if they may be stale. */
   async ready(key: TeamKey): Promise<TeamIndex> {
     const team = this.#registry.open(key.teamId);
@@ -92,7 +109,11 @@ export class LiveIndexes {
     const { passages, entries } = team;
     if (!passages || !entries)
       throw new DomainError("unavailable", "The team's index was closed while answering; try again.");
-    return { passages, entries };
+    return {
+      passages,
+      entries,
+      unreadable: { documents: team.unreadableDocuments.count, entries: team.unreadableEntries.count },
+    };
   }
 
   /**

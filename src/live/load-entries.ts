@@ -1,35 +1,48 @@
 // Reading a team's sealed entries into its in-memory entry index: all of them for a build, one for a
-// catch-up.
+// catch-up. An entry that does not open is left out and counted (see unreadable.ts), never fatal.
 
 import type { EntryIndex, IndexedEntry } from "../index/entry-index.js";
 import type { TeamKey } from "../seal/team-key.js";
 import { openEntry } from "../sealed/entries.js";
+import { openOrNull } from "../sealed/readable.js";
 import type { EntryCursor, EntryRow } from "../store/entries.js";
 import type { Storage } from "../store/storage.js";
+import { type Reread, UnreadableRows } from "./unreadable.js";
 
-async function indexedEntry(key: TeamKey, row: EntryRow): Promise<IndexedEntry> {
-  return { id: row.id, createdAt: row.createdAt, ...(await openEntry(key, row.id, row.sealed)) };
+async function indexedEntry(key: TeamKey, row: EntryRow): Promise<IndexedEntry | null> {
+  const content = await openOrNull(openEntry(key, row.id, row.sealed));
+  return content ? { id: row.id, createdAt: row.createdAt, ...content } : null;
 }
 
-/** Reads, opens and indexes every entry of the team, oldest first, a page at a time. */
+/**
+ * Reads, opens and indexes every entry of the team, oldest first, a page at a time. Returns the entries
+ * that did not open.
+ */
 export async function loadEntries(
   storage: Storage,
   key: TeamKey,
   index: EntryIndex,
   pageRows: number,
-): Promise<void> {
+): Promise<UnreadableRows> {
+  const unreadable = new UnreadableRows();
   let after: EntryCursor | null = null;
   for (;;) {
     const rows = await storage.entries.page(key.teamId, after, pageRows);
-    index.apply(await Promise.all(rows.map((row) => indexedEntry(key, row))));
+    const opened = await Promise.all(rows.map((row) => indexedEntry(key, row)));
+    rows.forEach((row, i) => {
+      if (!opened[i]) unreadable.mark(row.id, 1);
+    });
+    index.apply(opened.filter((entry): entry is IndexedEntry => entry !== null));
     const last = rows.at(-1);
-    if (!last || rows.length < pageRows) return;
+    if (!last || rows.length < pageRows) return unreadable;
     after = { createdAt: last.createdAt, id: last.id };
   }
 }
 
-/** One entry as the index holds it; null when it no longer exists. */
-export async function readEntry(storage: Storage, key: TeamKey, id: string): Promise<IndexedEntry | null> {
+/** One entry as the index holds it, gone, or unreadable. */
+export async function readEntry(storage: Storage, key: TeamKey, id: string): Promise<Reread<IndexedEntry>> {
   const row = await storage.entries.get(key.teamId, id);
-  return row ? indexedEntry(key, row) : null;
+  if (!row) return { kind: "gone" };
+  const entry = await indexedEntry(key, row);
+  return entry ? { kind: "stored", value: entry } : { kind: "unreadable", weight: 1 };
 }

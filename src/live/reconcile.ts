@@ -13,6 +13,8 @@ export interface Reconciled {
   documents: number;
   chunks: number;
   entries: number;
+  /** Documents and entries left out because they did not open (a rebuild would leave them out again). */
+  unreadable: { documents: number; entries: number };
   appliedSeq: number;
   storedSeq: number;
   rebuilt: boolean;
@@ -46,11 +48,14 @@ export async function reconcile(deps: BuildDeps, key: TeamKey, team: LiveTeam): 
     const settled = (await storage.changes.latestSeq(key.teamId)) === storedSeq;
     const held = team.passages?.counts() ?? { documents: -1, chunks: -1 };
     const heldEntries = team.entries?.count() ?? -1;
+    // Rows the index left out because they did not open count as accounted for: rebuilding would only
+    // leave them out again.
+    const left = team.unreadableDocuments;
     const level =
       team.appliedSeq === storedSeq &&
-      held.documents === stored.documents &&
-      held.chunks === stored.chunks &&
-      heldEntries === entries;
+      held.documents + left.count === stored.documents &&
+      held.chunks + left.weight === stored.chunks &&
+      heldEntries + team.unreadableEntries.count === entries;
     // Writes landed while counting: the counts may be from either side of them. Catch up and count again.
     if (!settled && round < RECONCILE_ROUNDS) continue;
     if (!level && settled && !rebuilt) {
@@ -68,6 +73,7 @@ export async function reconcile(deps: BuildDeps, key: TeamKey, team: LiveTeam): 
       documents: held.documents,
       chunks: held.chunks,
       entries: heldEntries,
+      unreadable: { documents: left.count, entries: team.unreadableEntries.count },
       appliedSeq: team.appliedSeq,
       storedSeq,
       rebuilt,

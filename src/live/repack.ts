@@ -10,6 +10,7 @@ import { catchUp } from "./catch-up.js";
 import { loadPassages } from "./load-passages.js";
 import { progressLog } from "./progress.js";
 import { LiveTeam } from "./team.js";
+import type { UnreadableRows } from "./unreadable.js";
 
 /** The least time between two background rebuilds of one team's index. */
 const REPACK_INTERVAL_MS = 60_000;
@@ -71,9 +72,10 @@ export class Repacker {
     const { storage, logger } = this.deps;
     const seq = await storage.changes.latestSeq(key.teamId);
     const fresh = new PassageIndex(this.deps.indexOptions);
+    let unreadable: UnreadableRows;
     try {
       fresh.holdMerges(true);
-      await loadPassages(
+      unreadable = await loadPassages(
         storage,
         key,
         fresh,
@@ -94,7 +96,7 @@ export class Repacker {
       // The entry index is not rebuilt, only caught up alongside: replaying a change re-reads the entry's
       // current row, so applying one it already has changes nothing.
       const shadow = new LiveTeam();
-      shadow.install(fresh, entries, seq);
+      shadow.install(fresh, entries, seq, { documents: unreadable, entries: team.unreadableEntries });
       try {
         await catchUp(this.deps, key, shadow);
       } catch (error) {
@@ -104,7 +106,7 @@ export class Repacker {
         if (!entries.isOpen()) team.discard();
         throw error;
       }
-      team.swapPassages(fresh, shadow.appliedSeq, shadow.checkedAt);
+      team.swapPassages(fresh, shadow.unreadableDocuments, shadow.appliedSeq, shadow.checkedAt);
       old.close();
       return true;
     });

@@ -5,6 +5,7 @@
 import { SerialQueue } from "../async/serial-queue.js";
 import type { EntryIndex } from "../index/entry-index.js";
 import type { PassageIndex } from "../index/passage-index.js";
+import { UnreadableRows } from "./unreadable.js";
 
 export type IndexState = "cold" | "building" | "ready";
 
@@ -14,6 +15,9 @@ export class LiveTeam {
   #state: IndexState = "cold";
   #passages: PassageIndex | null = null;
   #entries: EntryIndex | null = null;
+  // What each index left out because it did not open; they travel with their index (a repack brings its own).
+  #unreadableDocuments = new UnreadableRows();
+  #unreadableEntries = new UnreadableRows();
   #appliedSeq = 0;
   #builtAt: Date | null = null;
   #buildMs: number | null = null;
@@ -30,6 +34,16 @@ export class LiveTeam {
 
   get entries(): EntryIndex | null {
     return this.#entries;
+  }
+
+  /** Documents the passage index left out because a chunk run of theirs did not open. */
+  get unreadableDocuments(): UnreadableRows {
+    return this.#unreadableDocuments;
+  }
+
+  /** Entries the entry index left out because they did not open. */
+  get unreadableEntries(): UnreadableRows {
+    return this.#unreadableEntries;
   }
 
   /** The last change-log seq the indexes hold. */
@@ -59,11 +73,21 @@ export class LiveTeam {
     this.#state = "cold";
   }
 
-  /** Takes freshly loaded indexes, level with the change log up to `seq`; still building until markReady. */
-  install(passages: PassageIndex, entries: EntryIndex, seq: number): void {
+  /**
+   * Takes freshly loaded indexes, level with the change log up to `seq`, with the rows each left out; still
+   * building until markReady.
+   */
+  install(
+    passages: PassageIndex,
+    entries: EntryIndex,
+    seq: number,
+    unreadable: { documents: UnreadableRows; entries: UnreadableRows },
+  ): void {
     this.#passages = passages;
     this.#entries = entries;
     this.#appliedSeq = seq;
+    this.#unreadableDocuments = unreadable.documents;
+    this.#unreadableEntries = unreadable.entries;
   }
 
   /** The build finished: searches may use the indexes. */
@@ -92,8 +116,14 @@ export class LiveTeam {
    * Puts a rebuilt passage index in place of the current one (a repack), with what its own catch-up reached.
    * The caller closes the old one.
    */
-  swapPassages(passages: PassageIndex, appliedSeq: number, checkedAt: number): void {
+  swapPassages(
+    passages: PassageIndex,
+    unreadable: UnreadableRows,
+    appliedSeq: number,
+    checkedAt: number,
+  ): void {
     this.#passages = passages;
+    this.#unreadableDocuments = unreadable;
     this.#appliedSeq = appliedSeq;
     this.#checkedAt = checkedAt;
   }
@@ -104,6 +134,8 @@ export class LiveTeam {
     this.#entries?.close();
     this.#passages = null;
     this.#entries = null;
+    this.#unreadableDocuments = new UnreadableRows();
+    this.#unreadableEntries = new UnreadableRows();
     this.#state = "cold";
     this.#checkedAt = 0;
   }

@@ -14,7 +14,16 @@ import type { DocumentInput, DocumentService } from "../services/documents.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
 import { errors, json } from "./responses.js";
 import { router } from "./router.js";
-import { type DocumentBody, documentBody, documentSchema, idParam, intParam, nameText } from "./schemas.js";
+import {
+  type DocumentBody,
+  documentBody,
+  documentSchema,
+  idempotencyHeaders,
+  idParam,
+  intParam,
+  nameText,
+  unreadableRows,
+} from "./schemas.js";
 
 export const documentAnswer = z.object({ document: documentSchema });
 export const documentWithContentAnswer = z.object({
@@ -22,6 +31,7 @@ export const documentWithContentAnswer = z.object({
 });
 export const documentListAnswer = z.object({
   documents: z.array(documentSchema),
+  unreadable: unreadableRows,
   nextCursor: z.string().nullable(),
 });
 
@@ -107,7 +117,11 @@ function fromBody(body: DocumentBody): DocumentInput {
   };
 }
 
-export function documentRoutes(documents: DocumentService, team: MiddlewareHandler<AppEnv>) {
+export function documentRoutes(
+  documents: DocumentService,
+  team: MiddlewareHandler<AppEnv>,
+  idempotent: MiddlewareHandler<AppEnv>,
+) {
   const app = router();
 
   app.openapi(
@@ -123,9 +137,10 @@ export function documentRoutes(documents: DocumentService, team: MiddlewareHandl
         '("empty body"), while JSON `content: ""` is allowed. A leading UTF-8 byte order mark of a raw or ' +
         "multipart body is dropped.",
       security,
-      middleware: [team, acceptOnly(postTypes), strictJsonBody] as const,
+      middleware: [team, acceptOnly(postTypes), strictJsonBody, idempotent] as const,
       request: {
         query: rawTitleQuery,
+        headers: idempotencyHeaders,
         body: {
           content: {
             "application/json": { schema: documentBody },
@@ -139,7 +154,7 @@ export function documentRoutes(documents: DocumentService, team: MiddlewareHandl
       responses: {
         201: json(documentAnswer, "Stored and indexed."),
         200: json(documentAnswer, "Replaced the document holding the same externalId."),
-        ...errors(400, 401, 413, 415),
+        ...errors(400, 401, 409, 413, 415, 422),
       },
     }),
     async (c) => {
@@ -186,7 +201,11 @@ export function documentRoutes(documents: DocumentService, team: MiddlewareHandl
       const { limit, cursor } = c.req.valid("query");
       const page = await documents.list(c.get("team"), limit ?? 50, cursor ? decodeCursor(cursor) : null);
       return c.json(
-        { documents: page.documents, nextCursor: page.next ? encodeCursor(page.next) : null },
+        {
+          documents: page.documents,
+          unreadable: page.unreadable,
+          nextCursor: page.next ? encodeCursor(page.next) : null,
+        },
         200,
       );
     },

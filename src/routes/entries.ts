@@ -15,14 +15,24 @@ import {
   entryIdInput,
   entryInput,
   entrySchema,
+  idempotencyHeaders,
   intParam,
   labelText,
+  unreadableRows,
 } from "./schemas.js";
 
-const entryListAnswer = z.object({ entries: z.array(entrySchema), nextCursor: z.string().nullable() });
+const entryListAnswer = z.object({
+  entries: z.array(entrySchema),
+  unreadable: unreadableRows,
+  nextCursor: z.string().nullable(),
+});
 const security = [{ teamKey: [] }];
 
-export function entryRoutes(entries: EntryService, team: MiddlewareHandler<AppEnv>) {
+export function entryRoutes(
+  entries: EntryService,
+  team: MiddlewareHandler<AppEnv>,
+  idempotent: MiddlewareHandler<AppEnv>,
+) {
   const app = router();
 
   app.openapi(
@@ -30,9 +40,15 @@ export function entryRoutes(entries: EntryService, team: MiddlewareHandler<AppEn
       method: "post",
       path: "/v1/entries",
       security,
-      middleware: [team, acceptOnly(["application/json"])] as const,
-      request: { body: { content: { "application/json": { schema: entryBody } }, required: true } },
-      responses: { 201: json(entryAnswer, "Stored and indexed."), ...errors(400, 401, 413, 415) },
+      middleware: [team, acceptOnly(["application/json"]), idempotent] as const,
+      request: {
+        headers: idempotencyHeaders,
+        body: { content: { "application/json": { schema: entryBody } }, required: true },
+      },
+      responses: {
+        201: json(entryAnswer, "Stored and indexed."),
+        ...errors(400, 401, 409, 413, 415, 422),
+      },
     }),
     async (c) => {
       const entry = await entries.create(c.get("team"), entryInput(c.req.valid("json")));
@@ -62,7 +78,14 @@ export function entryRoutes(entries: EntryService, team: MiddlewareHandler<AppEn
         limit: limit ?? 50,
         after: cursor ? decodeCursor(cursor) : null,
       });
-      return c.json({ entries: page.entries, nextCursor: page.next ? encodeCursor(page.next) : null }, 200);
+      return c.json(
+        {
+          entries: page.entries,
+          unreadable: page.unreadable,
+          nextCursor: page.next ? encodeCursor(page.next) : null,
+        },
+        200,
+      );
     },
   );
 

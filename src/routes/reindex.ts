@@ -41,6 +41,7 @@ export const reindexAnswer = z.object({
       documents: z.number().int().optional(),
       chunks: z.number().int().optional(),
       entries: z.number().int().optional(),
+      unreadable: z.object({ documents: z.number().int(), entries: z.number().int() }).optional(),
       appliedSeq: z.number().int().optional(),
       storedSeq: z.number().int().optional(),
       rebuilt: z.boolean().optional(),

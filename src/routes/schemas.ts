@@ -4,6 +4,7 @@
 // an emoji would count twice).
 
 import { z } from "@hono/zod-openapi";
+import { IDEMPOTENCY_HEADER, idempotencyKeyText } from "../http/idempotency.js";
 import { MAX_QUERY_BYTES } from "../index/query.js";
 import { documentFormats } from "../ingest/formats.js";
 import { DEFAULT_BUDGET, MAX_BUDGET } from "../memory/constants.js";
@@ -63,6 +64,15 @@ export const labelText = z
 /** A path id: any non-empty segment. One that no row has answers 404 like any unknown id (API.md). */
 export const idParam = z.string().min(1);
 
+/**
+ * How many stored rows of a listing's page did not open (moved from another team, altered, or under a key
+ * that no longer opens); they are left out of the answer, never silently: 0 when all opened.
+ */
+export const unreadableRows = z
+  .number()
+  .int()
+  .describe("Rows of this page that did not open and are left out of it; 0 normally.");
+
 export const documentFormatSchema = z.enum(documentFormats);
 
 export const documentSchema = z
@@ -102,6 +112,13 @@ export const hitSchema = z
     score: z.number(),
   })
   .openapi("Hit");
+
+/** The Idempotency-Key header of the write routes that take it (src/http/idempotency.ts). */
+export const idempotencyHeaders = z.object({
+  [IDEMPOTENCY_HEADER]: idempotencyKeyText
+    .optional()
+    .describe("A retry with the same key and the same body within 24 h answers what the first request did."),
+});
 
 // Documents: the body of POST/PUT /v1/documents, and of the webhook's document.upsert.
 
@@ -181,7 +198,14 @@ export type SearchQuery = z.infer<typeof searchQuery>;
 export const searchAnswer = z.object({
   query: z.string(),
   hits: z.array(hitSchema),
-  corpus: z.object({ documents: z.number().int(), chunks: z.number().int() }),
+  corpus: z.object({
+    documents: z.number().int(),
+    chunks: z.number().int(),
+    unreadable: z
+      .number()
+      .int()
+      .describe("Documents left out of search because they did not open; 0 normally."),
+  }),
   tookMs: z.number(),
 });
 

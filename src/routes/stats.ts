@@ -11,6 +11,13 @@ export const statsAnswer = z.object({
   documents: z.number().int(),
   chunks: z.number().int(),
   entries: z.number().int(),
+  unreadable: z
+    .object({ documents: z.number().int(), entries: z.number().int() })
+    .nullable()
+    .describe(
+      "Documents and entries the index left out because they did not open, as of its last read of " +
+        "storage; null while the index is cold.",
+    ),
   index: z.object({
     state: z.enum(["cold", "building", "ready"]),
     appliedSeq: z.number().int().nullable(),

@@ -10,7 +10,10 @@ import { idParam, nameText, teamSchema } from "./schemas.js";
 
 export const createTeamBody = z.object({ name: nameText(200) });
 export const createTeamAnswer = z.object({ team: teamSchema, keyId: z.string(), apiKey: z.string() });
-export const teamsAnswer = z.object({ teams: z.array(teamSchema) });
+export const teamsAnswer = z.object({
+  teams: z.array(teamSchema),
+  unreadable: z.number().int().describe("Teams whose key or name did not open; left out of `teams`."),
+});
 export const keysAnswer = z.object({
   keys: z.array(z.object({ keyId: z.string(), createdAt: z.string(), revokedAt: z.string().nullable() })),
 });
@@ -37,9 +40,9 @@ export function teamRoutes(teams: TeamService, admin: MiddlewareHandler<AppEnv>)
       path: "/v1/teams",
       security,
       middleware: [admin] as const,
-      responses: { 200: json(teamsAnswer, "Every team."), ...errors(401, 403) },
+      responses: { 200: json(teamsAnswer, "Every team that opens."), ...errors(401, 403) },
     }),
-    async (c) => c.json({ teams: await teams.list() }, 200),
+    async (c) => c.json(await teams.list(), 200),
   );
   app.openapi(
     createRoute({

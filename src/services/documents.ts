@@ -20,6 +20,7 @@ import {
   sealContent,
   sealDocumentMeta,
 } from "../sealed/documents.js";
+import { openReadable } from "../sealed/readable.js";
 import {
   type DocumentCursor,
   type DocumentRow,
@@ -132,19 +133,21 @@ export class DocumentService {
     return { ...view, content };
   }
 
+  /**
+   * A page, newest first. A row that does not open is left out and counted in `unreadable`, so one bad row
+   * does not hide the rest, and the answer says it is there; the cursor still moves past it.
+   */
   async list(
     key: TeamKey,
     limit: number,
     after: DocumentCursor | null,
-  ): Promise<{ documents: DocumentView[]; next: DocumentCursor | null }> {
+  ): Promise<{ documents: DocumentView[]; unreadable: number; next: DocumentCursor | null }> {
     const { page, next } = pageOf(
       await this.deps.storage.documents.list(key.teamId, limit + 1, after),
       limit,
     );
-    return {
-      documents: await Promise.all(page.map((row) => this.#view(key, row))),
-      next,
-    };
+    const { values, unreadable } = await openReadable(page, (row) => this.#view(key, row));
+    return { documents: values, unreadable, next };
   }
 
   /**

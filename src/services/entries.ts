@@ -7,6 +7,7 @@ import { newId } from "../ids.js";
 import type { LiveIndexes } from "../live/indexes.js";
 import type { TeamKey } from "../seal/team-key.js";
 import { type EntryContent, openEntry, projectRef, sealEntry } from "../sealed/entries.js";
+import { openReadable } from "../sealed/readable.js";
 import type { EntryCursor, EntryRow } from "../store/entries.js";
 import { pageOf } from "../store/page.js";
 import type { Storage } from "../store/storage.js";
@@ -69,18 +70,19 @@ export class EntryService {
     return this.#view(key, row);
   }
 
-  /** Newest first, optionally one project's only. */
+  /**
+   * Newest first, optionally one project's only. A row that does not open is left out and counted in
+   * `unreadable` (see DocumentService.list).
+   */
   async list(
     key: TeamKey,
     options: { project: string | null; limit: number; after: EntryCursor | null },
-  ): Promise<{ entries: EntryView[]; next: EntryCursor | null }> {
+  ): Promise<{ entries: EntryView[]; unreadable: number; next: EntryCursor | null }> {
     const ref = options.project === null ? null : await projectRef(key, options.project);
     const rows = await this.deps.storage.entries.list(key.teamId, options.limit + 1, options.after, ref);
     const { page, next } = pageOf(rows, options.limit);
-    return {
-      entries: await Promise.all(page.map((row) => this.#view(key, row))),
-      next,
-    };
+    const { values, unreadable } = await openReadable(page, (row) => this.#view(key, row));
+    return { entries: values, unreadable, next };
   }
 
   async delete(key: TeamKey, id: string): Promise<void> {

@@ -15,7 +15,8 @@ export interface SearchRequest {
 export interface SearchResult {
   query: string;
   hits: PassageHit[];
-  corpus: { documents: number; chunks: number };
+  /** What the index holds, and how many documents it left out because they did not open. */
+  corpus: { documents: number; chunks: number; unreadable: number };
   /** Milliseconds from the call to the answer, index readiness included, to two decimals. */
   tookMs: number;
 }
@@ -29,12 +30,13 @@ export class SearchService {
 
   async search(key: TeamKey, request: SearchRequest): Promise<SearchResult> {
     const started = performance.now();
-    const index = (await this.deps.indexes.ready(key)).passages;
+    const ready = await this.deps.indexes.ready(key);
+    const index = ready.passages;
     // The index can be closed between being handed over and being asked, when its team is deleted meanwhile.
     if (!index.isOpen())
       throw new DomainError("unavailable", "The team's index was closed while answering; try again.");
     const hits = index.find(matchQuery(request.q), request.limit);
-    const corpus = index.counts();
+    const corpus = { ...index.counts(), unreadable: ready.unreadable.documents };
     const tookMs = Math.round((performance.now() - started) * 100) / 100;
     return { query: request.q, hits, corpus, tookMs };
   }

@@ -1,6 +1,6 @@
 // A team's counts as storage holds them, and the state of its in-memory index, read without starting a build.
 
-import type { IndexStatus, LiveIndexes } from "../live/indexes.js";
+import type { IndexStatus, LiveIndexes, UnreadableCounts } from "../live/indexes.js";
 import type { TeamKey } from "../seal/team-key.js";
 import type { Storage } from "../store/storage.js";
 
@@ -8,6 +8,8 @@ export interface TeamStats {
   documents: number;
   chunks: number;
   entries: number;
+  /** What the index left out because it did not open; null while it is cold (nothing opened yet). */
+  unreadable: UnreadableCounts | null;
   index: IndexStatus;
 }
 
@@ -25,6 +27,11 @@ export class StatsService {
       storage.documents.counts(key.teamId),
       storage.entries.count(key.teamId),
     ]);
-    return { ...counts, entries, index: indexes.status(key.teamId) };
+    return {
+      ...counts,
+      entries,
+      unreadable: indexes.unreadableCounts(key.teamId),
+      index: indexes.status(key.teamId),
+    };
   }
 }

@@ -9,6 +9,7 @@ import type { LiveIndexes } from "../live/indexes.js";
 import type { Keyring } from "../seal/keyring.js";
 import { generateSecret, hashSecret } from "../seal/secret.js";
 import type { TeamKey } from "../seal/team-key.js";
+import { openReadable } from "../sealed/readable.js";
 import { openTeam, sealTeam } from "../sealed/teams.js";
 import type { Storage } from "../store/storage.js";
 
@@ -49,15 +50,18 @@ export class TeamService {
     return { team: { id, name, createdAt }, keyId, apiKey };
   }
 
-  async list(): Promise<Team[]> {
+  /**
+   * Every team whose key and name open, and how many did not (a wrong master key, a row altered or moved):
+   * one bad team does not hide the others, and the answer says it is there.
+   */
+  async list(): Promise<{ teams: Team[]; unreadable: number }> {
     const rows = await this.deps.storage.teams.list();
-    return Promise.all(
-      rows.map(async (row) => {
-        const key = await this.#openKey(row.id, row.wrappedKey);
-        const { name } = await openTeam(key, row.id, row.sealed);
-        return { id: row.id, name, createdAt: row.createdAt };
-      }),
-    );
+    const { values, unreadable } = await openReadable(rows, async (row) => {
+      const key = await this.#openKey(row.id, row.wrappedKey);
+      const { name } = await openTeam(key, row.id, row.sealed);
+      return { id: row.id, name, createdAt: row.createdAt };
+    });
+    return { teams: values, unreadable };
   }
 
   async listKeys(teamId: string): Promise<ApiKeyInfo[]> {

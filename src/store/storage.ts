@@ -6,6 +6,7 @@ import { ChangeLog } from "./changes.js";
 import { openClient, type StorageOptions } from "./client.js";
 import { DocumentRows } from "./documents.js";
 import { EntryRows } from "./entries.js";
+import { IdempotencyRows } from "./idempotency.js";
 import { assertSchemaKnown, migrate } from "./migrate.js";
 import { type Preflight, readPreflight } from "./preflight.js";
 import { DeliveryRows, PageEventRows, SourceRows } from "./sources.js";
@@ -19,6 +20,7 @@ export class Storage {
   readonly sources: SourceRows;
   readonly pageEvents: PageEventRows;
   readonly deliveries: DeliveryRows;
+  readonly idempotency: IdempotencyRows;
 
   constructor(readonly client: Client) {
     this.teams = new TeamRows(client);
@@ -28,6 +30,7 @@ export class Storage {
     this.sources = new SourceRows(client);
     this.pageEvents = new PageEventRows(client);
     this.deliveries = new DeliveryRows(client);
+    this.idempotency = new IdempotencyRows(client);
   }
 
   async ping(): Promise<void> {

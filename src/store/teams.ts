@@ -95,12 +95,19 @@ export class TeamRows {
   /** Deletes a team's (by now unreadable) rows. */
   async deleteRows(id: string): Promise<void> {
     await this.client.batch(
-      ["chunks", "documents", "entries", "changes", "sources", "source_pages", "webhook_deliveries"].map(
-        (table) => ({
-          sql: `DELETE FROM ${table} WHERE team_id = ?`,
-          args: [id],
-        }),
-      ),
+      [
+        "chunks",
+        "documents",
+        "entries",
+        "changes",
+        "sources",
+        "source_pages",
+        "webhook_deliveries",
+        "idempotency_keys",
+      ].map((table) => ({
+        sql: `DELETE FROM ${table} WHERE team_id = ?`,
+        args: [id],
+      })),
       "write",
     );
   }

@@ -344,7 +344,7 @@ describe("entries beside documents", () => {
       const found = await search(app, apiKey, "kraken");
       expect(found.hits.length).toBe(chunks);
       expect([...new Set(found.hits.map((h) => h.documentId))].sort()).toEqual(docIds);
-      expect(found.corpus).toEqual({ documents: 2, chunks });
+      expect(found.corpus).toEqual({ documents: 2, chunks, unreadable: 0 });
       const mem = await memory(app, apiKey, { q: "kraken" });
       expect(mem.candidates).toBe(3);
       expect([...itemIds(mem)].sort()).toEqual(entryIds);

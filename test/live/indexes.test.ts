@@ -62,7 +62,7 @@ describe("live team indexes", () => {
     expect((await search(app, a.apiKey, "bumblebee")).hits).toEqual([]);
     const plans = await search(app, b.apiKey, "migration plan");
     expect(plans.hits.every((h) => h.title === "Beta plan")).toBe(true);
-    expect(plans.corpus).toEqual({ documents: 1, chunks: 1 });
+    expect(plans.corpus).toEqual({ documents: 1, chunks: 1, unreadable: 0 });
     expect((await app.request(`/v1/documents/${docA.id}`, { token: b.apiKey })).status).toBe(404);
   });
 

@@ -331,7 +331,7 @@ describe("GET /v1/documents", () => {
         200,
         documentListAnswer,
       );
-      expect(list).toEqual({ documents: [], nextCursor: null });
+      expect(list).toEqual({ documents: [], unreadable: 0, nextCursor: null });
     }));
 
   it("accepts limit 1 and 200", () =>
@@ -446,7 +446,7 @@ describe("DELETE /v1/documents/{id}", () => {
       expect((await searchFor(app, apiKey, "Leaving farewell")).hits).toEqual([]);
       const kept = await searchFor(app, apiKey, "kestrel pangolin");
       expect(kept.hits.map((h) => h.documentId)).toEqual([keep.id]);
-      expect(kept.corpus).toEqual({ documents: 1, chunks: keep.chunks });
+      expect(kept.corpus).toEqual({ documents: 1, chunks: keep.chunks, unreadable: 0 });
       const list = await expectOk(
         await app.request("/v1/documents", { token: apiKey }),
         200,

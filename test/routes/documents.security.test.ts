@@ -165,7 +165,7 @@ describe("teams are isolated", () => {
           expect(hit.documentId).toBe(bDoc.id);
           expect(hit.snippet.toLowerCase()).not.toContain("okapi");
         }
-        expect(found.corpus).toEqual({ documents: 1, chunks: bDoc.chunks });
+        expect(found.corpus).toEqual({ documents: 1, chunks: bDoc.chunks, unreadable: 0 });
       }
       expect((await searchFor(app, b.apiKey, "okapi")).hits).toEqual([]);
       expect((await searchFor(app, a.apiKey, "okapi")).hits.map((h) => h.documentId)).toEqual([aDoc.id]);

@@ -66,6 +66,7 @@ describe("GET /v1/search (happy)", () => {
       expect(body.corpus).toEqual({
         documents: docs.length,
         chunks: docs.reduce((sum, d) => sum + d.chunks, 0),
+        unreadable: 0,
       });
       expect(body.hits.length).toBeGreaterThanOrEqual(4);
       const found = new Set(body.hits.map((h) => h.documentId));
@@ -138,7 +139,7 @@ describe("GET /v1/search (happy)", () => {
       const { apiKey } = await makeTeam(app);
       const body = await expectOk(await search(app, apiKey, "anything"), 200, searchAnswer);
       expect(body.hits).toEqual([]);
-      expect(body.corpus).toEqual({ documents: 0, chunks: 0 });
+      expect(body.corpus).toEqual({ documents: 0, chunks: 0, unreadable: 0 });
     }));
 
   it("finds words in other scripts", () =>

@@ -105,6 +105,7 @@ describe("GET /v1/stats", () => {
         documents: 0,
         chunks: 0,
         entries: 0,
+        unreadable: null,
         index: { state: "cold", appliedSeq: null, builtAt: null, buildMs: null },
       });
       const a = await addDocument(app, apiKey, { title: "One", content: "# A\n\na\n\n# B\n\nb" });
@@ -116,7 +117,7 @@ describe("GET /v1/stats", () => {
       // Asking again still finds it cold: stats never builds.
       const again = await stats(app, apiKey);
       expect(again.index).toEqual({ state: "cold", appliedSeq: null, builtAt: null, buildMs: null });
-      expect(app.memoria.indexes.status((await app.memoria.directory.list())[0]?.id ?? "").state).toBe(
+      expect(app.memoria.indexes.status((await app.memoria.directory.list()).teams[0]?.id ?? "").state).toBe(
         "cold",
       );
     }));

@@ -1,5 +1,6 @@
 // A sealed row copied onto another row or another team's row must fail to open with a clear error
-// (500 `unreadable`), never open as someone else's data and never answer as if it were empty.
+// (500 `unreadable` when it is asked for by id), never open as someone else's data and never answer as if it
+// were empty: a listing or a search answers the rows that open and counts the one that did not.
 
 import { afterEach, describe, expect, it } from "vitest";
 import { errorEnvelopeSchema } from "../../src/http/errors.js";
@@ -48,10 +49,14 @@ describe("tampered rows", () => {
       args: [docA.id, docB.id],
     });
     await expectUnreadable(await app.request(`/v1/documents/${docB.id}`, { token: b.apiKey }), "Capybara");
-    await expectUnreadable(await app.request("/v1/documents", { token: b.apiKey }), "Capybara");
+    const list = await app.request("/v1/documents", { token: b.apiKey });
+    expect(list.status).toBe(200);
+    const text = await list.text();
+    expect(JSON.parse(text)).toMatchObject({ documents: [], unreadable: 1 });
+    expect(text).not.toContain("Capybara");
   });
 
-  it("a chunk copied onto another chunk makes the rebuild fail loudly, not search an empty index", async () => {
+  it("a chunk copied onto another chunk is left out of the rebuild and counted, not searched as empty", async () => {
     const tmp = tempDir();
     cleanups.push(tmp.cleanup);
     const first = await buildTestApp({ dbUrl: tmp.dbUrl });
@@ -66,11 +71,20 @@ describe("tampered rows", () => {
     first.close();
     const second = await buildTestApp({ dbUrl: tmp.dbUrl, masterKey: first.masterKey });
     open.push(second);
-    await expectUnreadable(await second.request("/v1/search?q=ledger", { token: apiKey }), "capybara");
+    const found = await second.request("/v1/search?q=ledger", { token: apiKey });
+    expect(found.status).toBe(200);
+    const text = await found.text();
+    const body = JSON.parse(text) as { hits: { documentId: string }[]; corpus: unknown };
+    // Two's run opens as nothing: neither its own words nor the copied capybara are searchable under it.
+    expect(body.hits.map((h) => h.documentId)).toEqual([one.id]);
+    expect(body.corpus).toEqual({ documents: 1, chunks: 1, unreadable: 1 });
+    expect(text).not.toContain("tapir");
     const stats = (await (await second.request("/v1/stats", { token: apiKey })).json()) as {
+      unreadable: unknown;
       index: { state: string };
     };
-    expect(stats.index.state).toBe("cold");
+    expect(stats.index.state).toBe("ready");
+    expect(stats.unreadable).toEqual({ documents: 1, entries: 0 });
   });
 
   it("a team key under the wrong master key cannot be opened: the team's requests fail, they do not look empty", async () => {

@@ -162,4 +162,51 @@ describe("nothing readable at rest", () => {
     writeFileSync(control, `sealed: ${hashes[0]}`);
     expect(filesWithHashOf(tmp.dir, contents[0] ?? "")).toEqual([control]);
   });
+
+  it("keeps an Idempotency-Key and the answer it remembers unreadable, as text, hex or base64", async () => {
+    const tmp = tempDir();
+    cleanups.push(tmp.cleanup);
+    const app = await buildTestApp({ dbUrl: tmp.dbUrl });
+    const { apiKey } = await makeTeam(app);
+    const key = "idem-Sesquipedalian-4711";
+    const title = "Tintinnabulation ledger";
+    const send = (path: string, json: Record<string, string>) =>
+      app.request(path, { method: "POST", token: apiKey, json, headers: { "idempotency-key": key } });
+    for (let i = 0; i < 2; i++) {
+      expect((await send("/v1/documents", { title, content: "Bells." })).status).toBe(201);
+    }
+    const entryBody = { title: "Defenestration drill" };
+    const entry = (json: Record<string, string>) =>
+      app.request("/v1/entries", {
+        method: "POST",
+        token: apiKey,
+        json,
+        headers: { "idempotency-key": `${key}-entry` },
+      });
+    for (let i = 0; i < 2; i++) expect((await entry(entryBody)).status).toBe(201);
+    const rows = await app.storage.client.execute("SELECT COUNT(*) AS n FROM idempotency_keys");
+    expect(Number(rows.rows[0]?.n)).toBe(2);
+    app.close();
+
+    const markers = ["sesquipedalian", "tintinnabulation", "defenestration"];
+    const encodings = (word: string) =>
+      [word, word.toLowerCase(), word[0]?.toUpperCase() + word.slice(1)].flatMap((w) => [
+        Buffer.from(w, "utf8"),
+        Buffer.from(w, "utf16le"),
+        Buffer.from(Buffer.from(w, "utf8").toString("hex"), "utf8"),
+        Buffer.from(Buffer.from(w, "utf8").toString("base64").replace(/=+$/, ""), "utf8"),
+      ]);
+    const found: string[] = [];
+    for (const file of filesUnder(tmp.dir)) {
+      const bytes = readFileSync(file);
+      for (const secret of [key, `${key}-entry`, title, ...markers]) {
+        for (const encoded of encodings(secret)) {
+          if (bytes.includes(encoded)) found.push(`${secret} in ${file}`);
+        }
+      }
+    }
+    expect(found).toEqual([]);
+    // The scan itself works: a word we write in the clear is found.
+    expect(readableWords(tmp.dir, ["idempotency_keys"]).length).toBeGreaterThan(0);
+  });
 });

@@ -110,7 +110,7 @@ export async function addDocument(
 export interface SearchBody {
   query: string;
   hits: PassageHit[];
-  corpus: { documents: number; chunks: number };
+  corpus: { documents: number; chunks: number; unreadable: number };
 }
 
 export async function search(app: TestApp, apiKey: string, q: string, limit?: number): Promise<SearchBody> {
