@@ -31,6 +31,11 @@ const headerName = z
     /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/,
     "must be a header name, such as cf-connecting-ip or x-forwarded-for",
   )
+  // Express's `trust proxy` takes booleans and hop counts; here they would name a header no proxy sends.
+  .refine(
+    (name) => !/^(true|false|yes|no|on|off|\d+)$/i.test(name),
+    "must name the header, not true or a number",
+  )
   .transform((name) => name.toLowerCase());
 
 // Browser origins as a browser sends them: scheme, host and port, nothing more ("https://app.example.com").
@@ -38,16 +43,25 @@ const originList = z.string().transform((value, ctx) => {
   const origins: string[] = [];
   for (const item of value.split(",").map((part) => part.trim())) {
     if (item === "") continue;
-    const parsed = URL.canParse(item) ? new URL(item) : null;
-    const origin =
-      parsed && (parsed.protocol === "http:" || parsed.protocol === "https:") ? parsed.origin : null;
-    if (!origin || item.replace(/\/$/, "").toLowerCase() !== origin.toLowerCase()) {
+    const url = URL.canParse(item) ? new URL(item) : null;
+    const isOrigin =
+      url !== null &&
+      (url.protocol === "http:" || url.protocol === "https:") &&
+      url.pathname === "/" &&
+      url.search === "" &&
+      url.hash === "" &&
+      url.username === "" &&
+      url.password === "" &&
+      !item.endsWith("?") &&
+      !item.endsWith("#");
+    if (!url || !isOrigin) {
       ctx.addIssue({
         code: "custom",
         message: "must be a comma-separated list of origins such as https://app.example.com",
       });
       return z.NEVER;
     }
+    const origin = url.origin;
     origins.push(origin);
   }
   return origins;

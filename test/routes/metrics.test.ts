@@ -16,7 +16,7 @@ async function scrape(app: TestApp, token = ADMIN_TOKEN): Promise<string> {
 }
 
 /** The value of the sample whose name and labels are exactly `sample`, or null when there is none. */
-function valueOf(text: string, sample: string): number | null {
+function sampleValue(text: string, sample: string): number | null {
   const line = text.split("\n").find((l) => l.startsWith(`${sample} `));
   return line === undefined ? null : Number(line.slice(sample.length + 1));
 }
@@ -57,25 +57,28 @@ describe("GET /metrics", () => {
         expect(first, name).toContain(`# TYPE ${name} `);
       }
       const searches = 'memoria_http_requests_total{method="GET",route="/v1/search",status="200"}';
-      expect(valueOf(first, searches)).toBe(1);
+      expect(sampleValue(first, searches)).toBe(1);
       // The document read is counted under its pattern, never its id.
       expect(
-        valueOf(first, 'memoria_http_requests_total{method="GET",route="/v1/documents/:id",status="200"}'),
+        sampleValue(
+          first,
+          'memoria_http_requests_total{method="GET",route="/v1/documents/:id",status="200"}',
+        ),
       ).toBe(1);
-      expect(valueOf(first, "memoria_teams_loaded")).toBe(1);
-      expect(valueOf(first, "memoria_index_documents")).toBe(1);
-      expect(valueOf(first, "memoria_index_chunks")).toBeGreaterThanOrEqual(1);
-      expect(valueOf(first, "memoria_index_builds_total")).toBe(1);
-      expect(valueOf(first, "memoria_index_build_seconds_count")).toBe(1);
+      expect(sampleValue(first, "memoria_teams_loaded")).toBe(1);
+      expect(sampleValue(first, "memoria_index_documents")).toBe(1);
+      expect(sampleValue(first, "memoria_index_chunks")).toBeGreaterThanOrEqual(1);
+      expect(sampleValue(first, "memoria_index_builds_total")).toBe(1);
+      expect(sampleValue(first, "memoria_index_build_seconds_count")).toBe(1);
 
       await search(app, apiKey, "wombat");
       const second = await scrape(app);
-      expect(valueOf(second, searches)).toBe(2);
+      expect(sampleValue(second, searches)).toBe(2);
       // No second build: the team's index stayed loaded.
-      expect(valueOf(second, "memoria_index_builds_total")).toBe(1);
-      expect(valueOf(second, 'memoria_http_requests_total{method="GET",route="/metrics",status="200"}')).toBe(
-        1,
-      );
+      expect(sampleValue(second, "memoria_index_builds_total")).toBe(1);
+      expect(
+        sampleValue(second, 'memoria_http_requests_total{method="GET",route="/metrics",status="200"}'),
+      ).toBe(1);
     }));
 
   it("carries nothing a team wrote, nor its id, name, key or document ids", () =>
@@ -150,9 +153,9 @@ describe("GET /metrics", () => {
         const { apiKey } = await makeTeam(app);
         for (let i = 0; i < 3; i += 1) await app.request("/v1/stats", { token: apiKey });
         const text = await scrape(app, METRICS_TOKEN);
-        expect(valueOf(text, 'memoria_rate_limited_total{limit="credential"}')).toBe(1);
+        expect(sampleValue(text, 'memoria_rate_limited_total{limit="credential"}')).toBe(1);
         expect(
-          valueOf(text, 'memoria_http_requests_total{method="GET",route="/v1/stats",status="429"}'),
+          sampleValue(text, 'memoria_http_requests_total{method="GET",route="/v1/stats",status="429"}'),
         ).toBe(1);
       },
       { rateLimit: 2, metricsToken: METRICS_TOKEN },
@@ -161,12 +164,12 @@ describe("GET /metrics", () => {
   it("counts a request that failed in storage as a storage error", () =>
     withApp(async (app) => {
       const { apiKey } = await makeTeam(app);
-      const before = valueOf(await scrape(app), "memoria_storage_errors_total");
+      const before = sampleValue(await scrape(app), "memoria_storage_errors_total");
       expect(before).toBe(0);
       app.storage.close();
       const res = await app.request("/v1/stats", { token: apiKey });
       expect(res.status).toBe(500);
-      expect(valueOf(await scrape(app), "memoria_storage_errors_total")).toBe(1);
+      expect(sampleValue(await scrape(app), "memoria_storage_errors_total")).toBe(1);
     }));
 
   it("keeps each app's numbers apart: two apps in one process do not share a registry", async () => {
@@ -176,8 +179,8 @@ describe("GET /metrics", () => {
         await a.request("/healthz");
         await b.request("/healthz");
         const healthz = 'memoria_http_requests_total{method="GET",route="/healthz",status="200"}';
-        expect(valueOf(await scrape(a), healthz)).toBe(2);
-        expect(valueOf(await scrape(b), healthz)).toBe(1);
+        expect(sampleValue(await scrape(a), healthz)).toBe(2);
+        expect(sampleValue(await scrape(b), healthz)).toBe(1);
       });
     });
   });
