@@ -7,6 +7,10 @@
 //     attacker cannot make a browser use for their page.
 // A request without Origin is allowed: browsers send it on every POST, so its absence means a client that is
 // not a browser page (an agent, a CLI, another server), which DNS rebinding cannot drive.
+//
+// Not the SDK transport's own check (`enableDnsRebindingProtection` with `allowedHosts`/`allowedOrigins`):
+// it compares with fixed lists, so the port and the names a server is reached by would have to be known
+// ahead, and it answers in JSON-RPC's error form rather than memoria's envelope.
 
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "./env.js";

@@ -3,6 +3,9 @@
 //
 // Stateless: every request gets its own server and transport, so no session outlives a request and any
 // instance can answer any call. Answers are plain JSON, not an event stream: each tool finishes in one step.
+//
+// An Origin other than MEMORIA_ALLOWED_ORIGINS or the server's own loopback origin is refused before the key
+// (src/http/origin.ts says why the SDK's Host/Origin lists do not fit: they need the origins fixed ahead).
 
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
