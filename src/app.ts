@@ -5,11 +5,13 @@ import { swaggerUI } from "@hono/swagger-ui";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Clock } from "./clock.js";
 import { accessLog } from "./http/access-log.js";
-import { adminAuth, cronAuth, teamAuth } from "./http/auth.js";
+import { adminAuth, cronAuth, metricsAuth, teamAuth } from "./http/auth.js";
 import { DEFAULT_BODY_LIMIT, documentBodyLimit, limitBody } from "./http/body-limit.js";
 import type { AppEnv } from "./http/env.js";
 import { errorResponse, onError } from "./http/errors.js";
 import { idempotent } from "./http/idempotency.js";
+import { recordMetrics } from "./http/metrics.js";
+import { rateLimits } from "./http/rate-limit.js";
 import { requestId } from "./http/request-id.js";
 import type { PassageIndexOptions } from "./index/passage-index.js";
 import { LiveIndexes } from "./live/indexes.js";
@@ -19,6 +21,7 @@ import { entryRoutes } from "./routes/entries.js";
 import { healthRoutes } from "./routes/health.js";
 import { mcpRoutes } from "./routes/mcp.js";
 import { memoryRoutes } from "./routes/memory.js";
+import { metricsRoutes } from "./routes/metrics.js";
 import { notionRoutes } from "./routes/notion.js";
 import { reindexRoutes } from "./routes/reindex.js";
 import { searchRoutes } from "./routes/search.js";
@@ -31,6 +34,7 @@ import { EntryService } from "./services/entries.js";
 import { HealthService } from "./services/health.js";
 import { IdempotencyService } from "./services/idempotency.js";
 import { MemoryService } from "./services/memory.js";
+import { Metrics } from "./services/metrics.js";
 import { NotionService } from "./services/notion.js";
 import { ReindexService } from "./services/reindex.js";
 import { SearchService } from "./services/search.js";
@@ -49,7 +53,18 @@ export interface AppConfig {
   catchupMs: number;
   /** Notion's API base URL (MEMORIA_NOTION_API_URL); tests point it at a local stand-in. */
   notionApiUrl?: string;
+  /** MEMORIA_METRICS_TOKEN: GET /metrics accepts it besides the admin token. */
+  metricsToken?: string | null;
+  /** MEMORIA_RATE_LIMIT: requests a minute per credential; 0 is none. Default 1200. */
+  rateLimit?: number;
+  /** MEMORIA_TRUST_PROXY: the header a trusted proxy writes the client's address in. */
+  trustProxy?: string | null;
+  /** MEMORIA_ALLOWED_ORIGINS: browser origins that may call /mcp. */
+  allowedOrigins?: readonly string[];
 }
+
+/** MEMORIA_RATE_LIMIT's default, as src/config.ts gives it (why that number: see there). */
+const DEFAULT_RATE_LIMIT = 1200;
 
 export interface AppDeps {
   config: AppConfig;
@@ -116,13 +131,22 @@ export function createApp(deps: AppDeps): Memoria {
     logger,
   });
   const reindex = new ReindexService({ indexes, teams: directory, storage, logger, notion });
-  const admin = adminAuth(config.adminToken);
-  const team = teamAuth(directory);
   const idempotency = idempotent(new IdempotencyService({ storage, clock, logger }));
+  const metrics = new Metrics(indexes);
+  const limits = rateLimits({
+    clock,
+    perCredential: config.rateLimit ?? DEFAULT_RATE_LIMIT,
+    trustProxy: config.trustProxy ?? null,
+    onLimited: (limit) => metrics.rateLimited(limit),
+  });
+  const admin = limits.perCredential(adminAuth(config.adminToken));
+  const team = limits.perCredential(teamAuth(directory));
 
   const app = new OpenAPIHono<AppEnv>();
   app.use("*", requestId());
   app.use("*", accessLog(logger));
+  app.use("*", recordMetrics(metrics));
+  app.use("*", limits.authFailures);
   const documentLimit = limitBody(documentBodyLimit(config.maxDocumentBytes));
   const defaultLimit = limitBody(DEFAULT_BODY_LIMIT);
   // Documents, and the ingest webhook that carries whole documents, get the document limit.
@@ -136,11 +160,15 @@ export function createApp(deps: AppDeps): Memoria {
   app.route("/", searchRoutes(search, team));
   app.route("/", entryRoutes(entries, team, idempotency));
   app.route("/", memoryRoutes(memory, team));
-  app.route("/", mcpRoutes({ search, memory, entries, logger }, team));
+  app.route("/", mcpRoutes({ search, memory, entries, logger }, team, config.allowedOrigins ?? []));
   app.route("/", notionRoutes(notionSource, team));
   app.route("/", webhookRoutes(webhooks, team, logger));
   app.route("/", statsRoutes(stats, team));
-  app.route("/", reindexRoutes(reindex, cronAuth(config.cronToken, config.adminToken)));
+  app.route("/", reindexRoutes(reindex, limits.perCredential(cronAuth(config.cronToken, config.adminToken))));
+  app.route(
+    "/",
+    metricsRoutes(metrics, limits.perCredential(metricsAuth(config.metricsToken ?? null, config.adminToken))),
+  );
 
   app.openAPIRegistry.registerComponent("securitySchemes", "adminToken", { type: "http", scheme: "bearer" });
   app.openAPIRegistry.registerComponent("securitySchemes", "cronToken", {

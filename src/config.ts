@@ -24,6 +24,49 @@ const positiveInt = (fallback: number) =>
     .pipe(z.number().int().positive().max(Number.MAX_SAFE_INTEGER))
     .default(fallback);
 
+// A header name as HTTP defines a token (RFC 9110 §5.1), compared lower-case as headers are.
+const headerName = z
+  .string()
+  .regex(
+    /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/,
+    "must be a header name, such as cf-connecting-ip or x-forwarded-for",
+  )
+  // Express's `trust proxy` takes booleans and hop counts; here they would name a header no proxy sends.
+  .refine(
+    (name) => !/^(true|false|yes|no|on|off|\d+)$/i.test(name),
+    "must name the header, not true or a number",
+  )
+  .transform((name) => name.toLowerCase());
+
+// Browser origins as a browser sends them: scheme, host and port, nothing more ("https://app.example.com").
+const originList = z.string().transform((value, ctx) => {
+  const origins: string[] = [];
+  for (const item of value.split(",").map((part) => part.trim())) {
+    if (item === "") continue;
+    const url = URL.canParse(item) ? new URL(item) : null;
+    const isOrigin =
+      url !== null &&
+      (url.protocol === "http:" || url.protocol === "https:") &&
+      url.pathname === "/" &&
+      url.search === "" &&
+      url.hash === "" &&
+      url.username === "" &&
+      url.password === "" &&
+      !item.endsWith("?") &&
+      !item.endsWith("#");
+    if (!url || !isOrigin) {
+      ctx.addIssue({
+        code: "custom",
+        message: "must be a comma-separated list of origins such as https://app.example.com",
+      });
+      return z.NEVER;
+    }
+    const origin = url.origin;
+    origins.push(origin);
+  }
+  return origins;
+});
+
 const dbUrl = z
   .string()
   .regex(
@@ -69,6 +112,17 @@ export const envSchema = z.object({
   // 16 characters is the shortest bearer token we accept: shorter ones are guessable online.
   MEMORIA_ADMIN_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   MEMORIA_CRON_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  MEMORIA_METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  // Requests a minute per credential (team key, admin or cron token); 0 turns the limit off. 1200 is 20 a
+  // second, sustained: well above an agent's or an import's pace, far below what one process can answer.
+  MEMORIA_RATE_LIMIT: z
+    .string()
+    .regex(/^\d+$/, "must be a whole number of requests a minute (0 turns it off)")
+    .transform(Number)
+    .pipe(z.number().int().min(0).max(Number.MAX_SAFE_INTEGER))
+    .default(1200),
+  MEMORIA_TRUST_PROXY: headerName.optional(),
+  MEMORIA_ALLOWED_ORIGINS: originList.optional(),
   MEMORIA_MAX_DOCUMENT_BYTES: positiveInt(5 * 1024 * 1024),
   MEMORIA_CATCHUP_MS: z
     .string()
@@ -89,6 +143,14 @@ export interface Config {
   previousMasterKey: Uint8Array<ArrayBuffer> | null;
   adminToken: string | null;
   cronToken: string | null;
+  /** Also accepted by GET /metrics, besides the admin token. */
+  metricsToken: string | null;
+  /** Requests a minute per credential; 0 is no limit. */
+  rateLimit: number;
+  /** The header a trusted proxy puts the client's address in; null: the socket's peer address. */
+  trustProxy: string | null;
+  /** Browser origins, besides the server's own on loopback, allowed to call /mcp. */
+  allowedOrigins: string[];
   maxDocumentBytes: number;
   catchupMs: number;
   notionApiUrl: string;
@@ -129,6 +191,10 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     previousMasterKey: e.MEMORIA_MASTER_KEY_PREVIOUS ?? null,
     adminToken: e.MEMORIA_ADMIN_TOKEN ?? null,
     cronToken: e.MEMORIA_CRON_TOKEN ?? null,
+    metricsToken: e.MEMORIA_METRICS_TOKEN ?? null,
+    rateLimit: e.MEMORIA_RATE_LIMIT,
+    trustProxy: e.MEMORIA_TRUST_PROXY ?? null,
+    allowedOrigins: e.MEMORIA_ALLOWED_ORIGINS ?? [],
     maxDocumentBytes: e.MEMORIA_MAX_DOCUMENT_BYTES,
     catchupMs: e.MEMORIA_CATCHUP_MS,
     notionApiUrl: e.MEMORIA_NOTION_API_URL,

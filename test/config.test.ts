@@ -43,6 +43,15 @@ describe("configuration", () => {
     ["MEMORIA_HOST", "[::1]"],
     ["MEMORIA_HOST", "999.1.1.1"],
     ["MEMORIA_HOST", "0.0.0.0:8080"],
+    ["MEMORIA_METRICS_TOKEN", "short"],
+    ["MEMORIA_RATE_LIMIT", "-1"],
+    ["MEMORIA_RATE_LIMIT", "many"],
+    ["MEMORIA_TRUST_PROXY", "x forwarded for"],
+    ["MEMORIA_TRUST_PROXY", "true"],
+    ["MEMORIA_ALLOWED_ORIGINS", "*"],
+    ["MEMORIA_ALLOWED_ORIGINS", "https://app.example.com/path"],
+    ["MEMORIA_ALLOWED_ORIGINS", "app.example.com"],
+    ["MEMORIA_ALLOWED_ORIGINS", "ftp://files.example.com"],
   ])("a bad %s stops the start with a message naming it", (name, value) => {
     expect(() => parseConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => parseConfig({ [name]: value })).toThrow(name);
@@ -83,6 +92,28 @@ describe("configuration", () => {
     "db-1.example.com",
   ])("listens on MEMORIA_HOST=%s as given", (host) => {
     expect(parseConfig({ MEMORIA_HOST: host }).host).toBe(host);
+  });
+
+  it("limits 1200 requests a minute per credential by default, and none at 0", () => {
+    expect(parseConfig({}).rateLimit).toBe(1200);
+    expect(parseConfig({ MEMORIA_RATE_LIMIT: "20" }).rateLimit).toBe(20);
+    expect(parseConfig({ MEMORIA_RATE_LIMIT: "0" }).rateLimit).toBe(0);
+  });
+
+  it("reads the socket's address unless told which proxy header to trust (compared lower-case)", () => {
+    expect(parseConfig({}).trustProxy).toBeNull();
+    expect(parseConfig({ MEMORIA_TRUST_PROXY: "CF-Connecting-IP" }).trustProxy).toBe("cf-connecting-ip");
+  });
+
+  it("takes a metrics token and a list of allowed origins, normalised", () => {
+    expect(parseConfig({}).metricsToken).toBeNull();
+    expect(parseConfig({ MEMORIA_METRICS_TOKEN: "m".repeat(16) }).metricsToken).toBe("m".repeat(16));
+    expect(parseConfig({}).allowedOrigins).toEqual([]);
+    expect(
+      parseConfig({
+        MEMORIA_ALLOWED_ORIGINS: "https://App.Example.com, http://localhost:3000/,https://x.example:443",
+      }).allowedOrigins,
+    ).toEqual(["https://app.example.com", "http://localhost:3000", "https://x.example"]);
   });
 
   it("treats empty strings as unset", () => {

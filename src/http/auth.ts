@@ -36,3 +36,20 @@ export function cronAuth(cronToken: string | null, adminToken: string | null): M
     await next();
   };
 }
+
+/** GET /metrics: MEMORIA_METRICS_TOKEN when set, or the admin token; either is compared in constant time. */
+export function metricsAuth(
+  metricsToken: string | null,
+  adminToken: string | null,
+): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (metricsToken === null && adminToken === null)
+      throw new DomainError(
+        "admin_disabled",
+        "Metrics are disabled: set MEMORIA_METRICS_TOKEN or MEMORIA_ADMIN_TOKEN.",
+      );
+    // The check takes any two tokens; here they are the metrics token and the admin token.
+    await requireCronOrAdminToken(bearerToken(c.req.header("authorization")), metricsToken, adminToken);
+    await next();
+  };
+}

@@ -144,6 +144,24 @@ export class LiveIndexes {
   }
 
   /**
+   * What the loaded indexes hold, summed over teams: the metrics' measure of index memory. Read-only; a team
+   * still building counts what it has installed so far.
+   */
+  heldCounts(): { documents: number; chunks: number; entries: number } {
+    const held = { documents: 0, chunks: 0, entries: 0 };
+    for (const teamId of this.#registry.teamIds()) {
+      const team = this.#registry.get(teamId);
+      if (team?.passages?.isOpen()) {
+        const { documents, chunks } = team.passages.counts();
+        held.documents += documents;
+        held.chunks += chunks;
+      }
+      if (team?.entries?.isOpen()) held.entries += team.entries.count();
+    }
+    return held;
+  }
+
+  /**
    * Brings the team's indexes level with storage: builds them if cold, catches up whatever its staleness,
    * then compares what they hold with storage's counts and seq, and rebuilds them when they still disagree
    * (see reconcile.ts). Runs in the team's queue.

@@ -3,6 +3,9 @@
 //
 // Stateless: every request gets its own server and transport, so no session outlives a request and any
 // instance can answer any call. Answers are plain JSON, not an event stream: each tool finishes in one step.
+//
+// An Origin other than MEMORIA_ALLOWED_ORIGINS or the server's own loopback origin is refused before the key
+// (src/http/origin.ts says why the SDK's Host/Origin lists do not fit: they need the origins fixed ahead).
 
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -13,6 +16,7 @@ import { z } from "zod";
 import { isDomainError } from "../errors.js";
 import type { AppEnv } from "../http/env.js";
 import { errorResponse } from "../http/errors.js";
+import { checkOrigin } from "../http/origin.js";
 import type { Logger } from "../logger.js";
 import type { TeamKey } from "../seal/team-key.js";
 import type { EntryService } from "../services/entries.js";
@@ -137,10 +141,16 @@ function buildServer(deps: McpDeps, key: TeamKey, requestId: string): McpServer 
   return server;
 }
 
-export function mcpRoutes(deps: McpDeps, team: MiddlewareHandler<AppEnv>): OpenAPIHono<AppEnv> {
+export function mcpRoutes(
+  deps: McpDeps,
+  team: MiddlewareHandler<AppEnv>,
+  allowedOrigins: readonly string[] = [],
+): OpenAPIHono<AppEnv> {
   const app = router();
+  // Before the key: a browser page on a foreign origin (DNS rebinding) is refused whatever it presents.
+  const origin = checkOrigin(allowedOrigins);
 
-  app.post("/mcp", team, async (c) => {
+  app.post("/mcp", origin, team, async (c) => {
     const server = buildServer(deps, c.get("team"), c.get("requestId"));
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
@@ -158,7 +168,7 @@ export function mcpRoutes(deps: McpDeps, team: MiddlewareHandler<AppEnv>): OpenA
 
   // Without sessions there is no stream to open (GET) and none to end (DELETE). 405 is the answer the
   // protocol names for a server that offers no stream; clients take it as "POST only".
-  app.on(["GET", "DELETE"], "/mcp", team, (c) => {
+  app.on(["GET", "DELETE"], "/mcp", origin, team, (c) => {
     c.header("allow", "POST");
     return errorResponse(
       c,

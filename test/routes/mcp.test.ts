@@ -3,6 +3,7 @@
 // same answers, the same team scoping; bad input must come back as a tool result with `isError`, never as a
 // protocol failure.
 
+import { request as httpRequest } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -22,7 +23,7 @@ import {
   searchAnswer,
   searchQuery,
 } from "../../src/routes/schemas.js";
-import { addDocument, buildTestApp, makeTeam, type TestApp } from "../support/app.js";
+import { addDocument, buildTestApp, makeTeam, type TestApp, type TestAppOptions } from "../support/app.js";
 import { expectError, expectOk } from "./contract.js";
 
 type Entry = z.infer<typeof entryAnswer>["entry"];
@@ -36,16 +37,16 @@ interface Harness {
   app: TestApp;
   /** http://127.0.0.1:<port>/mcp */
   url: URL;
-  /** A connected client sending `key` (no Authorization header when `key` is null). */
-  connect(key: string | null, record?: FetchRecord[]): Promise<Client>;
+  /** A connected client sending `key` (no Authorization header when `key` is null), and `headers`. */
+  connect(key: string | null, record?: FetchRecord[], headers?: Record<string, string>): Promise<Client>;
 }
 
 /**
  * Builds a fresh app and database, serves it on a loopback port, and runs `body`; closes every client, the
  * server and the app afterwards, whatever happens.
  */
-async function withMcp<T>(body: (h: Harness) => Promise<T>): Promise<T> {
-  const app = await buildTestApp();
+async function withMcp<T>(body: (h: Harness) => Promise<T>, options: TestAppOptions = {}): Promise<T> {
+  const app = await buildTestApp(options);
   const clients: Client[] = [];
   const server = serve({ fetch: app.memoria.app.fetch, port: 0, hostname: "127.0.0.1" });
   try {
@@ -59,7 +60,7 @@ async function withMcp<T>(body: (h: Harness) => Promise<T>): Promise<T> {
     const harness: Harness = {
       app,
       url,
-      async connect(key, record) {
+      async connect(key, record, headers = {}) {
         const client = new Client({ name: "memoria-test", version: "1" });
         const recordingFetch = async (input: string | URL | Request, init?: RequestInit) => {
           const res = await fetch(input, init);
@@ -67,7 +68,9 @@ async function withMcp<T>(body: (h: Harness) => Promise<T>): Promise<T> {
           return res;
         };
         const transport = new StreamableHTTPClientTransport(url, {
-          requestInit: key === null ? {} : { headers: { authorization: `Bearer ${key}` } },
+          requestInit: {
+            headers: { ...headers, ...(key === null ? {} : { authorization: `Bearer ${key}` }) },
+          },
           fetch: recordingFetch,
         });
         clients.push(client);
@@ -604,4 +607,136 @@ describe("MCP transport", () => {
       );
       expect(memory.included).toBe(10);
     }));
+});
+
+/** A raw POST /mcp initialize with exactly these headers (node:http, so Host too can be anything). */
+function rawInitialize(url: URL, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+  const body = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: {
+      protocolVersion: "2025-11-25",
+      capabilities: {},
+      clientInfo: { name: "origin-test", version: "1" },
+    },
+  });
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      url,
+      {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "content-length": String(Buffer.byteLength(body)),
+          ...headers,
+        },
+      },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => {
+          text += chunk;
+        });
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+describe("MCP Origin (DNS rebinding)", () => {
+  const initialize = {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+  };
+  const initBody = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: {
+      protocolVersion: "2025-11-25",
+      capabilities: {},
+      clientInfo: { name: "origin-test", version: "1" },
+    },
+  });
+
+  it("refuses a foreign Origin with 403 forbidden, before the key is looked at", () =>
+    withMcp(async ({ app, url }) => {
+      const { apiKey } = await makeTeam(app);
+      for (const key of [apiKey, null]) {
+        const res = await fetch(url, {
+          ...initialize,
+          headers: {
+            ...initialize.headers,
+            origin: "http://evil.example.com",
+            ...(key ? { authorization: `Bearer ${key}` } : {}),
+          },
+          body: initBody,
+        });
+        await expectError(res, 403, "forbidden");
+      }
+      const get = await fetch(url, {
+        headers: { origin: "https://evil.example.com", authorization: `Bearer ${apiKey}` },
+      });
+      await expectError(get, 403, "forbidden");
+    }));
+
+  it("refuses what the conformance suite's rebinding check sends: a foreign Host with its own Origin", () =>
+    withMcp(async ({ app, url }) => {
+      const { apiKey } = await makeTeam(app);
+      const rebound = await rawInitialize(url, {
+        host: "evil.example.com",
+        origin: "http://evil.example.com",
+        authorization: `Bearer ${apiKey}`,
+      });
+      expect(rebound.status).toBe(403);
+      expect(JSON.parse(rebound.body).error.code).toBe("forbidden");
+      // The same request on the server's own loopback name is answered.
+      const own = await rawInitialize(url, { origin: url.origin, authorization: `Bearer ${apiKey}` });
+      expect(own.status, own.body).toBe(200);
+      expect(JSON.parse(own.body).result.serverInfo.name).toBe("memoria");
+    }));
+
+  it("refuses an Origin of null, or one that is not an origin, and the own origin on another port", () =>
+    withMcp(async ({ app, url }) => {
+      const { apiKey } = await makeTeam(app);
+      const otherPort = `http://127.0.0.1:${Number(url.port) === 1 ? 2 : 1}`;
+      for (const origin of ["null", "not an origin", otherPort, "https://127.0.0.1.evil.example.com"]) {
+        const res = await rawInitialize(url, { origin, authorization: `Bearer ${apiKey}` });
+        expect(res.status, origin).toBe(403);
+      }
+    }));
+
+  it("serves the SDK client sending its own loopback origin, and one without Origin", () =>
+    withMcp(async ({ app, url, connect }) => {
+      const { apiKey } = await makeTeam(app);
+      const withOrigin = await connect(apiKey, undefined, { origin: url.origin });
+      expect((await withOrigin.listTools()).tools.length).toBe(4);
+      const localhost = await rawInitialize(url, {
+        host: `localhost:${url.port}`,
+        origin: `http://localhost:${url.port}`,
+        authorization: `Bearer ${apiKey}`,
+      });
+      expect(localhost.status, localhost.body).toBe(200);
+      const without = await connect(apiKey);
+      expect((await without.listTools()).tools.length).toBe(4);
+    }));
+
+  it("serves an origin listed in MEMORIA_ALLOWED_ORIGINS, and still refuses others", () =>
+    withMcp(
+      async ({ app, url, connect }) => {
+        const { apiKey } = await makeTeam(app);
+        const allowed = await connect(apiKey, undefined, { origin: "https://app.example.com" });
+        expect((await allowed.listTools()).tools.length).toBe(4);
+        const other = await rawInitialize(url, {
+          origin: "https://other.example.com",
+          authorization: `Bearer ${apiKey}`,
+        });
+        expect(other.status).toBe(403);
+      },
+      { config: { allowedOrigins: ["https://app.example.com"] } },
+    ));
 });

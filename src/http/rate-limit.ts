@@ -1,0 +1,172 @@
+// Rate limits (API.md, "Every answer"): 429 `rate_limited` with `Retry-After` in seconds.
+//
+// - Per credential: MEMORIA_RATE_LIMIT requests a minute for each team key, and for the admin and the cron
+//   token alike, counted once the credential has authenticated (so a guess never spends a real key's budget).
+// - Failed authentications per client address: 30 a minute. A request that presented credentials which did
+//   not authenticate counts one; from the 31st on, every request with credentials from that address is
+//   answered 429 before any key is checked, until the window passes. Guessing is then bounded by 30 tries a
+//   minute per address (the probe of issue 11 measured 526 wrong keys a second on one connection).
+//
+// Counters live in memory, per process: on Cloudflare each team has its own container, so per process is per
+// team; behind several Node instances the limits are per instance. Why fixed windows, the address rule and
+// the bounds: docs/decisions/0018-rate-limits.md.
+
+import type { Context, MiddlewareHandler } from "hono";
+import type { Clock } from "../clock.js";
+import { hashSecret } from "../seal/secret.js";
+import { bearerToken } from "./bearer.js";
+import { clientAddress } from "./client-address.js";
+import type { AppEnv } from "./env.js";
+import { errorResponse } from "./errors.js";
+
+/** Both limits count over a minute, as API.md states them. */
+export const RATE_WINDOW_MS = 60_000;
+
+/** Failed authentications a minute per client address (API.md: fixed, not configurable). */
+export const AUTH_FAILURES_PER_MINUTE = 30;
+
+// At most this many addresses (or credentials) are counted at once; a new one past it evicts the one whose
+// window began longest ago. An entry is a 64-character key and two numbers, about 200 bytes, so the table
+// stays near 2 MB however many addresses a flood uses. Evicting only hands an address a fresh budget, which
+// an attacker with that many addresses could get anyway by moving to an unused one.
+export const MAX_COUNTED_KEYS = 10_000;
+
+export type LimitName = "credential" | "auth_failures";
+
+interface Window {
+  startedAt: number;
+  count: number;
+}
+
+export interface FixedWindowOptions {
+  /** Hits allowed per window. */
+  limit: number;
+  windowMs: number;
+  /** Keys counted at once; the oldest window goes first. */
+  maxKeys: number;
+  clock: Clock;
+}
+
+/**
+ * Counts hits per key in fixed windows that begin at a key's first hit. Fixed rather than sliding: one number
+ * per key, and a `Retry-After` that is exact (the window's end) rather than an estimate.
+ */
+export class FixedWindowCounter {
+  // Insertion order is window start order: a restarted window is deleted and set again, so the first entry is
+  // always the oldest window, and eviction is O(1).
+  readonly #windows = new Map<string, Window>();
+
+  constructor(private readonly options: FixedWindowOptions) {}
+
+  /** Counts one hit; answers the seconds to wait when this hit is over the limit, else null. */
+  hit(key: string): number | null {
+    const now = this.options.clock.now().getTime();
+    let window = this.#live(key, now);
+    if (!window) {
+      window = { startedAt: now, count: 0 };
+      this.#windows.set(key, window);
+      if (this.#windows.size > this.options.maxKeys) {
+        const oldest = this.#windows.keys().next().value;
+        if (oldest !== undefined) this.#windows.delete(oldest);
+      }
+    }
+    window.count += 1;
+    return window.count > this.options.limit ? this.#retryAfter(window, now) : null;
+  }
+
+  /** Without counting: the seconds to wait when the key has used its whole allowance, else null. */
+  exhausted(key: string): number | null {
+    const now = this.options.clock.now().getTime();
+    const window = this.#live(key, now);
+    return window && window.count >= this.options.limit ? this.#retryAfter(window, now) : null;
+  }
+
+  /** Keys counted now (at most maxKeys). */
+  get size(): number {
+    return this.#windows.size;
+  }
+
+  #live(key: string, now: number): Window | undefined {
+    const window = this.#windows.get(key);
+    if (window && now - window.startedAt >= this.options.windowMs) {
+      this.#windows.delete(key);
+      return undefined;
+    }
+    return window;
+  }
+
+  #retryAfter(window: Window, now: number): number {
+    // Whole seconds, rounded up, and at least 1: a client told 0 would retry at once.
+    return Math.max(1, Math.ceil((window.startedAt + this.options.windowMs - now) / 1000));
+  }
+}
+
+export interface RateLimitDeps {
+  clock: Clock;
+  /** MEMORIA_RATE_LIMIT: requests a minute per credential; 0 turns that limit off. */
+  perCredential: number;
+  /** MEMORIA_TRUST_PROXY: the header holding the client's address, or null for the socket's. */
+  trustProxy: string | null;
+  /** Told of every 429 this answers, for the metrics. */
+  onLimited?: (limit: LimitName) => void;
+}
+
+export interface RateLimits {
+  /** App-wide, before any route: refuses credentials from an address over its failures; counts new ones. */
+  authFailures: MiddlewareHandler<AppEnv>;
+  /** Wraps an authentication middleware: once it has let a request through, counts it for its credential. */
+  perCredential(auth: MiddlewareHandler<AppEnv>): MiddlewareHandler<AppEnv>;
+}
+
+function rateLimited(c: Context<AppEnv>, retryAfter: number, message: string): Response {
+  const response = errorResponse(c, "rate_limited", message);
+  response.headers.set("retry-after", String(retryAfter));
+  return response;
+}
+
+export function rateLimits(deps: RateLimitDeps): RateLimits {
+  const failures = new FixedWindowCounter({
+    limit: AUTH_FAILURES_PER_MINUTE,
+    windowMs: RATE_WINDOW_MS,
+    maxKeys: MAX_COUNTED_KEYS,
+    clock: deps.clock,
+  });
+  const credentials = new FixedWindowCounter({
+    limit: deps.perCredential,
+    windowMs: RATE_WINDOW_MS,
+    maxKeys: MAX_COUNTED_KEYS,
+    clock: deps.clock,
+  });
+
+  const authFailures: MiddlewareHandler<AppEnv> = async (c, next) => {
+    // Only requests that present credentials are counted or refused: a client sending none is not guessing,
+    // and must not lock out others behind the same address (a NAT, an office proxy).
+    if (c.req.header("authorization") === undefined) return next();
+    const address = clientAddress(c, deps.trustProxy);
+    // No address at all only happens in process (app.request() in a test): one bucket shared by every such
+    // request would let one client lock out all the others, so they are not counted.
+    if (address === null) return next();
+    const wait = failures.exhausted(address);
+    if (wait !== null) {
+      deps.onLimited?.("auth_failures");
+      return rateLimited(c, wait, "Too many failed authentications from this address; retry later.");
+    }
+    await next();
+    if (c.res.status === 401) failures.hit(address);
+  };
+
+  const perCredential = (auth: MiddlewareHandler<AppEnv>): MiddlewareHandler<AppEnv> => {
+    if (deps.perCredential === 0) return auth;
+    return (c, next) =>
+      auth(c, async () => {
+        // Counted under the credential's hash, so the table never holds a key or a token itself.
+        const credential = await hashSecret(bearerToken(c.req.header("authorization")) ?? "");
+        const wait = credentials.hit(credential);
+        if (wait === null) return next();
+        deps.onLimited?.("credential");
+        c.res = rateLimited(c, wait, "Too many requests for this key; retry later.");
+      });
+  };
+
+  return { authFailures, perCredential };
+}

@@ -1,0 +1,103 @@
+// `memoria import` over folders nobody here wrote: the README and CHANGELOG files this project's own
+// dependencies ship, and the HTML documentation of the machine's Debian packages, read at test time. Every
+// file must be sent, none may fail, and each is then found through search by a word of its own.
+
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import { describe, expect, it } from "vitest";
+import { chunkDocument } from "../../src/ingest/chunk.js";
+import type { DocumentFormat } from "../../src/ingest/formats.js";
+import { search } from "../support/app.js";
+import { runCli, summaryOf, withServer } from "./harness.js";
+
+const NODE_MODULES = join(import.meta.dirname, "../../node_modules");
+const DEBIAN_DOCS = "/usr/share/doc";
+/** Enough real files to meet every kind of markup they hold, few enough for the suite (~1–2 s a hundred). */
+const MAX_MARKDOWN = 160;
+const MAX_HTML = 60;
+/** Files larger than this are left to the chunker's own tests: the import would spend the suite's time on them. */
+const MAX_FILE_BYTES = 512 * 1024;
+
+function walk(root: string, accept: (name: string) => boolean, out: string[] = [], depth = 0): string[] {
+  if (depth > 6) return out;
+  let entries: import("node:fs").Dirent[];
+  try {
+    entries = readdirSync(root, { withFileTypes: true });
+  } catch {
+    return out;
+  }
+  for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+    const path = join(root, entry.name);
+    if (entry.isDirectory()) walk(path, accept, out, depth + 1);
+    else if (entry.isFile() && accept(entry.name) && statSync(path).size <= MAX_FILE_BYTES) out.push(path);
+  }
+  return out;
+}
+
+/** Every `step`-th of `files`, so the sample spreads over the whole tree rather than its first folders. */
+function spread(files: string[], most: number): string[] {
+  if (files.length <= most) return files;
+  const step = files.length / most;
+  return Array.from({ length: most }, (_, i) => files[Math.floor(i * step)] as string);
+}
+
+/** The rarest-looking word of a document as the index will hold it: a long one from its longest passage. */
+function wordOf(content: string, format: DocumentFormat): string | null {
+  const passages = chunkDocument({ title: "x", content, format });
+  const words = passages
+    .flatMap((p) => p.text.match(/\p{L}{9,}/gu) ?? [])
+    .filter((w) => !/^\p{Lu}+$/u.test(w));
+  return words.sort((a, b) => b.length - a.length || a.localeCompare(b))[0] ?? null;
+}
+
+async function importFolder(sources: string[], base: string, format: DocumentFormat) {
+  return withServer(async (s) => {
+    const copied = sources.map((source) => {
+      const target = join(s.folder, relative(base, source));
+      mkdirSync(dirname(target), { recursive: true });
+      copyFileSync(source, target);
+      return { source, relativePath: relative(s.folder, target) };
+    });
+    const run = await runCli(["import", s.folder, "--url", s.url, "--key", s.apiKey]);
+    const summary = summaryOf(run.stdout);
+    const documents = await s.documents();
+    // Found by a word of its own: a document is in the hits for its rarest long word.
+    const missing: string[] = [];
+    for (const file of copied.filter((_, i) => i % 8 === 0)) {
+      const word = wordOf(readFileSync(file.source, "utf8"), format);
+      if (!word) continue;
+      const id = documents.find((d) => d.externalId === `file:${file.relativePath}`)?.id;
+      const hits = (await search(s.app, s.apiKey, word, 100)).hits;
+      if (!id || !hits.some((h) => h.documentId === id)) missing.push(`${file.relativePath} (${word})`);
+    }
+    return { run, summary, documents: documents.length, files: copied.length, missing };
+  });
+}
+
+describe("import of real folders", () => {
+  it("sends every README and CHANGELOG of the dependencies, none failed, each findable", async () => {
+    const files = spread(
+      walk(NODE_MODULES, (name) => /^(readme|changelog|history)\.md$/i.test(name)),
+      MAX_MARKDOWN,
+    );
+    expect(files.length).toBeGreaterThan(50);
+    const { run, summary, documents, missing } = await importFolder(files, NODE_MODULES, "markdown");
+    expect(run.code, run.stderr).toBe(0);
+    expect(summary).toEqual({ sent: files.length, unchanged: 0, deleted: 0, failed: 0 });
+    expect(documents).toBe(files.length);
+    expect(missing).toEqual([]);
+  }, 180_000);
+
+  it("sends the HTML documentation of the machine's Debian packages, none failed, each findable", async (ctx) => {
+    const files = spread(
+      walk(DEBIAN_DOCS, (name) => /\.html?$/i.test(name)),
+      MAX_HTML,
+    );
+    if (files.length === 0) ctx.skip();
+    const { run, summary, documents, missing } = await importFolder(files, DEBIAN_DOCS, "html");
+    expect(run.code, run.stderr).toBe(0);
+    expect(summary).toEqual({ sent: files.length, unchanged: 0, deleted: 0, failed: 0 });
+    expect(documents).toBe(files.length);
+    expect(missing).toEqual([]);
+  }, 180_000);
+});

@@ -1,0 +1,184 @@
+// Rate limits over real HTTP on loopback: failed authentications per client address (30 a minute, then 429
+// before any key is checked), MEMORIA_RATE_LIMIT per credential (team keys, admin and cron tokens alike),
+// and the fixed-window counter's own rules (Retry-After, the window's end, the bound on keys).
+
+import { afterEach, describe, expect, it } from "vitest";
+import type { AppConfig } from "../../src/app.js";
+import type { Clock } from "../../src/clock.js";
+import { AUTH_FAILURES_PER_MINUTE, FixedWindowCounter, RATE_WINDOW_MS } from "../../src/http/rate-limit.js";
+import { ADMIN_TOKEN, buildTestApp, CRON_TOKEN, makeTeam, type TestApp } from "../support/app.js";
+import { type Served, serveOnLoopback } from "./loopback.js";
+
+/** A clock the test moves by hand. */
+function manualClock(start = Date.UTC(2026, 11, 1, 10, 0, 0)): Clock & { advance(ms: number): void } {
+  let now = start;
+  return {
+    now: () => new Date(now),
+    advance(ms) {
+      now += ms;
+    },
+  };
+}
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function served(config: Partial<AppConfig>, clock: Clock): Promise<{ app: TestApp; http: Served }> {
+  const app = await buildTestApp({ config, clock });
+  cleanups.push(() => app.close());
+  const http = await serveOnLoopback(app);
+  cleanups.push(() => http.close());
+  return { app, http };
+}
+
+function get(http: Served, path: string, token?: string, headers: Record<string, string> = {}) {
+  return fetch(`${http.base}${path}`, {
+    headers: { ...headers, ...(token ? { authorization: `Bearer ${token}` } : {}) },
+  });
+}
+
+async function expectRateLimited(res: Response): Promise<number> {
+  expect(res.status).toBe(429);
+  const body = (await res.json()) as { error: { code: string; requestId: string } };
+  expect(body.error.code).toBe("rate_limited");
+  expect(body.error.requestId).not.toBe("");
+  const retryAfter = Number(res.headers.get("retry-after"));
+  expect(Number.isInteger(retryAfter)).toBe(true);
+  expect(retryAfter).toBeGreaterThanOrEqual(1);
+  expect(retryAfter).toBeLessThanOrEqual(60);
+  return retryAfter;
+}
+
+describe("failed authentications per client address", () => {
+  it("answers the 31st failed attempt, and then every request with credentials, 429 until the window passes", async () => {
+    const clock = manualClock();
+    const { app, http } = await served({}, clock);
+    const { teamId, apiKey } = await makeTeam(app);
+    const wrong = `mem_${teamId}_not-the-secret-at-all-0123456789`;
+
+    for (let i = 0; i < AUTH_FAILURES_PER_MINUTE; i += 1) {
+      expect((await get(http, "/v1/stats", wrong)).status).toBe(401);
+    }
+    await expectRateLimited(await get(http, "/v1/stats", wrong));
+    // Before any key is checked: the right key, the admin token, the cron token are all refused meanwhile.
+    await expectRateLimited(await get(http, "/v1/stats", apiKey));
+    await expectRateLimited(await get(http, "/v1/teams", ADMIN_TOKEN));
+    await expectRateLimited(await get(http, "/mcp", apiKey));
+    // A request without credentials is not an authentication attempt, and is not refused.
+    expect((await get(http, "/healthz")).status).toBe(200);
+    expect((await get(http, "/v1/stats")).status).toBe(401);
+
+    clock.advance(30_000);
+    const retryAfter = await expectRateLimited(await get(http, "/v1/stats", apiKey));
+    expect(retryAfter).toBe(30);
+
+    clock.advance(30_000);
+    expect((await get(http, "/v1/stats", apiKey)).status).toBe(200);
+    // A new window: wrong keys are 401 again, not 429.
+    expect((await get(http, "/v1/stats", wrong)).status).toBe(401);
+  });
+
+  it("counts successful authentications as nothing", async () => {
+    const { app, http } = await served({}, manualClock());
+    const { apiKey } = await makeTeam(app);
+    for (let i = 0; i < AUTH_FAILURES_PER_MINUTE + 10; i += 1) {
+      expect((await get(http, "/v1/stats", apiKey)).status).toBe(200);
+    }
+  });
+
+  it("behind a trusted proxy, counts the address in its header: the right-most entry of a list", async () => {
+    const { http } = await served({ trustProxy: "x-forwarded-for" }, manualClock());
+    const from = (address: string) => ({ "x-forwarded-for": `203.0.113.250, ${address}` });
+    for (let i = 0; i < AUTH_FAILURES_PER_MINUTE; i += 1) {
+      expect((await get(http, "/v1/teams", "wrong-token-0123456789", from("198.51.100.7"))).status).toBe(401);
+    }
+    await expectRateLimited(await get(http, "/v1/teams", ADMIN_TOKEN, from("198.51.100.7")));
+    // Another client behind the same proxy (the same socket address) is not refused.
+    expect((await get(http, "/v1/teams", ADMIN_TOKEN, from("198.51.100.8"))).status).toBe(200);
+    // The left-most entry is the client's own word, and does not choose the bucket.
+    expect(
+      (await get(http, "/v1/teams", ADMIN_TOKEN, { "x-forwarded-for": "198.51.100.7, 198.51.100.9" })).status,
+    ).toBe(200);
+  });
+
+  it("without a trusted proxy, ignores forwarding headers a client could write", async () => {
+    const { http } = await served({}, manualClock());
+    for (let i = 0; i < AUTH_FAILURES_PER_MINUTE; i += 1) {
+      const spoofed = { "x-forwarded-for": `192.0.2.${i}` };
+      expect((await get(http, "/v1/teams", "wrong-token-0123456789", spoofed)).status).toBe(401);
+    }
+    await expectRateLimited(await get(http, "/v1/teams", ADMIN_TOKEN, { "x-forwarded-for": "192.0.2.200" }));
+  });
+});
+
+describe("MEMORIA_RATE_LIMIT per credential", () => {
+  it("answers a key's 21st request of the minute 429 when the limit is 20, and no other key's", async () => {
+    const clock = manualClock();
+    const { app, http } = await served({ rateLimit: 20 }, clock);
+    const first = await makeTeam(app, "First");
+    const second = await makeTeam(app, "Second");
+    for (let i = 0; i < 20; i += 1) expect((await get(http, "/v1/stats", first.apiKey)).status).toBe(200);
+    const retryAfter = await expectRateLimited(await get(http, "/v1/stats", first.apiKey));
+    expect(retryAfter).toBe(60);
+    expect((await get(http, "/v1/stats", second.apiKey)).status).toBe(200);
+
+    clock.advance(RATE_WINDOW_MS);
+    expect((await get(http, "/v1/stats", first.apiKey)).status).toBe(200);
+  });
+
+  it("limits the admin and the cron token like team keys, each on its own", async () => {
+    const { http } = await served({ rateLimit: 20 }, manualClock());
+    // makeTeam is not used here: it would spend an admin request.
+    for (let i = 0; i < 20; i += 1) expect((await get(http, "/v1/teams", ADMIN_TOKEN)).status).toBe(200);
+    await expectRateLimited(await get(http, "/v1/teams", ADMIN_TOKEN));
+    const reindex = () =>
+      fetch(`${http.base}/v1/reindex`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${CRON_TOKEN}` },
+      });
+    for (let i = 0; i < 20; i += 1) expect((await reindex()).status).toBe(200);
+    await expectRateLimited(await reindex());
+  });
+
+  it("does not spend a key's budget on wrong guesses at it", async () => {
+    const { app, http } = await served({ rateLimit: 20 }, manualClock());
+    const { teamId, apiKey } = await makeTeam(app);
+    for (let i = 0; i < 25; i += 1) {
+      expect((await get(http, "/v1/stats", `mem_${teamId}_guess-${i}-0123456789`)).status).toBe(401);
+    }
+    expect((await get(http, "/v1/stats", apiKey)).status).toBe(200);
+  });
+
+  it("is off at 0", async () => {
+    const { app, http } = await served({ rateLimit: 0 }, manualClock());
+    const { apiKey } = await makeTeam(app);
+    for (let i = 0; i < 60; i += 1) expect((await get(http, "/v1/stats", apiKey)).status).toBe(200);
+  });
+});
+
+describe("FixedWindowCounter", () => {
+  it("allows `limit` hits a window, then answers the seconds left, rounded up", () => {
+    const clock = manualClock();
+    const counter = new FixedWindowCounter({ limit: 3, windowMs: 60_000, maxKeys: 10, clock });
+    expect([counter.hit("a"), counter.hit("a"), counter.hit("a")]).toEqual([null, null, null]);
+    expect(counter.exhausted("a")).toBe(60);
+    clock.advance(59_001);
+    expect(counter.hit("a")).toBe(1);
+    clock.advance(999);
+    expect(counter.exhausted("a")).toBeNull();
+    expect(counter.hit("a")).toBeNull();
+  });
+
+  it("counts at most maxKeys keys, evicting the window that began longest ago", () => {
+    const clock = manualClock();
+    const counter = new FixedWindowCounter({ limit: 1, windowMs: 60_000, maxKeys: 3, clock });
+    for (const key of ["a", "b", "c"]) counter.hit(key);
+    expect(counter.exhausted("a")).not.toBeNull();
+    counter.hit("d");
+    expect(counter.size).toBe(3);
+    expect(counter.exhausted("a")).toBeNull();
+    for (const key of ["b", "c", "d"]) expect(counter.exhausted(key)).not.toBeNull();
+  });
+});
