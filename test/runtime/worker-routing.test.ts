@@ -195,6 +195,7 @@ describe("the container's environment", () => {
       PORT: String(CONTAINER_PORT),
       NODE_ENV: "production",
       MEMORIA_HOST: "0.0.0.0",
+      MEMORIA_TRUST_PROXY: "cf-connecting-ip",
     });
     expect(CONTAINER_PORT).toBe(8080);
   });

@@ -446,6 +446,7 @@ describe("MemoriaContainer", () => {
       NODE_ENV: "production",
       PORT: "8080",
       MEMORIA_HOST: "0.0.0.0",
+      MEMORIA_TRUST_PROXY: "cf-connecting-ip",
     });
     // What the Worker checked is what the container gets.
     expect(parseConfig(container.envVars ?? {}).port).toBe(8080);

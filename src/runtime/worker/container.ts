@@ -10,9 +10,17 @@ export const CONTAINER_PORT = 8080;
 /**
  * The variables the Worker fixes: the container listens on every interface of its port (the Worker reaches it
  * from outside), in production. A MEMORIA_HOST copied into the Worker's vars from a local set-up (127.0.0.1)
- * would otherwise make every container unreachable.
+ * would otherwise make every container unreachable. Every request reaches a container through the Worker,
+ * from one internal address, so the client's address is the one Cloudflare's edge writes into
+ * `cf-connecting-ip` (a client cannot set it: the edge replaces it); without this, all of a team's clients
+ * would share one budget of failed authentications.
  */
-const fixed = { NODE_ENV: "production", PORT: String(CONTAINER_PORT), MEMORIA_HOST: "0.0.0.0" };
+const fixed = {
+  NODE_ENV: "production",
+  PORT: String(CONTAINER_PORT),
+  MEMORIA_HOST: "0.0.0.0",
+  MEMORIA_TRUST_PROXY: "cf-connecting-ip",
+};
 
 /** Variables the container reads, other than those the Worker fixes. */
 const passedThrough = Object.keys(envSchema.shape).filter((name) => !(name in fixed));
