@@ -13,6 +13,7 @@ import type { AppEnv } from "./http/env.js";
 import { errorResponse, onError } from "./http/errors.js";
 import { requestId } from "./http/request-id.js";
 import type { PassageIndexOptions } from "./index/passage-index.js";
+import type { Chunker } from "./ingest/chunker.js";
 import { LiveIndexes } from "./live/indexes.js";
 import type { Logger } from "./logger.js";
 import { documentRoutes } from "./routes/documents.js";
@@ -51,6 +52,8 @@ export interface AppDeps {
   logger: Logger;
   /** Options for the teams' in-memory indexes; tests use them to make rowid ranges run out early. */
   indexOptions?: PassageIndexOptions;
+  /** How documents become passages: inline by default; the servers give a worker pool (runtime/chunk-pool). */
+  chunker?: Chunker;
 }
 
 export interface Memoria {
@@ -80,6 +83,7 @@ export function createApp(deps: AppDeps): Memoria {
     indexes,
     clock,
     maxDocumentBytes: config.maxDocumentBytes,
+    chunker: deps.chunker,
   });
   const entries = new EntryService({ storage, indexes, clock });
   const secrets = new SourceSecrets({ storage, clock });

@@ -4,7 +4,8 @@
 import type { Clock } from "../clock.js";
 import { DomainError, isDomainError } from "../errors.js";
 import { newId } from "../ids.js";
-import { chunkDocument, type Passage } from "../ingest/chunk.js";
+import type { Passage } from "../ingest/chunk.js";
+import { type Chunker, inlineChunker } from "../ingest/chunker.js";
 import type { DocumentFormat } from "../ingest/formats.js";
 import type { LiveIndexes } from "../live/indexes.js";
 import { toHex } from "../seal/bytes.js";
@@ -58,6 +59,8 @@ export interface DocumentsDeps {
   indexes: LiveIndexes;
   clock: Clock;
   maxDocumentBytes: number;
+  /** Turns a document into passages; inline unless the runtime gives a worker pool. */
+  chunker?: Chunker;
 }
 
 export class DocumentService {
@@ -190,7 +193,8 @@ export class DocumentService {
         `Document content is ${contentBytes} bytes; the limit is ${maxDocumentBytes}.`,
       );
     }
-    const passages = chunkDocument({ title: input.title, content: input.content, format: input.format });
+    const chunker = this.deps.chunker ?? inlineChunker;
+    const passages = await chunker({ title: input.title, content: input.content, format: input.format });
     let base = existing;
     for (let attempt = 1; ; attempt++) {
       const sealed = await this.#seal(key, input, ref, base, passages, contentBytes);

@@ -11,6 +11,7 @@ import { Keyring } from "../seal/keyring.js";
 import { importMasterKeys } from "../seal/master.js";
 import { SchemaTooNewError } from "../store/migrate.js";
 import { openStorage, type Storage } from "../store/storage.js";
+import { ChunkPool } from "./chunk-pool.js";
 import { withLocalSecrets } from "./local-secrets.js";
 
 /** How long in-flight requests get to finish after a shutdown signal before the process exits anyway. */
@@ -24,6 +25,8 @@ export interface Started {
   storage: Storage;
   config: Config;
   logger: Logger;
+  /** Chunks large documents off the request thread; closed with the app. */
+  chunkPool: ChunkPool;
 }
 
 export async function startMemoria(env: Record<string, string | undefined>): Promise<Started> {
@@ -33,8 +36,16 @@ export async function startMemoria(env: Record<string, string | undefined>): Pro
   if (!config.masterKey) throw new ConfigError("Invalid configuration: MEMORIA_MASTER_KEY is required.");
   const keyring = new Keyring(await importMasterKeys(config.masterKey, config.previousMasterKey));
   const storage = await openStorage(config.db);
-  const memoria = createApp({ config, storage, keyring, clock: systemClock, logger });
-  return { memoria, storage, config, logger };
+  const chunkPool = new ChunkPool();
+  const memoria = createApp({
+    config,
+    storage,
+    keyring,
+    clock: systemClock,
+    logger,
+    chunker: chunkPool.chunker,
+  });
+  return { memoria, storage, config, logger, chunkPool };
 }
 
 /** The line logged once the server listens; tests read the port from it. */
@@ -44,10 +55,11 @@ export function logListening({ config, logger }: Started, port: number): void {
 
 /**
  * After the server has stopped: lets work begun after an answer (a Notion event's fetching) finish, within
- * the caller's shutdown bound, then releases the app's indexes and storage.
+ * the caller's shutdown bound, then ends the chunk workers and releases the app's indexes and storage.
  */
-export async function closeMemoria({ memoria, storage }: Started): Promise<void> {
+export async function closeMemoria({ memoria, storage, chunkPool }: Started): Promise<void> {
   await memoria.sources.idle();
+  await chunkPool.close();
   memoria.close();
   storage.close();
 }
