@@ -1,7 +1,9 @@
 // The embedded default: `npm start`. Reads the environment once, opens storage, serves on PORT, and shuts
 // down cleanly on SIGTERM/SIGINT (stop accepting, let in-flight requests finish within a bound, close storage).
 
+import type { Server } from "node:http";
 import { serve } from "@hono/node-server";
+import { closeIdleAfterPendingReads } from "./keep-alive.js";
 import { HOSTNAME, logListening, startMemoria, startupFailure, stopOnce } from "./start.js";
 
 async function main(): Promise<void> {
@@ -11,6 +13,7 @@ async function main(): Promise<void> {
   const server = serve({ fetch: memoria.app.fetch, port: config.port, hostname: HOSTNAME }, (info) => {
     logListening(started, info.port);
   });
+  closeIdleAfterPendingReads(server as Server);
 
   const stop = stopOnce(
     started,
