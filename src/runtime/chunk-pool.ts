@@ -150,6 +150,9 @@ export class ChunkPool {
   #spawn(): Thread {
     const { url, workerData } = workerEntry();
     const worker = new Worker(url, {
+      // Not the parent's flags (a worker inherits them by default): none is meant for the worker, and some
+      // break it (`--input-type` refuses a file entry; tsx's own flags would load tsx twice).
+      execArgv: [],
       ...(workerData ? { workerData } : {}),
       ...(this.#resourceLimits ? { resourceLimits: this.#resourceLimits } : {}),
     });

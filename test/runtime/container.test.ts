@@ -124,6 +124,31 @@ describe("the image's start command", () => {
     expect(await exit).toBe(0);
   }, 60_000);
 
+  it("chunks a large document on a worker of the compiled chunk pool, as chunkDocument does", async () => {
+    // Plain node on dist/, no tsx anywhere: the pool must find its compiled worker entry by itself.
+    const script = `
+      import { ChunkPool } from "./dist/runtime/chunk-pool.js";
+      import { chunkDocument } from "./dist/ingest/chunk.js";
+      const content = Array.from({ length: 3000 }, (_, i) => "## Pier " + i + "\\n\\nThe *ferry* leaves at " + i + ".").join("\\n\\n");
+      const doc = { title: "Harbour", content, format: "markdown" };
+      const pool = new ChunkPool({ size: 1, inlineMaxBytes: 0 });
+      const passages = await pool.chunk(doc);
+      await pool.close();
+      console.log(JSON.stringify({ passages: passages.length, same: JSON.stringify(passages) === JSON.stringify(chunkDocument(doc)) }));
+    `;
+    const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
+      cwd: app.dir,
+      env: { PATH: process.env.PATH ?? "" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    child.stdout?.on("data", (d: Buffer) => {
+      out += d.toString();
+    });
+    expect(await exited(child)).toBe(0);
+    expect(JSON.parse(out)).toEqual({ passages: 3000, same: true });
+  }, 60_000);
+
   it("lets a request in flight at SIGTERM finish, then exits 0", async () => {
     const child = run();
     const exit = exited(child);
@@ -139,7 +164,8 @@ describe("the image's start command", () => {
       body: JSON.stringify({ name: "Shutdown" }),
     });
     const { apiKey } = (await team.json()) as { apiKey: string };
-    // About 4 MB of markdown: chunking and sealing it keeps the request busy for a second or more.
+    // About 4 MB of markdown: chunking it (on the chunk pool's worker) and sealing it keeps the request busy for
+    // a second or more, and the pool is closed only after it has answered.
     const content = Array.from(
       { length: 4000 },
       (_, i) =>
