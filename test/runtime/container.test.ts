@@ -164,22 +164,38 @@ describe("the image's start command", () => {
       body: JSON.stringify({ name: "Shutdown" }),
     });
     const { apiKey } = (await team.json()) as { apiKey: string };
-    // About 4 MB of markdown: chunking it (on the chunk pool's worker) and sealing it keeps the request busy for
-    // a second or more, and the pool is closed only after it has answered.
+    // The request is in flight for certain: half its body is sent, the signal given and logged, and only then
+    // the rest. Its work (chunked on the pool's worker, sealed, stored) all comes after the signal, so it is
+    // kept small enough to finish within SHUTDOWN_GRACE_MS on a busy machine.
     const content = Array.from(
-      { length: 4000 },
+      { length: 500 },
       (_, i) =>
         `## Section ${i}\n\n${"The quarterly ledger balances once every account is reconciled. ".repeat(15)}`,
     ).join("\n\n");
+    const bytes = new TextEncoder().encode(JSON.stringify({ title: "Ledger", content }));
+    let sendRest = () => {};
+    const rest = new Promise<void>((resolve) => {
+      sendRest = resolve;
+    });
+    const body = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        controller.enqueue(bytes.subarray(0, bytes.length >> 1));
+        await rest;
+        controller.enqueue(bytes.subarray(bytes.length >> 1));
+        controller.close();
+      },
+    });
     const slow = fetch(`${base}/v1/documents`, {
       method: "POST",
       headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
-      body: JSON.stringify({ title: "Ledger", content }),
+      body,
+      duplex: "half",
     });
-    // Signal once the request is being worked on: the server logs nothing until it answers, so wait a
-    // moment after sending. Nothing below depends on how long the work takes.
     await new Promise((resolve) => setTimeout(resolve, 300));
     child.kill("SIGTERM");
+    while (!log.includes('"message":"shutting down"'))
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    sendRest();
     const res = await slow;
     expect(res.status).toBe(201);
     expect(((await res.json()) as { document: { chunks: number } }).document.chunks).toBeGreaterThan(100);
