@@ -13,7 +13,10 @@
 //
 // The sealed database of a size is made once and kept under .bench/ (sealed, like any memoria database).
 // Usage: npm run bench [-- --sizes 10000,90000] [--pairs 2] [--rounds 2] [--entries 100000]
-//        [--suites search,memory]
+//        [--suites search,memory,upload]
+//
+// The upload suite (bench/upload.ts, not run unless named): another team's search latency while one team
+// uploads a 5 MiB markdown document, with the chunk pool and with chunking inline.
 
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -28,6 +31,7 @@ import { migrations } from "../src/store/migrations/index.js";
 import { openStorage } from "../src/store/storage.js";
 import { CORPUS_SEED, generateCorpus } from "./corpus.js";
 import type { SealedCorpus } from "./measure.js";
+import { benchUpload } from "./upload.js";
 
 const ADMIN = "bench-admin-token-0123456789";
 
@@ -187,6 +191,7 @@ async function main() {
   console.log(`memoria bench — node ${process.version}, ${new Date().toISOString()}`);
   if (suites.includes("search")) for (const size of sizes) await benchSize(size, pairs, rounds, dir);
   if (suites.includes("memory")) benchMemory(Number(arg("entries", "100000")), pairs, rounds);
+  if (suites.includes("upload")) await benchUpload();
 }
 
 await main();

@@ -14,6 +14,7 @@ import { recordMetrics } from "./http/metrics.js";
 import { rateLimits } from "./http/rate-limit.js";
 import { requestId } from "./http/request-id.js";
 import type { PassageIndexOptions } from "./index/passage-index.js";
+import type { Chunker } from "./ingest/chunker.js";
 import { LiveIndexes } from "./live/indexes.js";
 import type { Logger } from "./logger.js";
 import { documentRoutes } from "./routes/documents.js";
@@ -74,6 +75,8 @@ export interface AppDeps {
   logger: Logger;
   /** Options for the teams' in-memory indexes; tests use them to make rowid ranges run out early. */
   indexOptions?: PassageIndexOptions;
+  /** How documents become passages: inline by default; the servers give a worker pool (runtime/chunk-pool). */
+  chunker?: Chunker;
 }
 
 export interface Memoria {
@@ -104,6 +107,7 @@ export function createApp(deps: AppDeps): Memoria {
     indexes,
     clock,
     maxDocumentBytes: config.maxDocumentBytes,
+    chunker: deps.chunker,
   });
   const entries = new EntryService({ storage, indexes, clock });
   const search = new SearchService({ indexes });

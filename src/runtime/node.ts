@@ -2,8 +2,9 @@
 // and shuts down cleanly on SIGTERM/SIGINT (stop accepting, let in-flight requests finish within a bound,
 // close storage). A listen that fails (a busy port, a host that is not this machine's) is one line, exit 1.
 
-import type { Server } from "node:net";
+import type { Server } from "node:http";
 import { serve } from "@hono/node-server";
+import { closeIdleAfterPendingReads } from "./keep-alive.js";
 import { closeMemoria, listenError, logListening, startMemoria, startupFailure, stopOnce } from "./start.js";
 
 /** Resolves once the server listens, rejects with its listen error; later errors are not swallowed here. */
@@ -25,11 +26,12 @@ async function main(): Promise<void> {
     logListening(started, info.port);
   });
   try {
-    await listened(server);
+    await listened(server as Server);
   } catch (error) {
     await closeMemoria(started);
     throw listenError(error, config);
   }
+  closeIdleAfterPendingReads(server as Server);
 
   const stop = stopOnce(
     started,

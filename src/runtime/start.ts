@@ -14,6 +14,7 @@ import { checkMasterKeys } from "../seal/master-check.js";
 import { SchemaTooNewError } from "../store/migrate.js";
 import type { Preflight } from "../store/preflight.js";
 import { openStorage, type Storage } from "../store/storage.js";
+import { ChunkPool } from "./chunk-pool.js";
 import { withLocalSecrets } from "./local-secrets.js";
 
 /** How long in-flight requests get to finish after a shutdown signal before the process exits anyway. */
@@ -33,6 +34,8 @@ export interface Started {
   storage: Storage;
   config: Config;
   logger: Logger;
+  /** Chunks large documents off the request thread; closed with the app. */
+  chunkPool: ChunkPool;
 }
 
 export async function startMemoria(env: Record<string, string | undefined>): Promise<Started> {
@@ -45,8 +48,16 @@ export async function startMemoria(env: Record<string, string | undefined>): Pro
   const storage = await openStorage(config.db, {
     beforeWriting: (found) => requireMasterKeyOpens(master, found, logger),
   });
-  const memoria = createApp({ config, storage, keyring: new Keyring(master), clock: systemClock, logger });
-  return { memoria, storage, config, logger };
+  const chunkPool = new ChunkPool();
+  const memoria = createApp({
+    config,
+    storage,
+    keyring: new Keyring(master),
+    clock: systemClock,
+    logger,
+    chunker: chunkPool.chunker,
+  });
+  return { memoria, storage, config, logger, chunkPool };
 }
 
 /**
@@ -100,10 +111,11 @@ export function listenError(error: unknown, { host, port }: Config): ListenError
 
 /**
  * After the server has stopped: lets work begun after an answer (a Notion event's fetching) finish, within
- * the caller's shutdown bound, then releases the app's indexes and storage.
+ * the caller's shutdown bound, then ends the chunk workers and releases the app's indexes and storage.
  */
-export async function closeMemoria({ memoria, storage }: Started): Promise<void> {
+export async function closeMemoria({ memoria, storage, chunkPool }: Started): Promise<void> {
   await memoria.sources.idle();
+  await chunkPool.close();
   memoria.close();
   storage.close();
 }

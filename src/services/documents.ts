@@ -5,7 +5,8 @@ import { KeyedSerialQueue } from "../async/serial-queue.js";
 import type { Clock } from "../clock.js";
 import { DomainError, isDomainError } from "../errors.js";
 import { newId } from "../ids.js";
-import { chunkDocument, type Passage } from "../ingest/chunk.js";
+import type { Passage } from "../ingest/chunk.js";
+import { type Chunker, inlineChunker } from "../ingest/chunker.js";
 import type { DocumentFormat } from "../ingest/formats.js";
 import { contentHashOf, describeNotText, notTextReason } from "../ingest/text.js";
 import type { LiveIndexes } from "../live/indexes.js";
@@ -74,6 +75,8 @@ export interface DocumentsDeps {
   indexes: LiveIndexes;
   clock: Clock;
   maxDocumentBytes: number;
+  /** Turns a document into passages; inline unless the runtime gives a worker pool. */
+  chunker?: Chunker;
 }
 
 export class DocumentService {
@@ -197,7 +200,8 @@ export class DocumentService {
         `Document content is ${contentBytes} bytes; the limit is ${maxDocumentBytes}.`,
       );
     }
-    const passages = chunkDocument({ title: input.title, content: input.content, format: input.format });
+    const chunker = this.deps.chunker ?? inlineChunker;
+    const passages = await chunker({ title: input.title, content: input.content, format: input.format });
     const meta: DocumentMeta = {
       title: input.title,
       path: input.path,

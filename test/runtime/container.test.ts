@@ -137,6 +137,31 @@ describe("the image's start command", () => {
     expect(await exit).toBe(0);
   }, 60_000);
 
+  it("chunks a large document on a worker of the compiled chunk pool, as chunkDocument does", async () => {
+    // Plain node on dist/, no tsx anywhere: the pool must find its compiled worker entry by itself.
+    const script = `
+      import { ChunkPool } from "./dist/runtime/chunk-pool.js";
+      import { chunkDocument } from "./dist/ingest/chunk.js";
+      const content = Array.from({ length: 3000 }, (_, i) => "## Pier " + i + "\\n\\nThe *ferry* leaves at " + i + ".").join("\\n\\n");
+      const doc = { title: "Harbour", content, format: "markdown" };
+      const pool = new ChunkPool({ size: 1, inlineMaxBytes: 0 });
+      const passages = await pool.chunk(doc);
+      await pool.close();
+      console.log(JSON.stringify({ passages: passages.length, same: JSON.stringify(passages) === JSON.stringify(chunkDocument(doc)) }));
+    `;
+    const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
+      cwd: app.dir,
+      env: { PATH: process.env.PATH ?? "" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    child.stdout?.on("data", (d: Buffer) => {
+      out += d.toString();
+    });
+    expect(await exited(child)).toBe(0);
+    expect(JSON.parse(out)).toEqual({ passages: 3000, same: true });
+  }, 60_000);
+
   it("lets a request in flight at SIGTERM finish, then exits 0", async () => {
     const child = run();
     const exit = exited(child);
@@ -152,21 +177,38 @@ describe("the image's start command", () => {
       body: JSON.stringify({ name: "Shutdown" }),
     });
     const { apiKey } = (await team.json()) as { apiKey: string };
-    // About 4 MB of markdown: chunking and sealing it keeps the request busy for a second or more.
+    // The request is in flight for certain: half its body is sent, the signal given and logged, and only then
+    // the rest. Its work (chunked on the pool's worker, sealed, stored) all comes after the signal, so it is
+    // kept small enough to finish within SHUTDOWN_GRACE_MS on a busy machine.
     const content = Array.from(
-      { length: 4000 },
+      { length: 500 },
       (_, i) =>
         `## Section ${i}\n\n${"The quarterly ledger balances once every account is reconciled. ".repeat(15)}`,
     ).join("\n\n");
+    const bytes = new TextEncoder().encode(JSON.stringify({ title: "Ledger", content }));
+    let sendRest = () => {};
+    const rest = new Promise<void>((resolve) => {
+      sendRest = resolve;
+    });
+    const body = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        controller.enqueue(bytes.subarray(0, bytes.length >> 1));
+        await rest;
+        controller.enqueue(bytes.subarray(bytes.length >> 1));
+        controller.close();
+      },
+    });
     const slow = fetch(`${base}/v1/documents`, {
       method: "POST",
       headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
-      body: JSON.stringify({ title: "Ledger", content }),
+      body,
+      duplex: "half",
     });
-    // Signal once the request is being worked on: the server logs nothing until it answers, so wait a
-    // moment after sending. Nothing below depends on how long the work takes.
     await new Promise((resolve) => setTimeout(resolve, 300));
     child.kill("SIGTERM");
+    while (!log.includes('"message":"shutting down"'))
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    sendRest();
     const res = await slow;
     expect(res.status).toBe(201);
     expect(((await res.json()) as { document: { chunks: number } }).document.chunks).toBeGreaterThan(100);

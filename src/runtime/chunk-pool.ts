@@ -1,0 +1,200 @@
+// Chunks large documents on worker threads, so that parsing a 5 MiB markdown upload (seconds of CPU) never
+// holds the request thread that answers every other team's searches. One document per worker at a time; the
+// rest wait in arrival order. Node's worker_threads, which Deno provides too (over its Web Workers).
+
+import { availableParallelism } from "node:os";
+import { type ResourceLimits, Worker } from "node:worker_threads";
+import type { Passage } from "../ingest/chunk.js";
+import { type Chunker, type ChunkInput, inlineChunker } from "../ingest/chunker.js";
+import { utf8Length } from "../text/length.js";
+
+export interface ChunkRequest {
+  id: number;
+  doc: ChunkInput;
+}
+
+export type ChunkReply = { id: number; passages: Passage[] } | { id: number; error: string };
+
+/**
+ * Documents below this many bytes of content are chunked inline. Measured on this project's 2-core machine
+ * (busy; docs/decisions/0016-chunk-pool.md) with the mdast chunker: markdown inline vs through an idle
+ * worker, 1 KiB 11.5 vs 11.2 ms, 4 KiB 22 vs 25 ms, 8 KiB 56 vs 45 ms, 16 KiB 145 vs 116 ms; the worker's
+ * own round trip is ~0.1 ms (4 KiB of text: 0.24 inline vs 0.13 ms). So from about 8 KiB the worker is
+ * faster, and below it inline is as fast and never waits in line behind a large document.
+ */
+export const INLINE_MAX_BYTES = 8 * 1024;
+
+/**
+ * Workers by default: every core but one, the one left for the request thread, and at most 2. Each worker
+ * holds a whole document's parse while it chunks (hundreds of MB for 5 MiB of markdown), so more of them
+ * multiply the peak memory for the rare case of several huge uploads at once, which can as well wait in line.
+ * On a 2-core machine that is 1 worker.
+ */
+export function defaultPoolSize(): number {
+  return Math.min(2, Math.max(1, availableParallelism() - 1));
+}
+
+/**
+ * How long one document may take in a worker before the worker is ended and the call fails. Chunking is
+ * bounded in time by design; a document still going after this long means the chunker is stuck, and would
+ * otherwise hold its worker, and every large upload queued behind it, for ever.
+ */
+export const CHUNK_TIMEOUT_MS = 120_000;
+
+export interface ChunkPoolOptions {
+  size?: number;
+  timeoutMs?: number;
+  /** Content size below which documents are chunked inline; 0 sends every document to a worker. */
+  inlineMaxBytes?: number;
+  /** Each worker's heap bounds: a document that outgrows them ends that worker and fails that call only. */
+  resourceLimits?: ResourceLimits;
+}
+
+interface Job {
+  id: number;
+  doc: ChunkInput;
+  resolve(passages: Passage[]): void;
+  reject(error: Error): void;
+}
+
+interface Thread {
+  worker: Worker;
+  job: Job | null;
+  timer: ReturnType<typeof setTimeout> | null;
+}
+
+/**
+ * The worker's entry, in every way memoria runs: Deno and the compiled image (dist/) load chunk-worker
+ * itself; Node on the TypeScript source (tsx, vitest) loads it through a small bootstrap that brings in tsx.
+ */
+function workerEntry(): { url: URL; workerData?: { entry: string } } {
+  const here = import.meta.url;
+  if (!here.endsWith(".ts")) return { url: new URL("./chunk-worker.js", here) };
+  const entry = new URL("./chunk-worker.ts", here);
+  if ("Deno" in globalThis) return { url: entry };
+  return { url: new URL("./chunk-worker-tsx.mjs", here), workerData: { entry: entry.href } };
+}
+
+export class ChunkPool {
+  readonly #size: number;
+  readonly #timeoutMs: number;
+  readonly #inlineMaxBytes: number;
+  readonly #resourceLimits: ResourceLimits | undefined;
+  readonly #threads = new Set<Thread>();
+  readonly #queue: Job[] = [];
+  #nextId = 1;
+  #closed = false;
+
+  constructor(options: ChunkPoolOptions = {}) {
+    this.#size = options.size ?? defaultPoolSize();
+    if (!Number.isInteger(this.#size) || this.#size < 1)
+      throw new RangeError("size must be a positive integer");
+    this.#timeoutMs = options.timeoutMs ?? CHUNK_TIMEOUT_MS;
+    this.#inlineMaxBytes = options.inlineMaxBytes ?? INLINE_MAX_BYTES;
+    this.#resourceLimits = options.resourceLimits;
+  }
+
+  /** The Chunker the app is given: small documents inline, the rest through a worker. */
+  readonly chunker: Chunker = (doc) =>
+    utf8Length(doc.content) < this.#inlineMaxBytes ? inlineChunker(doc) : this.chunk(doc);
+
+  /** Chunks `doc` on a worker, whatever its size. */
+  chunk(doc: ChunkInput): Promise<Passage[]> {
+    if (this.#closed) return Promise.reject(new Error("The chunk pool is closed."));
+    return new Promise<Passage[]>((resolve, reject) => {
+      const { title, content, format } = doc;
+      this.#queue.push({ id: this.#nextId++, doc: { title, content, format }, resolve, reject });
+      this.#dispatch();
+    });
+  }
+
+  /** Ends every worker; calls in flight or waiting fail, and later calls fail at once. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const closed = new Error("The chunk pool is closed.");
+    for (const job of this.#queue.splice(0)) job.reject(closed);
+    const threads = [...this.#threads];
+    this.#threads.clear();
+    await Promise.all(
+      threads.map((thread) => {
+        this.#settle(thread)?.reject(closed);
+        return thread.worker.terminate();
+      }),
+    );
+  }
+
+  #dispatch(): void {
+    while (this.#queue.length > 0) {
+      const thread = this.#idleThread();
+      if (!thread) return;
+      const job = this.#queue.shift() as Job;
+      try {
+        thread.worker.postMessage({ id: job.id, doc: job.doc } satisfies ChunkRequest);
+      } catch (error) {
+        // The document could not be sent (not cloneable): that call fails, the worker is untouched.
+        job.reject(new Error("The document could not be sent to a chunk worker.", { cause: error }));
+        continue;
+      }
+      thread.job = job;
+      thread.worker.ref();
+      thread.timer = setTimeout(() => this.#fail(thread, "took too long and was stopped"), this.#timeoutMs);
+    }
+  }
+
+  #idleThread(): Thread | null {
+    for (const thread of this.#threads) if (!thread.job) return thread;
+    if (this.#threads.size >= this.#size) return null;
+    return this.#spawn();
+  }
+
+  #spawn(): Thread {
+    const { url, workerData } = workerEntry();
+    const worker = new Worker(url, {
+      // Not the parent's flags (a worker inherits them by default): none is meant for the worker, and some
+      // break it (`--input-type` refuses a file entry; tsx's own flags would load tsx twice).
+      execArgv: [],
+      ...(workerData ? { workerData } : {}),
+      ...(this.#resourceLimits ? { resourceLimits: this.#resourceLimits } : {}),
+    });
+    const thread: Thread = { worker, job: null, timer: null };
+    this.#threads.add(thread);
+    worker.on("message", (reply: ChunkReply) => {
+      const job = thread.job;
+      if (!job || job.id !== reply.id) return;
+      this.#settle(thread);
+      if ("passages" in reply) job.resolve(reply.passages);
+      else job.reject(new Error(`Chunking failed in a chunk worker (${reply.error}).`));
+      this.#dispatch();
+    });
+    // A reply that cannot be read: that call fails; the worker itself is fine and takes the next document.
+    worker.on("messageerror", () => {
+      this.#settle(thread)?.reject(new Error("A chunk worker's answer could not be read."));
+      this.#dispatch();
+    });
+    worker.on("error", (error: Error & { code?: string }) =>
+      this.#fail(thread, `crashed (${error.code ?? error.name})`),
+    );
+    worker.on("exit", (code) => this.#fail(thread, `exited with code ${code}`));
+    // Idle workers never keep the process alive; a busy one does, until its answer is in.
+    worker.unref();
+    return thread;
+  }
+
+  /** Clears `thread`'s job and returns it, leaving the worker idle. */
+  #settle(thread: Thread): Job | null {
+    const job = thread.job;
+    thread.job = null;
+    if (thread.timer) clearTimeout(thread.timer);
+    thread.timer = null;
+    if (!this.#closed) thread.worker.unref();
+    return job;
+  }
+
+  /** The worker is lost (crashed, exited, stuck): its call fails, and a new worker takes its place on demand. */
+  #fail(thread: Thread, what: string): void {
+    if (!this.#threads.delete(thread)) return;
+    this.#settle(thread)?.reject(new Error(`A chunk worker ${what}.`));
+    void thread.worker.terminate();
+    this.#dispatch();
+  }
+}
