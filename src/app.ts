@@ -1,15 +1,17 @@
 // createApp builds memoria's HTTP app from its dependencies. No module-level state: a test can build as many
 // apps as it likes in one process, each over its own storage and keys.
 
-import { swaggerUI } from "@hono/swagger-ui";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Clock } from "./clock.js";
 import { accessLog } from "./http/access-log.js";
 import { adminAuth, cronAuth, teamAuth } from "./http/auth.js";
-import { DEFAULT_BODY_LIMIT, documentBodyLimit, limitBody } from "./http/body-limit.js";
+import { bodyLimitOf, limitBody } from "./http/body-limit.js";
+import { docsRoutes } from "./http/docs.js";
 import type { AppEnv } from "./http/env.js";
-import { errorResponse, onError } from "./http/errors.js";
+import { onError } from "./http/errors.js";
+import { methodNotAllowed } from "./http/method-not-allowed.js";
 import { requestId } from "./http/request-id.js";
+import { securityHeaders } from "./http/security-headers.js";
 import type { PassageIndexOptions } from "./index/passage-index.js";
 import { LiveIndexes } from "./live/indexes.js";
 import type { Logger } from "./logger.js";
@@ -120,12 +122,9 @@ export function createApp(deps: AppDeps): Memoria {
   const app = new OpenAPIHono<AppEnv>();
   app.use("*", requestId());
   app.use("*", accessLog(logger));
-  const documentLimit = limitBody(documentBodyLimit(config.maxDocumentBytes));
-  const defaultLimit = limitBody(DEFAULT_BODY_LIMIT);
-  // Documents, and the ingest webhook that carries whole documents, get the document limit.
-  const carriesDocuments = (path: string) =>
-    path.startsWith("/v1/documents") || path.startsWith("/v1/webhooks/ingest/");
-  app.use("*", (c, next) => (carriesDocuments(c.req.path) ? documentLimit(c, next) : defaultLimit(c, next)));
+  app.use("*", securityHeaders());
+  // Counts the body as a route reads it, after the route's credentials: nothing is read here.
+  app.use("*", limitBody(bodyLimitOf(config.maxDocumentBytes)));
 
   app.route("/", healthRoutes(health));
   app.route("/", teamRoutes(directory, admin));
@@ -154,9 +153,9 @@ export function createApp(deps: AppDeps): Memoria {
     openapi: "3.1.0",
     info: { title: "memoria", version: "1", description: "Team memory, sealed at rest, searched in memory." },
   });
-  app.get("/docs", swaggerUI({ url: "/openapi.json" }));
+  app.route("/", docsRoutes());
 
-  app.notFound((c) => errorResponse(c, "not_found", "No such route."));
+  app.notFound(methodNotAllowed(app));
   app.onError(onError(logger));
 
   return { app, indexes, directory, notion, sources: background, close: () => indexes.close() };

@@ -12,7 +12,6 @@ import type { MiddlewareHandler } from "hono";
 import { z } from "zod";
 import { isDomainError } from "../errors.js";
 import type { AppEnv } from "../http/env.js";
-import { errorResponse } from "../http/errors.js";
 import type { Logger } from "../logger.js";
 import type { TeamKey } from "../seal/team-key.js";
 import type { EntryService } from "../services/entries.js";
@@ -156,17 +155,9 @@ export function mcpRoutes(deps: McpDeps, team: MiddlewareHandler<AppEnv>): OpenA
     }
   });
 
-  // Without sessions there is no stream to open (GET) and none to end (DELETE). 405 is the answer the
-  // protocol names for a server that offers no stream; clients take it as "POST only".
-  app.on(["GET", "DELETE"], "/mcp", team, (c) => {
-    c.header("allow", "POST");
-    return errorResponse(
-      c,
-      "invalid_request",
-      "This MCP endpoint is stateless: send each message with POST.",
-      405,
-    );
-  });
+  // Without sessions there is no stream to open (GET) and none to end (DELETE): those are the app's 405
+  // with `Allow: POST` (src/http/method-not-allowed.ts), the answer the protocol names for a server that
+  // offers no stream; clients take it as "POST only".
 
   return app;
 }

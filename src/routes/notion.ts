@@ -8,6 +8,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import { acceptOnly } from "../http/accept.js";
 import type { AppEnv } from "../http/env.js";
+import { noStore } from "../http/no-store.js";
 import type { NotionService } from "../services/notion.js";
 import type { WaitUntil } from "../sources/background.js";
 import { SIGNATURE_HEADER } from "../sources/notion/signature.js";
@@ -90,7 +91,7 @@ export function notionRoutes(notion: NotionService, team: MiddlewareHandler<AppE
       method: "get",
       path: "/v1/sources/notion",
       security: [{ teamKey: [] }],
-      middleware: [team] as const,
+      middleware: [team, noStore()] as const,
       description:
         "The team's Notion source. `verificationToken` is the token Notion sent when the webhook subscription " +
         "was made: Notion activates the subscription only once it is pasted into the subscription's settings " +
@@ -103,8 +104,6 @@ export function notionRoutes(notion: NotionService, team: MiddlewareHandler<AppE
     }),
     async (c) => {
       const source = await notion.source(c.get("team"));
-      // A secret: no cache, proxy or browser keeps a copy.
-      c.header("cache-control", "no-store");
       return c.json({ source }, 200);
     },
   );

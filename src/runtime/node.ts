@@ -1,14 +1,14 @@
 // The embedded default: `npm start`. Reads the environment once, opens storage, serves on PORT, and shuts
 // down cleanly on SIGTERM/SIGINT (stop accepting, let in-flight requests finish within a bound, close storage).
 
-import { serve } from "@hono/node-server";
+import { serveNode } from "./node-server.js";
 import { HOSTNAME, logListening, startMemoria, startupFailure, stopOnce } from "./start.js";
 
 async function main(): Promise<void> {
   const started = await startMemoria(process.env);
   const { memoria, config } = started;
 
-  const server = serve({ fetch: memoria.app.fetch, port: config.port, hostname: HOSTNAME }, (info) => {
+  const server = serveNode({ fetch: memoria.app.fetch, port: config.port, hostname: HOSTNAME }, (info) => {
     logListening(started, info.port);
   });
 
