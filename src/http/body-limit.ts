@@ -77,9 +77,8 @@ export function limitBody(limitOf: BodyLimitOf): MiddlewareHandler<AppEnv> {
 }
 
 function hasBody(request: Request): boolean {
-  if (request.method === "GET" || request.method === "HEAD") return false;
-  const length = request.headers.get("content-length");
-  return request.headers.has("transfer-encoding") || (length !== null && length !== "0");
+  // Not the body itself: on Node, reading .body only sets up a stream that pulls when read.
+  return request.method !== "GET" && request.method !== "HEAD" && request.body !== null;
 }
 
 /**
