@@ -71,14 +71,24 @@ export function limitBody(limitOf: BodyLimitOf): MiddlewareHandler<AppEnv> {
     // A validator turns any failure to parse into its own 400: the cause decides the answer instead.
     if (body.state === "client_closed") c.res = clientClosedResponse();
     else if (body.state === "too_large") c.res = errorResponse(c, "payload_too_large", tooLarge().message);
-    // Answered before the body was read whole (a 401, a 415, a 413): the rest of it is not waited for.
-    if (body.state !== "read") c.header("Connection", "close");
+    // Answered before a body still on the wire was read whole (a 401, a 415, a 413): the rest of it is not
+    // waited for.
+    if (body.state !== "read" && declaresBody(source.headers)) c.header("Connection", "close");
   };
 }
 
 function hasBody(request: Request): boolean {
   // Not the body itself: on Node, reading .body only sets up a stream that pulls when read.
   return request.method !== "GET" && request.method !== "HEAD" && request.body !== null;
+}
+
+/**
+ * Whether the wire carries a body (RFC 9112 §6.3). Not the same as `request.body !== null`: @hono/node-server
+ * gives every POST and DELETE a body stream, empty or not, and a Request made in-process has no framing headers.
+ */
+function declaresBody(headers: Headers): boolean {
+  const length = headers.get("content-length");
+  return headers.has("transfer-encoding") || (length !== null && length !== "0");
 }
 
 /**

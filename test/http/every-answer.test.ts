@@ -255,7 +255,7 @@ describe("document size limit", () => {
           duplex: "half",
         } as RequestInit);
         await expectError(res, 401, "unauthorized");
-        expect(res.headers.get("connection")).toBe("close");
+        // Connection: close needs framing headers on the wire: test/runtime/node-server.test.ts checks it.
         expect(pulled).toBeLessThanOrEqual(1);
       },
       { config },

@@ -7,7 +7,7 @@ import type { ServerType } from "@hono/node-server";
 import { afterEach, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logger.js";
 import { serveNode } from "../../src/runtime/node-server.js";
-import { buildTestApp, makeTeam, type TestApp } from "../support/app.js";
+import { ADMIN_TOKEN, buildTestApp, makeTeam, type TestApp } from "../support/app.js";
 
 interface Served {
   app: TestApp;
@@ -136,6 +136,19 @@ describe("credentials before body", () => {
     for (let i = 0; i < 20; i++) client.socket.write(chunk("word ".repeat(200)));
     client.socket.write(chunk(`"}`));
     client.socket.write("0\r\n\r\n");
+    const head = await client.until(/\r\n\r\n/);
+    expect(head).toMatch(/^HTTP\/1\.1 201 /);
+    expect(head.toLowerCase()).not.toContain("connection: close");
+    client.socket.destroy();
+  });
+
+  it("keeps the connection open after a request without a body", async () => {
+    const { app, port } = await served();
+    const { teamId } = await makeTeam(app);
+    const client = await rawClient(port);
+    client.socket.write(
+      `POST /v1/teams/${teamId}/keys HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${ADMIN_TOKEN}\r\n\r\n`,
+    );
     const head = await client.until(/\r\n\r\n/);
     expect(head).toMatch(/^HTTP\/1\.1 201 /);
     expect(head.toLowerCase()).not.toContain("connection: close");
