@@ -2,12 +2,12 @@
 // checked before a body is read, a stalled body is dropped, an aborted upload is logged as the client's
 // leaving (499), never as an internal error.
 
-import { connect, type Socket } from "node:net";
 import type { ServerType } from "@hono/node-server";
 import { afterEach, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logger.js";
 import { serveNode } from "../../src/runtime/node-server.js";
 import { ADMIN_TOKEN, buildTestApp, makeTeam, type TestApp } from "../support/app.js";
+import { chunk, chunkedPost, rawClient } from "./raw-http.js";
 
 interface Served {
   app: TestApp;
@@ -42,55 +42,6 @@ async function served(idleTimeoutMs = 60_000): Promise<Served> {
   );
   return { app, port, lines };
 }
-
-/** A raw socket that records what it receives and when it closes. */
-interface RawClient {
-  socket: Socket;
-  received(): string;
-  /** Resolves when the server has sent this much, with everything so far. */
-  until(pattern: RegExp): Promise<string>;
-  closed: Promise<void>;
-}
-
-async function rawClient(port: number): Promise<RawClient> {
-  const socket = connect(port, "127.0.0.1");
-  await new Promise<void>((resolve, reject) => {
-    socket.once("connect", resolve);
-    socket.once("error", reject);
-  });
-  let text = "";
-  const waiters: (() => void)[] = [];
-  socket.on("data", (d: Buffer) => {
-    text += d.toString("latin1");
-    for (const w of waiters.splice(0)) w();
-  });
-  socket.on("error", () => {});
-  const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
-  return {
-    socket,
-    received: () => text,
-    until(pattern) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          if (pattern.test(text)) resolve(text);
-          else waiters.push(check);
-        };
-        closed.then(() => (pattern.test(text) ? resolve(text) : reject(new Error(`closed after: ${text}`))));
-        check();
-      });
-    },
-    closed,
-  };
-}
-
-function chunk(bytes: string): string {
-  return `${Buffer.byteLength(bytes).toString(16)}\r\n${bytes}\r\n`;
-}
-
-const chunkedPost = (path: string, headers: Record<string, string>) =>
-  `POST ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\ntransfer-encoding: chunked\r\n${Object.entries(headers)
-    .map(([k, v]) => `${k}: ${v}\r\n`)
-    .join("")}\r\n`;
 
 describe("credentials before body", () => {
   it("answers a chunked upload with a wrong key 401 before its body ends, then closes the socket", async () => {
