@@ -1,18 +1,20 @@
 // createApp builds memoria's HTTP app from its dependencies. No module-level state: a test can build as many
 // apps as it likes in one process, each over its own storage and keys.
 
-import { swaggerUI } from "@hono/swagger-ui";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Clock } from "./clock.js";
 import { accessLog } from "./http/access-log.js";
 import { adminAuth, cronAuth, metricsAuth, teamAuth } from "./http/auth.js";
-import { DEFAULT_BODY_LIMIT, documentBodyLimit, limitBody } from "./http/body-limit.js";
+import { bodyLimitOf, limitBody } from "./http/body-limit.js";
+import { docsRoutes } from "./http/docs.js";
 import type { AppEnv } from "./http/env.js";
-import { errorResponse, onError } from "./http/errors.js";
+import { onError } from "./http/errors.js";
 import { idempotent } from "./http/idempotency.js";
+import { methodNotAllowed } from "./http/method-not-allowed.js";
 import { recordMetrics } from "./http/metrics.js";
 import { rateLimits } from "./http/rate-limit.js";
 import { requestId } from "./http/request-id.js";
+import { securityHeaders } from "./http/security-headers.js";
 import type { PassageIndexOptions } from "./index/passage-index.js";
 import type { Chunker } from "./ingest/chunker.js";
 import { LiveIndexes } from "./live/indexes.js";
@@ -150,13 +152,10 @@ export function createApp(deps: AppDeps): Memoria {
   app.use("*", requestId());
   app.use("*", accessLog(logger));
   app.use("*", recordMetrics(metrics));
+  app.use("*", securityHeaders());
   app.use("*", limits.authFailures);
-  const documentLimit = limitBody(documentBodyLimit(config.maxDocumentBytes));
-  const defaultLimit = limitBody(DEFAULT_BODY_LIMIT);
-  // Documents, and the ingest webhook that carries whole documents, get the document limit.
-  const carriesDocuments = (path: string) =>
-    path.startsWith("/v1/documents") || path.startsWith("/v1/webhooks/ingest/");
-  app.use("*", (c, next) => (carriesDocuments(c.req.path) ? documentLimit(c, next) : defaultLimit(c, next)));
+  // Counts the body as a route reads it, after the route's credentials: nothing is read here.
+  app.use("*", limitBody(bodyLimitOf(config.maxDocumentBytes)));
 
   app.route("/", healthRoutes(health));
   app.route("/", teamRoutes(directory, admin));
@@ -189,9 +188,9 @@ export function createApp(deps: AppDeps): Memoria {
     openapi: "3.1.0",
     info: { title: "memoria", version: "1", description: "Team memory, sealed at rest, searched in memory." },
   });
-  app.get("/docs", swaggerUI({ url: "/openapi.json" }));
+  app.route("/", docsRoutes());
 
-  app.notFound((c) => errorResponse(c, "not_found", "No such route."));
+  app.notFound(methodNotAllowed(app));
   app.onError(onError(logger));
 
   return { app, indexes, directory, notion, sources: background, close: () => indexes.close() };

@@ -18,6 +18,7 @@ export const statusOf: Record<ErrorCode, ContentfulStatusCode> = {
   admin_disabled: 403,
   forbidden: 403,
   not_found: 404,
+  method_not_allowed: 405,
   conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
@@ -36,7 +37,7 @@ export const errorEnvelopeSchema = z.object({
 });
 export type ErrorEnvelope = z.infer<typeof errorEnvelopeSchema>;
 
-/** The envelope with its code's status, or `status` where a route must say more (405 on /mcp). */
+/** The envelope with its code's status, or `status` where a route must say more. */
 export function errorResponse<E extends RequestIdEnv>(
   c: Context<E>,
   code: ErrorCode,
@@ -44,7 +45,33 @@ export function errorResponse<E extends RequestIdEnv>(
   status: ContentfulStatusCode = statusOf[code],
 ): Response {
   const body: ErrorEnvelope = { error: { code, message, requestId: c.get("requestId") ?? "" } };
+  // RFC 9110 §11.6.1: a 401 names its scheme. Without it MCP clients (MCP Inspector) take a wrong key for
+  // an OAuth prompt. Every 401 is made here, the Worker's included.
+  if (status === 401) c.header("WWW-Authenticate", "Bearer");
   return c.json(body, status);
+}
+
+/**
+ * A request body that stopped arriving because the client went away (it closed the connection, or the
+ * server dropped it as idle). Nobody is left to read the answer, and nothing is wrong with the server.
+ */
+export class ClientClosedError extends Error {
+  override readonly name = "ClientClosedError";
+}
+
+/**
+ * nginx's 499 "client closed request": what the access log records for a request whose client left
+ * before its answer. Never sent to anyone; it keeps a client's abort out of the 5xx counts.
+ */
+export const CLIENT_CLOSED_STATUS = 499;
+
+/** The answer to a request whose client has gone: empty, with the 499 the access log records. */
+export function clientClosedResponse(): Response {
+  return new Response(null, { status: CLIENT_CLOSED_STATUS });
+}
+
+function clientLeft(err: Error, request: Request): boolean {
+  return err instanceof ClientClosedError || err.cause instanceof ClientClosedError || request.signal.aborted;
 }
 
 // Statuses the framework itself raises (hono's validators, body parsing), mapped onto our codes.
@@ -59,6 +86,8 @@ const codeOfStatus: Partial<Record<number, ErrorCode>> = {
 
 export function onError<E extends RequestIdEnv>(logger: Logger) {
   return (err: Error, c: Context<E>): Response => {
+    // Before anything else: a parser failing on a body cut short is the client's leaving, not a 400 or a 500.
+    if (clientLeft(err, c.req.raw)) return clientClosedResponse();
     if (isDomainError(err)) {
       if (err.code === "unreadable")
         logger.error("sealed row failed to open", { requestId: c.get("requestId") });

@@ -15,7 +15,6 @@ import type { MiddlewareHandler } from "hono";
 import { z } from "zod";
 import { isDomainError } from "../errors.js";
 import type { AppEnv } from "../http/env.js";
-import { errorResponse } from "../http/errors.js";
 import { checkOrigin } from "../http/origin.js";
 import type { Logger } from "../logger.js";
 import type { TeamKey } from "../seal/team-key.js";
@@ -166,17 +165,9 @@ export function mcpRoutes(
     }
   });
 
-  // Without sessions there is no stream to open (GET) and none to end (DELETE). 405 is the answer the
-  // protocol names for a server that offers no stream; clients take it as "POST only".
-  app.on(["GET", "DELETE"], "/mcp", origin, team, (c) => {
-    c.header("allow", "POST");
-    return errorResponse(
-      c,
-      "invalid_request",
-      "This MCP endpoint is stateless: send each message with POST.",
-      405,
-    );
-  });
+  // Without sessions there is no stream to open (GET) and none to end (DELETE): those are the app's 405
+  // with `Allow: POST` (src/http/method-not-allowed.ts), the answer the protocol names for a server that
+  // offers no stream; clients take it as "POST only".
 
   return app;
 }

@@ -9,6 +9,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import { acceptOnly } from "../http/accept.js";
 import type { AppEnv } from "../http/env.js";
+import { noStore } from "../http/no-store.js";
 import type { NotionService } from "../services/notion.js";
 import type { WaitUntil } from "../sources/background.js";
 import { SIGNATURE_HEADER } from "../sources/notion/signature.js";
@@ -103,7 +104,7 @@ export function notionRoutes(notion: NotionService, team: MiddlewareHandler<AppE
       method: "get",
       path: "/v1/sources/notion",
       security: [{ teamKey: [] }],
-      middleware: [team] as const,
+      middleware: [team, noStore()] as const,
       description:
         "The team's Notion source. `webhookUrl` is the URL to give Notion when creating the webhook " +
         "subscription. `verificationToken` is the token Notion then sent: Notion activates the subscription " +
@@ -119,8 +120,6 @@ export function notionRoutes(notion: NotionService, team: MiddlewareHandler<AppE
       const team = c.get("team");
       const { urlToken, ...source } = await notion.source(team);
       const webhookUrl = notionWebhookUrl(new URL(c.req.url).origin, team.teamId, urlToken);
-      // Secrets: no cache, proxy or browser keeps a copy.
-      c.header("cache-control", "no-store");
       return c.json({ source: { ...source, webhookUrl } }, 200);
     },
   );

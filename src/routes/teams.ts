@@ -3,6 +3,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../http/env.js";
+import { noStore } from "../http/no-store.js";
 import type { TeamService } from "../services/teams.js";
 import { errors, json } from "./responses.js";
 import { router } from "./router.js";
@@ -28,7 +29,7 @@ export function teamRoutes(teams: TeamService, admin: MiddlewareHandler<AppEnv>)
       method: "post",
       path: "/v1/teams",
       security,
-      middleware: [admin] as const,
+      middleware: [admin, noStore()] as const,
       request: { body: { content: { "application/json": { schema: createTeamBody } }, required: true } },
       responses: { 201: json(createTeamAnswer, "The team and its first API key."), ...errors(400, 401, 403) },
     }),
@@ -60,7 +61,7 @@ export function teamRoutes(teams: TeamService, admin: MiddlewareHandler<AppEnv>)
       method: "post",
       path: "/v1/teams/{teamId}/keys",
       security,
-      middleware: [admin] as const,
+      middleware: [admin, noStore()] as const,
       request: { params: teamParams },
       responses: {
         201: json(createKeyAnswer, "A new key; its secret is shown once."),

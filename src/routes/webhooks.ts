@@ -15,6 +15,7 @@ import type { MiddlewareHandler } from "hono";
 import { DomainError } from "../errors.js";
 import type { AppEnv } from "../http/env.js";
 import { describeIssues } from "../http/errors.js";
+import { noStore } from "../http/no-store.js";
 import type { Logger } from "../logger.js";
 import type { WebhookEvent, WebhookService } from "../services/webhooks.js";
 import { errors, json } from "./responses.js";
@@ -122,7 +123,7 @@ export function webhookRoutes(webhooks: WebhookService, team: MiddlewareHandler<
       method: "put",
       path: "/v1/sources/webhook",
       security: [{ teamKey: [] }],
-      middleware: [team] as const,
+      middleware: [team, noStore()] as const,
       description:
         "Makes or rotates the team's signing secret for the generic webhook. The previous secret stops working at once.",
       responses: { 200: json(webhookSecretAnswer, "The new secret, shown this once."), ...errors(401) },

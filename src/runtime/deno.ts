@@ -10,6 +10,9 @@ async function main(): Promise<void> {
   const started = await startMemoria(process.env);
   const { memoria, config } = started;
 
+  // Deno.serve (2.9) has no header, body or idle timeout to set: a client that stalls mid-body holds its
+  // connection until it goes away. What it holds is bounded: no body is read before the route's
+  // credentials (src/http/body-limit.ts), and then only as far as the limit.
   let server: Deno.HttpServer;
   try {
     // Deno.serve throws at once when it cannot listen.

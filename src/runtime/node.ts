@@ -3,8 +3,8 @@
 // close storage). A listen that fails (a busy port, a host that is not this machine's) is one line, exit 1.
 
 import type { Server } from "node:http";
-import { serve } from "@hono/node-server";
 import { closeIdleAfterPendingReads } from "./keep-alive.js";
+import { serveNode } from "./node-server.js";
 import { closeMemoria, listenError, logListening, startMemoria, startupFailure, stopOnce } from "./start.js";
 
 /** Resolves once the server listens, rejects with its listen error; later errors are not swallowed here. */
@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   const started = await startMemoria(process.env);
   const { memoria, config } = started;
 
-  const server = serve({ fetch: memoria.app.fetch, port: config.port, hostname: config.host }, (info) => {
+  const server = serveNode({ fetch: memoria.app.fetch, port: config.port, hostname: config.host }, (info) => {
     logListening(started, info.port);
   });
   try {

@@ -562,7 +562,7 @@ describe("MCP transport", () => {
         headers: { authorization: `Bearer ${apiKey}`, accept: "text/event-stream" },
       });
       expect(res.headers.get("allow")).toBe("POST");
-      await expectError(res, 405, "invalid_request");
+      await expectError(res, 405, "method_not_allowed");
     }));
 
   it("answers a raw DELETE /mcp with 405 too", () =>
@@ -570,7 +570,7 @@ describe("MCP transport", () => {
       const { apiKey } = await makeTeam(app);
       const res = await fetch(url, { method: "DELETE", headers: { authorization: `Bearer ${apiKey}` } });
       expect(res.headers.get("allow")).toBe("POST");
-      await expectError(res, 405, "invalid_request");
+      await expectError(res, 405, "method_not_allowed");
     }));
 
   it("still works for the SDK client, which takes the 405 on its optional SSE GET as 'POST only'", () =>
