@@ -148,8 +148,10 @@ export function mcpRoutes(
   const app = router();
   // Before the key: a browser page on a foreign origin (DNS rebinding) is refused whatever it presents.
   const origin = checkOrigin(allowedOrigins);
+  // Every method: a foreign page learns nothing of /mcp, not even which methods it serves.
+  app.use("/mcp", origin);
 
-  app.post("/mcp", origin, team, async (c) => {
+  app.post("/mcp", team, async (c) => {
     const server = buildServer(deps, c.get("team"), c.get("requestId"));
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
