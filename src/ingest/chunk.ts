@@ -87,10 +87,14 @@ function parseMarkdown(content: string): RootContent[] {
   return fromMarkdown(content, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] }).children;
 }
 
-/** Scripts and styles are dropped by hast-util-to-mdast's default handlers. */
+/**
+ * Scripts and styles are dropped by hast-util-to-mdast's default handlers. Comments come back as "html"
+ * nodes; they are no readable text, and handing them back to flowContent would parse them again for ever.
+ */
 function htmlToMdastContent(html: string, fragment: boolean): RootContent[] {
   const tree = toMdast(fromHtml(html, { fragment }));
-  return tree.type === "root" ? tree.children : [tree as RootContent];
+  const children = tree.type === "root" ? tree.children : [tree as RootContent];
+  return children.filter((child) => child.type !== "html");
 }
 
 function textParagraphs(content: string): string[] {

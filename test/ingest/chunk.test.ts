@@ -379,3 +379,12 @@ describe("properties", () => {
     );
   });
 });
+
+describe("html comments", () => {
+  it("chunks a comment on a line of its own instead of recursing for ever", () => {
+    expect(md("# A\n\n<!-- c -->\n")).toEqual([{ ordinal: 0, heading: "A", text: "" }]);
+    expect(chunkDocument({ title: "t", content: "<p>x</p><!-- c -->", format: "html" })).toEqual([
+      { ordinal: 0, heading: "", text: "x" },
+    ]);
+  });
+});
