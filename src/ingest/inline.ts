@@ -273,6 +273,14 @@ export function renderInline(source: string, definitions: Definitions): string {
         break;
       }
       case 91: {
+        // [^label] of a defined footnote is a reference mark, not text (GFM shows it as a number).
+        if (source.charCodeAt(at + 1) === 94) {
+          const footnote = labelAt(source, at);
+          if (footnote && definitions().has(normaliseLabel(footnote.label))) {
+            next = footnote.end;
+            break;
+          }
+        }
         brackets.push({ piece: pieces.length, at, image: false });
         pieces.push("[");
         break;

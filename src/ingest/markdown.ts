@@ -42,8 +42,8 @@ const taskMarker = /^\[([ xX])\](?=[ \t])/;
 // A one-line link reference definition: a link target, not text. Labels starting with ^ are footnotes.
 const definitionLine =
   /^\[(?!\^)((?:[^[\]\\]|\\.){1,999})\]:[ \t]*(?:<[^<>\n]*>|\S+)(?:[ \t]+(?:"[^"]*"|'[^']*'|\([^()]*\)))?[ \t]*$/;
-const definitionLabels =
-  /^[ \t>]*(?:(?:[-+*]|[0-9]{1,9}[.)])[ \t]+)*\[(?!\^)((?:[^[\]\\\n]|\\.){1,999})\]:/gm;
+// Labels of link reference definitions and (starting with ^) of footnote definitions, wherever they are.
+const definitionLabels = /^[ \t>]*(?:(?:[-+*]|[0-9]{1,9}[.)])[ \t]+)*\[((?:[^[\]\\\n]|\\.){1,999})\]:/gm;
 const frontMatter = /^(?:---|\+\+\+)[ \t]*\n/;
 
 // The seven kinds of HTML block start (CommonMark 4.6) and what ends each; null: a blank line.
