@@ -36,8 +36,8 @@ export class SectionBuilder implements Outline {
   // Heading text per depth (index = depth - 1); "" marks a level with no heading so it is skipped in trails.
   private readonly levels: string[] = [];
   private trail = "";
-  private depth = 0;
-  private ownText = "";
+  // Depth of the deepest heading in the trail whose words no passage carries yet (0: none).
+  private pendingDepth = 0;
   private blocks: string[] = [];
   private seenContent = false;
 
@@ -58,8 +58,7 @@ export class SectionBuilder implements Outline {
     this.levels[depth - 1] = long ? cutTrailEntry(text) : text;
     this.levels.length = depth;
     this.trail = this.levels.filter((level) => level !== "").join(trailSeparator);
-    this.depth = depth;
-    this.ownText = text;
+    if (text !== "") this.pendingDepth = depth;
     if (long) this.blocks.push(text);
   }
 
@@ -78,12 +77,13 @@ export class SectionBuilder implements Outline {
 
   private close(nextDepth: number): void {
     // An empty section whose heading is about to be replaced would otherwise lose that heading's words; an
-    // empty section followed by a deeper heading needs nothing, its text lives on in the deeper trail.
-    if (this.blocks.length > 0 || (this.ownText !== "" && nextDepth <= this.depth)) {
+    // empty section followed by a deeper heading needs nothing, its text lives on in the deeper trail —
+    // unless that deeper section stays empty too, which is why the debt is carried, not forgotten.
+    if (this.blocks.length > 0 || (this.pendingDepth > 0 && this.pendingDepth >= nextDepth)) {
       for (const text of packSection(this.blocks, this.max))
         this.passages.push({ heading: this.trail, text });
+      this.pendingDepth = 0;
     }
     this.blocks = [];
-    this.ownText = "";
   }
 }

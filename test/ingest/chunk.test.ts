@@ -45,6 +45,14 @@ describe("heading trails", () => {
     ]);
   });
 
+  it("keeps a heading followed only by an empty deeper heading (found by the HTML property test)", () => {
+    expect(md("# Alpha\n\n## \n")).toEqual([{ ordinal: 0, heading: "Alpha", text: "" }]);
+    expect(md("# Alpha\n## Beta\n## Gamma\n\ng\n").map((passage) => passage.heading)).toEqual([
+      "Alpha › Beta",
+      "Alpha › Gamma",
+    ]);
+  });
+
   it("keeps a trailing empty heading", () => {
     expect(md("# A\n\na\n\n## Appendix\n").at(-1)).toEqual({ ordinal: 1, heading: "A › Appendix", text: "" });
   });
