@@ -141,10 +141,15 @@ class HtmlReader {
   private groupDepth = 0;
   private listDepth = 0;
   private templateDepth = 0;
+  // The markup of the open heading runs from headingFrom to the tag being read (at position).
+  private html = "";
+  private position = 0;
+  private headingFrom = -1;
 
   constructor(private readonly outline: Outline) {}
 
   read(html: string): void {
+    this.html = html;
     const n = html.length;
     let i = 0;
     while (i < n) {
@@ -170,6 +175,7 @@ class HtmlReader {
         const name = tagName.exec(html);
         const close = html.indexOf(">", lt + 2);
         i = close === -1 ? n : close + 1;
+        this.position = lt;
         if (name) this.end(name[0].toLowerCase());
       } else if ((next >= 65 && next <= 90) || (next >= 97 && next <= 122)) {
         tagName.lastIndex = lt + 1;
@@ -195,7 +201,9 @@ class HtmlReader {
           this.text(html.slice(i), true);
           break;
         } else {
+          this.position = lt;
           this.start(name, html.slice(lt, close + 1));
+          if (this.headingDepth > 0 && this.headingFrom < 0) this.headingFrom = i;
         }
       } else {
         this.text("<");
@@ -205,6 +213,7 @@ class HtmlReader {
   }
 
   finish(): void {
+    this.position = this.html.length;
     if (this.headingDepth > 0) this.closeHeading();
     this.flushLine();
     this.emitBlock();
@@ -304,13 +313,15 @@ class HtmlReader {
     this.line = [];
     this.linePre = false;
     const depth = this.headingDepth;
+    const source = this.headingFrom >= 0 ? this.html.slice(this.headingFrom, this.position) : "";
     this.headingDepth = 0;
+    this.headingFrom = -1;
     if (this.groupDepth > 0) {
       if (text !== "") this.lines.push(this.takeMarker() + text);
       return;
     }
     this.emitBlock();
-    this.outline.heading(depth, text);
+    this.outline.heading(depth, text, source);
   }
 
   /** Ends the current run of text: a line of the current group, or a block of its own. */

@@ -3,7 +3,7 @@
 // references and inline HTML are removed; the words stay. No recursion and no rescanning: every search
 // either moves forward for good or is bounded, so link or backtick soup costs linear time.
 
-import { decodeReference } from "./entities.js";
+import { decodeEntities, decodeReference } from "./entities.js";
 import { tagSeparator } from "./html.js";
 
 /** Link labels defined in the document (normalised), asked for only when a reference needs them. */
@@ -32,6 +32,7 @@ const emailAutolink =
 // An open or closing tag. Quantifiers are bounded so a failed attempt costs a bounded scan.
 const htmlTag =
   /<(?:([A-Za-z][A-Za-z0-9-]{0,63})(?:\s+[A-Za-z_:][\w.:-]{0,127}(?:\s*=\s*(?:[^\s"'=<>`]{1,2048}|'[^']{0,2048}'|"[^"]{0,2048}"))?){0,64}\s*\/?>|\/([A-Za-z][A-Za-z0-9-]{0,63})\s*>)/y;
+const imageAlt = /\salt\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+))/i;
 const entity = /&(#[xX][0-9a-fA-F]{1,6}|#[0-9]{1,7}|[A-Za-z][A-Za-z0-9]{0,31});/y;
 
 /** Whether `source` holds any character that may start inline syntax (else it is its own plain text). */
@@ -389,6 +390,12 @@ function inlineHtmlEnd(
       const gt = source.indexOf(">", first);
       return { text: "", end: gt === -1 ? source.length : gt + 1 };
     }
+  }
+  if (name === "img") {
+    // As in HTML documents, an image's alt text stands for it.
+    const alt = imageAlt.exec(tag[0]);
+    const text = alt?.[1] ?? alt?.[2] ?? alt?.[3];
+    if (text) return { text: ` ${decodeEntities(text)} `, end };
   }
   return { text: tagSeparator((tag[1] ?? tag[2] ?? "").toLowerCase()), end };
 }

@@ -146,6 +146,7 @@ export class MarkdownReader {
   constructor(
     private readonly content: string,
     private readonly outline: Outline,
+    private readonly withSources = false,
   ) {
     this.definitions = () => {
       this.definitionSet ??= collectDefinitions(this.content);
@@ -334,10 +335,11 @@ export class MarkdownReader {
     const first = rest.charCodeAt(0);
 
     if (this.leaf?.kind === "paragraph" && (first === 61 || first === 45) && setextUnderline.test(rest)) {
-      const text = this.paragraphText(this.leaf.lines);
+      const lines = this.leaf.lines;
+      const text = this.paragraphText(lines);
       this.leaf = null;
       if (text !== "") {
-        this.heading(first === 61 ? 1 : 2, text);
+        this.heading(first === 61 ? 1 : 2, text, lines.join("\n"));
         return;
       }
       if (first === 61) {
@@ -354,7 +356,7 @@ export class MarkdownReader {
       if (atx) {
         this.closeLeaf();
         const text = withoutClosingHashes(rest.slice(atx[0].length));
-        this.heading(atx[1]?.length ?? 1, renderInline(text, this.definitions));
+        this.heading(atx[1]?.length ?? 1, renderInline(text, this.definitions), text);
         return;
       }
     }
@@ -437,7 +439,7 @@ export class MarkdownReader {
     this.leaf = null;
     switch (leaf.kind) {
       case "paragraph":
-        this.emit(this.paragraphText(leaf.lines));
+        this.emit(this.paragraphText(leaf.lines), leaf.lines);
         break;
       case "fence":
       case "indented":
@@ -452,7 +454,11 @@ export class MarkdownReader {
         if (this.stack.length === 0) {
           // At the top level HTML headings are section headings, like markdown's.
           this.flushGroup();
-          renderHtml(html, this.outline);
+          const outline = this.outline;
+          renderHtml(html, {
+            heading: (depth, text, source) => outline.heading(depth, text, source),
+            block: (text) => outline.block(text, html),
+          });
         } else {
           const text = new TextOutline();
           renderHtml(html, text);
@@ -463,19 +469,22 @@ export class MarkdownReader {
     }
   }
 
-  private heading(depth: number, text: string): void {
+  private heading(depth: number, text: string, source: string): void {
     if (this.stack.length === 0) {
       this.flushGroup();
-      this.outline.heading(depth, text);
+      this.outline.heading(depth, text, source);
     } else this.emit(text);
   }
 
-  /** Hands a leaf's text on: a block of its own at the top level, else lines of the container being rendered. */
-  private emit(text: string): void {
+  /**
+   * Hands a leaf's text on: a block of its own at the top level, else lines of the container being
+   * rendered. A paragraph's source lines go along at the top level, joined only there (and only if asked).
+   */
+  private emit(text: string, sourceLines?: string[]): void {
     if (text.trim() === "") return;
     if (this.stack.length === 0) {
       this.flushGroup();
-      this.outline.block(text);
+      this.outline.block(text, sourceLines && this.withSources ? sourceLines.join("\n") : undefined);
       return;
     }
     let items = 0;
@@ -540,7 +549,10 @@ function collectDefinitions(content: string): Set<string> {
   return labels;
 }
 
-/** Reads a markdown document and reports its headings and blocks to `outline`. */
-export function renderMarkdown(content: string, outline: Outline): void {
-  new MarkdownReader(content, outline).read();
+/**
+ * Reads a markdown document and reports its headings and blocks to `outline`; with `withSources`,
+ * paragraphs are reported with their markdown source too (headings always are).
+ */
+export function renderMarkdown(content: string, outline: Outline, withSources = false): void {
+  new MarkdownReader(content, outline, withSources).read();
 }

@@ -1,7 +1,9 @@
 // Title extraction: the first heading, else (HTML) <title>, else the file name without its extension.
 
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { MAX_TITLE_CHARS, titleOf } from "../../src/cli/title.js";
+import { headingTitle, MAX_TITLE_CHARS, titleOf } from "../../src/cli/title.js";
 
 describe("titleOf markdown", () => {
   const md = (content: string, name = "note.md") => titleOf(content, "markdown", name);
@@ -82,5 +84,107 @@ describe("titleOf html", () => {
 describe("titleOf text", () => {
   it("is always the file name: plain text has no headings", () => {
     expect(titleOf("# looks like a heading\nbut is text", "text", "todo.txt")).toBe("todo");
+  });
+});
+
+describe("titles a person would give", () => {
+  const md = (content: string, name = "README.md") => titleOf(content, "markdown", name);
+
+  it("skips a heading made only of links, images or badges", () => {
+    expect(md("### [Read the docs →](https://zod.dev/api)\n\n## What is Zod?")).toBe("What is Zod?");
+    expect(md("# [![npm](https://img.shields.io/npm/v/x.svg)](https://npm.im/x)\n\n# Real")).toBe("Real");
+    expect(md("## <a href='#top'>Back to top</a>\n\n## Usage")).toBe("Usage");
+  });
+
+  it("drops badges beside the name, inline or by reference", () => {
+    expect(
+      md(
+        "# gopd <sup>[![Version Badge][npm-version-svg]][package-url]</sup>\n\n[npm-version-svg]: https://x/v.svg\n[package-url]: https://x",
+      ),
+    ).toBe("gopd");
+    expect(
+      md(
+        "# sharp [![Build](https://github.com/x/badge.svg)](https://ci) ![npm](https://img.shields.io/npm/v/sharp)",
+      ),
+    ).toBe("sharp");
+  });
+
+  it("skips a table of contents", () => {
+    expect(md("## Table of Contents\n\n- [a](#a)\n\n## Installation")).toBe("Installation");
+    expect(md("# Contents\n\n# Guide")).toBe("Guide");
+  });
+
+  it("takes an HTML <h1> inside markdown's HTML blocks, without the icon beside it", () => {
+    expect(
+      md(
+        '<p align="center">\n  <img src="logo.svg" alt="Zod logo">\n  <h1 align="center">Zod</h1>\n</p>\n\n## What is Zod?',
+      ),
+    ).toBe("Zod");
+    expect(
+      md('<h1 align="center">\n  <img alt="Fire logo" src="f.svg">\n  <br/>\n  Standard Schema\n</h1>'),
+    ).toBe("Standard Schema");
+  });
+
+  it("names a README that opens with a logo and then prose by the logo's name", () => {
+    const hono =
+      '<div align="center">\n  <a href="https://hono.dev">\n    <img src="t.png" alt="Hono"/>\n  </a>\n</div>\n\n[![npm](https://img.shields.io/npm/v/hono)](https://npm.im/hono)\n\nHono is a small web framework.\n\n## Quick Start';
+    expect(md(hono)).toBe("Hono");
+    expect(
+      md(
+        '<a href="/"><img alt="Express Logo" src="e.svg"></a>\n\n**Fast web framework.**\n\n## Table of contents\n\n## Installation',
+      ),
+    ).toBe("Express");
+    expect(
+      md(
+        '<h1 align="center"><img alt="fast-check logo" src="l.png"></h1>\n\nProperty based testing.\n\n## Getting started',
+      ),
+    ).toBe("fast-check");
+  });
+
+  it("keeps the first heading when the logo is followed by it, or when the alt text describes a picture", () => {
+    expect(md('<img alt="Acme logo" src="a.png">\n\n# Acme Platform\n\ntext')).toBe("Acme Platform");
+    expect(
+      md(
+        '<img alt="Shows the banner of Biome, with its logo and the phrase Toolchain of the web" src="b.png">\n\nBiome formats code.\n\n## Installation',
+      ),
+    ).toBe("Installation");
+  });
+
+  it("is the same for HTML documents", () => {
+    const html = (content: string) => titleOf(content, "html", "page.html");
+    expect(html('<h1><a href="/"><img src="logo.png" alt="logo"></a></h1><h2>Release notes</h2>')).toBe(
+      "Release notes",
+    );
+    expect(html("<h2>Table of contents</h2><h2>Overview</h2>")).toBe("Overview");
+  });
+});
+
+describe("headingTitle", () => {
+  it("is the content's own title, or empty when it has none (so a caller can fall back)", () => {
+    expect(headingTitle("# Handbook\n\ntext", "markdown")).toBe("Handbook");
+    expect(headingTitle("just text", "markdown")).toBe("");
+    expect(headingTitle("<p>no heading</p>", "html")).toBe("");
+    expect(headingTitle("<title>Tab</title><p>x</p>", "html")).toBe("Tab");
+    expect(headingTitle("# looks like a heading", "text")).toBe("");
+  });
+});
+
+describe("real READMEs (read at test time; skipped where missing)", () => {
+  const readme = (path: string): string | null => {
+    const file = join(import.meta.dirname, "../../node_modules", path);
+    return existsSync(file) ? readFileSync(file, "utf8") : null;
+  };
+  it.each([
+    ["zod/README.md", "Zod"],
+    ["hono/README.md", "Hono"],
+    ["express/Readme.md", "Express"],
+    ["fast-check/README.md", "fast-check"],
+    ["@standard-schema/spec/README.md", "Standard Schema"],
+    ["gopd/README.md", "gopd"],
+    ["tsx/README.md", "tsx"],
+  ])("titles %s as %s", (path, title) => {
+    const content = readme(path);
+    if (content === null) return;
+    expect(titleOf(content, "markdown", path.slice(path.lastIndexOf("/") + 1))).toBe(title);
   });
 });
