@@ -410,11 +410,10 @@ export class MarkdownReader {
 
   private tableRow(row: string): string {
     const cells = tableCells(row);
-    const plain = !hasInlineSyntax(row);
     let out = "";
     for (let i = 0; i < cells.length; i++) {
       const source = cells[i] ?? "";
-      const text = plain ? source : renderInline(source, this.definitions);
+      const text = hasInlineSyntax(source) ? renderInline(source, this.definitions) : source;
       if (i > 0) out += " | ";
       out += /\s\s|[\t\n]/.test(text) ? text.replace(/\s+/g, " ").trim() : text.trim();
     }
@@ -424,7 +423,15 @@ export class MarkdownReader {
   /** A paragraph's text: leading link reference definitions dropped, lines joined, inline syntax removed. */
   private paragraphText(lines: string[]): string {
     let first = 0;
-    while (first < lines.length && definitionLine.test((lines[first] ?? "").trim())) first++;
+    // Lines arrive without their indentation, so only a line starting with "[" can be a definition.
+    while (
+      first < lines.length &&
+      lines[first]?.charCodeAt(0) === 91 &&
+      definitionLine.test((lines[first] ?? "").trim())
+    ) {
+      first++;
+    }
+    if (first === lines.length - 1) return renderInline((lines[first] ?? "").trim(), this.definitions).trim();
     let source = "";
     for (let i = first; i < lines.length; i++) {
       const text = (lines[i] ?? "").trim();
