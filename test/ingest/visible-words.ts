@@ -120,7 +120,8 @@ export function markdownVisibleText(markdown: string): string {
           // A lone phrasing tag (<sup>, </b>) joins the text around it, as it does in the chunker.
           const lone = /^<\/?([A-Za-z][A-Za-z0-9-]*)[^<>]*>$/.exec(node.value.trim());
           const separator = lone && phrasing.has((lone[1] ?? "").toLowerCase()) ? "" : " ";
-          out.push(separator, htmlVisibleText(node.value, true), separator);
+          // A lone tag holds no text, so it needs no HTML parser (a parse per tag made this test slow).
+          out.push(separator, lone ? "" : htmlVisibleText(node.value, true), separator);
         }
         break;
       }
