@@ -90,7 +90,7 @@ describe("real HTML files", () => {
       }
       expect(failures).toEqual([]);
     },
-    // About 7 s of CPU here, nearly all of it the reference parser; the margin is for a loaded machine.
+    // A few seconds of CPU here, most of it parse5; the margin is for a loaded machine.
     120_000,
   );
 });
