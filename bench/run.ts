@@ -11,9 +11,12 @@
 // pools of ~600 candidates, against the floor of the same three reads as plain statements, each in its own
 // fresh process, alternating.
 //
+// Then chunking (bench/chunk.ts): a generated 5 MiB markdown document against the floor of the same bytes
+// chunked as plain text, each in its own fresh process, alternating; and a folder of real README files.
+//
 // The sealed database of a size is made once and kept under .bench/ (sealed, like any memoria database).
 // Usage: npm run bench [-- --sizes 10000,90000] [--pairs 2] [--rounds 2] [--entries 100000]
-//        [--suites search,memory,upload]
+//        [--suites search,memory,chunk,upload]
 //
 // The upload suite (bench/upload.ts, not run unless named): another team's search latency while one team
 // uploads a 5 MiB markdown document, with the chunk pool and with chunking inline.
@@ -29,6 +32,7 @@ import { Keyring } from "../src/seal/keyring.js";
 import { importMasterKeys } from "../src/seal/master.js";
 import { migrations } from "../src/store/migrations/index.js";
 import { openStorage } from "../src/store/storage.js";
+import { benchChunk } from "./chunk.js";
 import { CORPUS_SEED, generateCorpus } from "./corpus.js";
 import type { SealedCorpus } from "./measure.js";
 import { benchUpload } from "./upload.js";
@@ -185,13 +189,14 @@ async function main() {
   const sizes = arg("sizes", "10000,90000").split(",").map(Number);
   const pairs = Number(arg("pairs", "2"));
   const rounds = Number(arg("rounds", "2"));
-  const suites = arg("suites", "search,memory").split(",");
+  const suites = arg("suites", "search,memory,chunk").split(",");
   const dir = resolve(".bench");
   mkdirSync(dir, { recursive: true });
   console.log(`memoria bench — node ${process.version}, ${new Date().toISOString()}`);
   if (suites.includes("search")) for (const size of sizes) await benchSize(size, pairs, rounds, dir);
   if (suites.includes("memory")) benchMemory(Number(arg("entries", "100000")), pairs, rounds);
   if (suites.includes("upload")) await benchUpload();
+  if (suites.includes("chunk")) benchChunk(pairs, measure);
 }
 
 await main();

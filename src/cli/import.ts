@@ -5,6 +5,7 @@
 // before deletes, so a renamed file is briefly in the corpus twice rather than missing.
 
 import { mapLimit } from "../async/pool.js";
+import { titleOf } from "../ingest/title.js";
 import type { ImportOptions } from "./args.js";
 import { ApiError, MemoriaClient } from "./client.js";
 import {
@@ -20,7 +21,6 @@ import {
 } from "./plan.js";
 import { createProgress, type ProgressStream, type Step } from "./progress.js";
 import { type Counts, exitCodeOf, summaryLine } from "./summary.js";
-import { titleOf } from "./title.js";
 import { type FoundFile, readFound, type SkippedLink, walkFolder } from "./walk.js";
 
 export interface ImportIO {

@@ -4,12 +4,12 @@
 
 import { createRoute, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
-import { headingTitle } from "../cli/title.js";
 import { DomainError } from "../errors.js";
 import { acceptOnly, mediaType } from "../http/accept.js";
 import type { AppEnv } from "../http/env.js";
 import { type DocumentFormat, formatOfFile, stem } from "../ingest/formats.js";
 import { decodeUtf8, describeNotText, notTextReason } from "../ingest/text.js";
+import { headingTitle } from "../ingest/title.js";
 import type { DocumentInput, DocumentService } from "../services/documents.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
 import { errors, json } from "./responses.js";

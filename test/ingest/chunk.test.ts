@@ -45,6 +45,14 @@ describe("heading trails", () => {
     ]);
   });
 
+  it("keeps a heading followed only by an empty deeper heading (found by the HTML property test)", () => {
+    expect(md("# Alpha\n\n## \n")).toEqual([{ ordinal: 0, heading: "Alpha", text: "" }]);
+    expect(md("# Alpha\n## Beta\n## Gamma\n\ng\n").map((passage) => passage.heading)).toEqual([
+      "Alpha › Beta",
+      "Alpha › Gamma",
+    ]);
+  });
+
   it("keeps a trailing empty heading", () => {
     expect(md("# A\n\na\n\n## Appendix\n").at(-1)).toEqual({ ordinal: 1, heading: "A › Appendix", text: "" });
   });
@@ -377,5 +385,14 @@ describe("properties", () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe("html comments", () => {
+  it("chunks a comment on a line of its own instead of recursing for ever", () => {
+    expect(md("# A\n\n<!-- c -->\n")).toEqual([{ ordinal: 0, heading: "A", text: "" }]);
+    expect(chunkDocument({ title: "t", content: "<p>x</p><!-- c -->", format: "html" })).toEqual([
+      { ordinal: 0, heading: "", text: "x" },
+    ]);
   });
 });

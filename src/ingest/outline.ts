@@ -1,0 +1,25 @@
+// What the markdown and HTML readers report while they read a document: headings and blocks of plain text,
+// in document order. They build no tree, so neither memory nor the call stack grows with the input's depth.
+
+export interface Outline {
+  /**
+   * A heading of depth 1–6 with its plain text (inline markup already removed) and, where the reader has
+   * it, the markup it came from (title extraction tells a heading of badges from one of words by it).
+   */
+  heading(depth: number, text: string, source?: string): void;
+  /** A block of plain text: a paragraph, a list, a table, a code block. Blank blocks may be reported. */
+  block(text: string, source?: string): void;
+}
+
+/** An outline that keeps headings as lines of text: for headings nested in lists or quotes, which are no section. */
+export class TextOutline implements Outline {
+  readonly lines: string[] = [];
+
+  heading(_depth: number, text: string): void {
+    this.block(text);
+  }
+
+  block(text: string): void {
+    if (text.trim() !== "") this.lines.push(text);
+  }
+}

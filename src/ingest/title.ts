@@ -1,0 +1,171 @@
+// The title a person would give a document, from its content: the first heading that says something
+// (markdown or HTML, <h1>–<h6> included, also inside markdown's HTML blocks), skipping headings made only
+// of images, badges or links ("[Read the docs →](…)", "[![npm](…badge.svg)](…)") and tables of contents.
+// A README that opens with a logo and then prose before any such heading is named by the logo's alt text
+// ("Hono", "Express"), as a person names it after its project. Titles are 1–512 characters and never blank
+// (API.md "Documents"), so the text is collapsed to one line and cut to fit.
+
+import { decodeEntities } from "./entities.js";
+import { type DocumentFormat, stem } from "./formats.js";
+import { renderHtml } from "./html.js";
+import { renderInline } from "./inline.js";
+import { renderMarkdown } from "./markdown.js";
+import { type Outline, TextOutline } from "./outline.js";
+
+export const MAX_TITLE_CHARS = 512;
+
+/**
+ * Only the start of a document is read for its title: a heading past the first 256 KB names no document,
+ * and reading all of a 5 MiB upload for a title would double its chunking time.
+ */
+const titleWindow = 256 * 1024;
+
+// YAML (---) or TOML (+++) front matter at the very start: metadata, not content. Left in, a `# comment`
+// in it would read as a heading and its closing `---` would turn the line above into a setext heading.
+const frontMatter =
+  /^\uFEFF?(?:---[ \t]*\r?\n[\s\S]*?\r?\n(?:---|\.\.\.)|\+\+\+[ \t]*\r?\n[\s\S]*?\r?\n\+\+\+)[ \t]*(?:\r?\n|$)/;
+
+// Headings that name a part of the page, not the page.
+const navigationHeading = /^(?:table of contents|contents|toc|on this page|in this article|index)$/;
+// What a logo's alt text adds to the project's name.
+const logoWords = /[\s-]*\b(?:logo|logotype|banner|wordmark|icon)\b[\s-]*/gi;
+
+// Markup that carries no words of its own: images, links, tags, references, comments.
+const markdownImage = /!\[[^\]]*\]\([^)]*\)|!\[[^\]]*\]\[[^\]]*\]/g;
+const markdownLink = /\[[^\]]*\]\([^)]*\)|\[[^\]]*\]\[[^\]]*\]/g;
+const htmlLink = /<a\b[^>]*>[\s\S]*?<\/a\s*>/gi;
+const htmlComment = /<!--[\s\S]*?-->/g;
+const anyTag = /<[^>]*>/g;
+const reference = /&(?:#[xX]?[0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);/g;
+const wordCharacter = /[\p{L}\p{N}]/u;
+// Badges: images inside links, or images served by a badge service.
+const linkedMarkdownImage = /\[\s*!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])\s*\](?:\([^)]*\)|\[[^\]]*\])/g;
+const badgeMarkdownImage = /!\[[^\]]*\]\([^)]*(?:badge|shields\.io)[^)]*\)/gi;
+const linkedHtmlImage = /<a\b[^>]*>\s*<img\b[^>]*>\s*<\/a\s*>/gi;
+const htmlImage = /<img\b[^>]*>/gi;
+const htmlImageAlt = /<img\b[^>]*?\balt\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))/i;
+const markdownImageAlt = /!\[([^\]]*)\]/;
+
+/** Collapses white space to single spaces, trims, and cuts to the title limit; "" when nothing is left. */
+export function cleanTitle(text: string): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  // Two UTF-16 units per code point at most, so this slice always holds the title's first 512 characters.
+  const chars = [...line.slice(0, MAX_TITLE_CHARS * 2)];
+  if (chars.length <= MAX_TITLE_CHARS && line.length <= MAX_TITLE_CHARS * 2) return line;
+  return chars.slice(0, MAX_TITLE_CHARS).join("").trimEnd();
+}
+
+/**
+ * Longest markup read as possible decoration. A row of badges or a logo header is a few KB (zod's 1.1 KB,
+ * hono's 1.5 KB); anything longer is prose, and the bound keeps the patterns below from rescanning a page.
+ */
+const maxDecorationChars = 8192;
+
+/** Whether markup holds no word outside its images, links and tags (a row of badges, a nav bar, a logo). */
+function isDecoration(source: string): boolean {
+  if (source.length > maxDecorationChars) return false;
+  // Markup with no image, link or tag is text, even text without words (a heading of emoji).
+  if (!/[[<]/.test(source)) return false;
+  const own = source
+    .replace(htmlComment, "")
+    .replace(markdownImage, "")
+    .replace(markdownLink, "")
+    .replace(htmlLink, "")
+    .replace(anyTag, "")
+    .replace(reference, "");
+  return !wordCharacter.test(own);
+}
+
+function withoutBadges(source: string): string {
+  return source.replace(linkedMarkdownImage, "").replace(badgeMarkdownImage, "").replace(linkedHtmlImage, "");
+}
+
+/**
+ * A name is a few words; an alt text longer than this describes the picture ("Shows the banner of Biome,
+ * with its logo and…") and names nothing.
+ */
+const maxLogoNameChars = 60;
+
+function logoName(source: string): string {
+  const html = htmlImageAlt.exec(source);
+  const alt = html ? (html[1] ?? html[2] ?? html[3] ?? "") : (markdownImageAlt.exec(source)?.[1] ?? "");
+  const name = cleanTitle(decodeEntities(alt).replace(logoWords, " "));
+  return [...name].length <= maxLogoNameChars ? name : "";
+}
+
+class TitleOutline implements Outline {
+  title = "";
+  private logo = "";
+  private proseSeen = false;
+
+  constructor(private readonly format: DocumentFormat) {}
+
+  heading(_depth: number, text: string, source?: string): void {
+    if (this.title !== "") return;
+    const markup = source ?? text;
+    if (isDecoration(markup)) {
+      // A heading that is only a logo (fast-check's <h1><img alt="fast-check logo"></h1>) names the page.
+      if (!this.proseSeen && this.logo === "") this.logo = logoName(markup);
+      return;
+    }
+    const title = cleanTitle(this.headingText(markup, text));
+    if (
+      title === "" ||
+      navigationHeading.test(
+        title
+          .toLowerCase()
+          .replace(/[^\p{L}\p{N} ]/gu, "")
+          .trim(),
+      )
+    )
+      return;
+    // A logo followed by prose has already named the document; a later heading names a section of it.
+    this.title = this.proseSeen && this.logo !== "" ? this.logo : title;
+  }
+
+  block(text: string, source?: string): void {
+    if (this.title !== "" || text.trim() === "") return;
+    if (source !== undefined && isDecoration(source)) {
+      if (!this.proseSeen && this.logo === "" && source.trimStart().startsWith("<"))
+        this.logo = logoName(source);
+      return;
+    }
+    this.proseSeen = true;
+    if (this.logo !== "") this.title = this.logo;
+  }
+
+  /** The heading's words without its badges (a badge's alt text is no part of a name). */
+  private headingText(markup: string, text: string): string {
+    let cleaned = withoutBadges(markup);
+    // In an HTML heading with words, an image is an icon beside the name (<h1><img alt="… logo"> Name</h1>).
+    const imageless = cleaned.replace(htmlImage, "");
+    if (imageless !== cleaned && !isDecoration(imageless)) cleaned = imageless;
+    if (cleaned === markup) return text;
+    if (this.format === "html" || cleaned.trimStart().startsWith("<")) {
+      const outline = new TextOutline();
+      renderHtml(cleaned, outline);
+      return outline.lines.join(" ");
+    }
+    return renderInline(cleaned, () => new Set());
+  }
+}
+
+function htmlTitleElement(content: string): string {
+  const match = /<title\b[^>]*>([\s\S]*?)<\/title\s*>/i.exec(content.replace(htmlComment, ""));
+  return match ? cleanTitle(decodeEntities(match[1] ?? "")) : "";
+}
+
+/** The title a document's own content gives it (its first meaningful heading, or logo), or "" if none. */
+export function headingTitle(content: string, format: DocumentFormat): string {
+  if (format === "text") return "";
+  const window = content.slice(0, titleWindow).replace(/\r\n?/g, "\n");
+  const outline = new TitleOutline(format);
+  if (format === "markdown") renderMarkdown(window.replace(frontMatter, ""), outline, true);
+  else renderHtml(window, outline);
+  return outline.title || (format === "html" ? htmlTitleElement(window) : "");
+}
+
+/** The title an import (or a raw upload without ?title=) gives a file: its heading, else its file name. */
+export function titleOf(content: string, format: DocumentFormat, fileName: string): string {
+  return headingTitle(content, format) || cleanTitle(stem(fileName)) || cleanTitle(fileName) || "Untitled";
+}

@@ -1,0 +1,156 @@
+// The words a reader sees in a markdown or HTML document, found by the reference parsers (micromark via
+// mdast-util-from-markdown with GFM, and parse5 via hast-util-from-html), independently of the chunker: the
+// oracle the word-keeping tests compare passages against.
+//
+// "Visible" by construction: text nodes, code, image alt text of markdown images; not comments, not the
+// content of script, style, template, title, iframe, noembed, noframes or noscript, not link destinations
+// or reference definitions. Words are runs of letters and digits after the folding FTS5's unicode61
+// tokenizer applies (case and diacritics removed), so the check sees what the index would.
+
+import type { Element, Nodes as HastNodes } from "hast";
+import { fromHtml } from "hast-util-from-html";
+import type { Nodes as MdastNodes } from "mdast";
+import { fromMarkdown } from "mdast-util-from-markdown";
+import { gfmFromMarkdown } from "mdast-util-gfm";
+import { gfm } from "micromark-extension-gfm";
+import type { Passage } from "../../src/ingest/chunk.js";
+
+const hiddenElements = new Set([
+  "script",
+  "style",
+  "template",
+  "title",
+  "iframe",
+  "noembed",
+  "noframes",
+  "noscript",
+]);
+// Tags that do not separate the words around them ("un<b>bold</b>ed" is one word), as the chunker reads them.
+const phrasing = new Set(
+  "a abbr b bdi bdo cite code data del dfn em font i ins kbd mark q s samp small span strike strong sub sup time tt u var wbr".split(
+    " ",
+  ),
+);
+
+export function foldWords(text: string): string[] {
+  return (
+    text
+      .normalize("NFKD")
+      .replace(/\p{M}/gu, "")
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+/gu) ?? []
+  );
+}
+
+export function passageWords(passages: readonly Passage[]): Set<string> {
+  const words = new Set<string>();
+  for (const passage of passages) {
+    for (const word of foldWords(passage.heading)) words.add(word);
+    for (const word of foldWords(passage.text)) words.add(word);
+  }
+  return words;
+}
+
+function hastText(node: HastNodes, out: string[]): void {
+  // Explicit stack: real HTML documentation nests deeply enough to make recursion a risk in a test too.
+  const stack: Array<HastNodes | string> = [node];
+  while (stack.length > 0) {
+    const item = stack.pop() as HastNodes | string;
+    if (typeof item === "string") {
+      out.push(item);
+      continue;
+    }
+    if (item.type === "text") out.push(item.value);
+    else if (item.type === "element") {
+      const element = item as Element;
+      if (hiddenElements.has(element.tagName)) continue;
+      const separator = phrasing.has(element.tagName) ? "" : " ";
+      stack.push(separator);
+      for (let i = element.children.length - 1; i >= 0; i--) stack.push(element.children[i] as HastNodes);
+      stack.push(separator);
+    } else if (item.type === "root") {
+      for (let i = item.children.length - 1; i >= 0; i--) stack.push(item.children[i] as HastNodes);
+    }
+  }
+}
+
+/** Visible text of an HTML document or fragment. */
+export function htmlVisibleText(html: string, fragment = false): string {
+  const out: string[] = [];
+  hastText(fromHtml(html, { fragment }), out);
+  return out.join("");
+}
+
+const inlineHiddenOpen = /^<(script|style)(?=[\s>])/i;
+
+/** Visible text of a markdown document, as the reference parser reads it. */
+export function markdownVisibleText(markdown: string): string {
+  const tree = fromMarkdown(markdown, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
+  const out: string[] = [];
+  const stack: Array<MdastNodes | string> = [tree];
+  // Inline HTML arrives tag by tag; text between an inline <script> and its </script> is not visible.
+  let hiddenUntil: RegExp | null = null;
+  while (stack.length > 0) {
+    const node = stack.pop() as MdastNodes | string;
+    if (typeof node === "string") {
+      out.push(node);
+      continue;
+    }
+    if (hiddenUntil) {
+      if (node.type === "html" && hiddenUntil.test(node.value)) hiddenUntil = null;
+      continue;
+    }
+    switch (node.type) {
+      case "text":
+      case "inlineCode":
+        out.push(node.value);
+        break;
+      case "code":
+        out.push(" ", node.value, " ");
+        break;
+      case "image":
+      case "imageReference":
+        out.push(node.alt ?? "");
+        break;
+      case "html": {
+        const open = inlineHiddenOpen.exec(node.value);
+        if (open && !new RegExp(`</${open[1]}`, "i").test(node.value)) {
+          hiddenUntil = new RegExp(`</${open[1]}`, "i");
+        } else {
+          // A lone phrasing tag (<sup>, </b>) joins the text around it, as it does in the chunker.
+          const lone = /^<\/?([A-Za-z][A-Za-z0-9-]*)[^<>]*>$/.exec(node.value.trim());
+          const separator = lone && phrasing.has((lone[1] ?? "").toLowerCase()) ? "" : " ";
+          // A lone tag holds no text, so it needs no HTML parser (a parse per tag made this test slow).
+          out.push(separator, lone ? "" : htmlVisibleText(node.value, true), separator);
+        }
+        break;
+      }
+      case "break":
+        out.push(" ");
+        break;
+      case "definition":
+        break;
+      default:
+        if ("children" in node) {
+          // Phrasing nodes join their neighbours' text; blocks (paragraphs, cells, items) separate it.
+          const inline =
+            node.type === "emphasis" ||
+            node.type === "strong" ||
+            node.type === "delete" ||
+            node.type === "link" ||
+            node.type === "linkReference";
+          const separator = inline ? "" : " ";
+          stack.push(separator);
+          for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i] as MdastNodes);
+          stack.push(separator);
+        }
+    }
+  }
+  return out.join("");
+}
+
+/** The visible words a set of passages is missing (empty when every word was kept). */
+export function missingWords(visibleText: string, passages: readonly Passage[]): string[] {
+  const kept = passageWords(passages);
+  return [...new Set(foldWords(visibleText))].filter((word) => !kept.has(word));
+}
