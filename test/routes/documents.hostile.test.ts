@@ -37,9 +37,9 @@ const shapes: Shape[] = [
     visible: "falconword",
   },
   {
-    name: "lists nested 3,000 deep",
+    name: "lists nested 2,000 deep",
     format: "markdown",
-    content: `${repeat(3000, (i) => `${"  ".repeat(i)}- item\n`)}${"  ".repeat(3000)}- gopherword\n`,
+    content: `${repeat(2000, (i) => `${"  ".repeat(i)}- item\n`)}${"  ".repeat(2000)}- gopherword\n`,
     visible: "gopherword",
   },
   {
