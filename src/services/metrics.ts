@@ -7,8 +7,6 @@
 // limit). No team id, title, query or content id ever becomes a label or a value.
 
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { RequestObservation, RequestRecorder } from "../http/metrics.js";
-import type { LimitName } from "../http/rate-limit.js";
 import type { LiveIndexes } from "../live/indexes.js";
 
 // Request latency buckets in seconds: a warm search answers in about a millisecond, a cold one waits for a
@@ -30,7 +28,20 @@ export function isStorageError(error: unknown): boolean {
   return false;
 }
 
-export class Metrics implements RequestRecorder {
+/** One answered request, as the HTTP edge reports it (src/http/metrics.ts checks the shape where it is used). */
+export interface ObservedRequest {
+  method: string;
+  route: string;
+  status: number;
+  seconds: number;
+  /** The error the request ended with, if any. */
+  error: unknown;
+}
+
+/** The limits src/http/rate-limit.ts enforces, as the label of the answers each refused. */
+export type LimitLabel = "credential" | "auth_failures";
+
+export class Metrics {
   readonly registry = new Registry();
   readonly #requests: Counter<"method" | "route" | "status">;
   readonly #latency: Histogram<"method" | "route" | "status">;
@@ -109,14 +120,14 @@ export class Metrics implements RequestRecorder {
   }
 
   /** Records one answered request. */
-  observeRequest({ method, route, status, seconds, error }: RequestObservation): void {
+  observeRequest({ method, route, status, seconds, error }: ObservedRequest): void {
     const labels = { method, route, status: String(status) };
     this.#requests.inc(labels);
     this.#latency.observe(labels, seconds);
     if (isStorageError(error)) this.#storageErrors.inc();
   }
 
-  rateLimited(limit: LimitName): void {
+  rateLimited(limit: LimitLabel): void {
     this.#rateLimited.inc({ limit });
   }
 

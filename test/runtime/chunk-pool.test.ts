@@ -84,7 +84,7 @@ describe("the chunk pool", () => {
     const small = doc("# Note\n\nThe ferry leaves at nine.");
     expect(await chunks.chunk(small)).toEqual(chunkDocument(small));
     const huge = doc(
-      Array.from({ length: 40_000 }, (_, i) => `## H${i}\n\n- a *b* [c](d) ${i}\n`).join("\n"),
+      Array.from({ length: 200_000 }, (_, i) => `## H${i}\n\n- a *b* [c](d) ${i}\n`).join("\n"),
     );
     const waiting = doc("# Queued\n\nThis one waits behind the crash.");
     const [crashed, queued] = await Promise.allSettled([chunks.chunk(huge), chunks.chunk(waiting)]);

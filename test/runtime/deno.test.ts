@@ -45,14 +45,13 @@ function client(port: number) {
 }
 
 /**
- * About 1 MB of markdown in many sections: enough that chunking and sealing it takes a while, and no more: with
- * the chunking off the request thread the signal is handled at once, and on a busy machine (load 20+) 2 MB
- * took 9.3 s, near the shutdown grace. (Deno's shutdown cuts a request whose body is still arriving, so the
- * body is sent whole before the signal.)
+ * About 3 MB of markdown in many sections: indexing its ~3,000 passages keeps the request in flight for a
+ * while after its body has arrived, and no longer than the shutdown grace on a busy machine. (Deno's shutdown
+ * cuts a request whose body is still arriving, so the body is sent whole before the signal.)
  */
 function largeMarkdown(): string {
   const sections: string[] = [];
-  for (let i = 0; sections.join("").length < 1_000_000 && i < 100_000; i++) {
+  for (let i = 0; sections.join("").length < 3_000_000 && i < 100_000; i++) {
     const paragraphs = Array.from(
       { length: 6 },
       (_, p) =>
@@ -183,14 +182,30 @@ describe("the Deno entry", () => {
       const team = await call("/v1/teams", { method: "POST", token: ADMIN_TOKEN, json: { name: "Acme" } });
       const { apiKey } = team.body as { apiKey: string };
 
-      const content = largeMarkdown();
+      const content = new TextEncoder().encode(largeMarkdown());
+      // The signal goes once the whole body has been handed to the socket: the server is then working on it
+      // (reading, chunking, sealing, indexing), not waiting for it.
+      let sent = () => {};
+      const whole = new Promise<void>((resolve) => {
+        sent = resolve;
+      });
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(content);
+          controller.close();
+          sent();
+        },
+      });
       const slow = call(`/v1/documents?${new URLSearchParams({ title: "Harbour log" })}`, {
         method: "POST",
         token: apiKey,
         headers: { "content-type": "text/markdown" },
-        body: content,
-      });
-      await new Promise((resolve) => setTimeout(resolve, 200));
+        body,
+        duplex: "half",
+      } as RequestInit);
+      await whole;
+      // Loopback delivers 3 MB in a few milliseconds; the work on it takes hundreds.
+      await new Promise((resolve) => setTimeout(resolve, 100));
       child.kill("SIGTERM");
 
       const answer = await slow;
