@@ -115,8 +115,25 @@ export class Metrics {
         },
       });
     }
-    // Hook for the unreadable-rows count (issue 11, "a bad row is reported"): once LiveIndexes' status
-    // carries `unreadable`, add a `memoria_index_unreadable_rows` gauge here summing it over loadedTeams().
+    // Rows the indexes left out because they did not open (a wrong key, a row copied from elsewhere): the
+    // answers say so per team; this says so to whoever watches the instance, by kind and never by team.
+    new Gauge({
+      name: "memoria_index_unreadable_rows",
+      help: "Stored rows the loaded indexes left out because they failed to open, summed over teams.",
+      labelNames: ["kind"],
+      registers,
+      collect: function () {
+        let documents = 0;
+        let entries = 0;
+        for (const teamId of indexes.loadedTeams()) {
+          const counts = indexes.unreadableCounts(teamId);
+          documents += counts?.documents ?? 0;
+          entries += counts?.entries ?? 0;
+        }
+        this.set({ kind: "documents" }, documents);
+        this.set({ kind: "entries" }, entries);
+      },
+    });
   }
 
   /** Records one answered request. */

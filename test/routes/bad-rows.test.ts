@@ -94,6 +94,10 @@ describe("a bad row is reported, not contagious", () => {
         expect(stats.documents).toBe(3);
         expect(stats.unreadable).toEqual({ documents: 1, entries: 0 });
         expect(app.memoria.indexes.unreadableCounts(b.teamId)).toEqual({ documents: 1, entries: 0 });
+        // And to whoever watches the instance: a metric by kind, never by team.
+        const metrics = await (await app.request("/metrics", { token: ADMIN_TOKEN })).text();
+        expect(metrics).toContain('memoria_index_unreadable_rows{kind="documents"} 1');
+        expect(metrics).toContain('memoria_index_unreadable_rows{kind="entries"} 0');
 
         // The other team is untouched.
         const theirs = await expectOk(
