@@ -18,6 +18,41 @@ interface Import {
   isPackage: boolean;
 }
 
+/**
+ * What each folder of src/ may import besides itself, as README.md's "How the code is laid out" lists it.
+ * Every folder may also import the top-level leaf modules (LEAVES); app.ts, which wires everything, and the
+ * leaves themselves are not listed.
+ */
+const MAY_IMPORT: Record<string, readonly string[]> = {
+  "runtime/": ["app.ts", "http/", "store/", "seal/", "async/", "ingest/", "text/"],
+  "http/": ["seal/", "services/"],
+  "routes/": ["services/", "http/", "index/", "memory/", "ingest/", "seal/", "sources/", "text/"],
+  "services/": [
+    "live/",
+    "index/",
+    "memory/",
+    "sealed/",
+    "sources/",
+    "store/",
+    "seal/",
+    "ingest/",
+    "async/",
+    "text/",
+  ],
+  "live/": ["index/", "sealed/", "store/", "seal/", "async/"],
+  "sources/": ["sealed/", "store/", "seal/", "async/"],
+  "sealed/": ["seal/", "store/", "ingest/"],
+  "index/": ["memory/", "text/"],
+  "memory/": ["text/"],
+  "ingest/": ["text/", "seal/"],
+  "store/": [],
+  "seal/": [],
+  "async/": [],
+  "text/": [],
+  "cli/": ["ingest/", "async/"],
+};
+const LEAVES = ["errors.ts", "ids.ts", "api-key.ts", "clock.ts", "logger.ts", "config.ts"];
+
 /** Packages the pure core must not import: the HTTP framework and the database drivers. */
 const NOT_IN_THE_CORE = /^(hono|@hono\/.*|@libsql\/.*|libsql)(\/.*)?$/;
 
@@ -128,6 +163,21 @@ describe("source layout", () => {
 
   it("has no two folders of src/ importing each other, directly or round a loop", () => {
     expect(folderCycles(all.filter((i) => !i.isPackage))).toEqual([]);
+  });
+
+  it("has every folder import only what README's layout table lets it", () => {
+    const folders = new Set(sourceFiles(src).map((file) => folderOf(relative(src, file))));
+    // A new folder needs its row: the table is the map a newcomer reads.
+    expect([...folders].filter((f) => f.endsWith("/") && !(f in MAY_IMPORT)).sort()).toEqual([]);
+    const outside = all
+      .filter((i) => !i.isPackage)
+      .filter((i) => {
+        const [from, to] = [folderOf(i.from), folderOf(i.to)];
+        const allowed = MAY_IMPORT[from];
+        return allowed !== undefined && from !== to && !LEAVES.includes(to) && !allowed.includes(to);
+      })
+      .map((i) => `${i.from} -> ${i.to}`);
+    expect(outside).toEqual([]);
   });
 
   it("keeps Hono and libSQL out of memory/ and the query builder, also through what they import", () => {
