@@ -4,7 +4,8 @@
 import { z } from "zod";
 import { DomainError } from "../errors.js";
 import { documentFormats } from "../ingest/formats.js";
-import { openRow, sealRow, type TeamKey } from "../seal/team-key.js";
+import { sealRow, type TeamKey } from "../seal/team-key.js";
+import { openAs } from "./open-as.js";
 
 export const documentMetaSchema = z.object({
   title: z.string(),
@@ -77,13 +78,6 @@ export const sealedTables = {
   documentContent: "document_content",
   chunks: "chunks",
 } as const;
-
-async function openAs<T>(schema: z.ZodType<T>, key: TeamKey, table: string, id: string, sealed: Uint8Array) {
-  const parsed = schema.safeParse(await openRow(key, table, id, sealed));
-  if (!parsed.success)
-    throw new DomainError("unreadable", `Stored ${table} row ${id} opened but is not in the expected shape.`);
-  return parsed.data;
-}
 
 export const sealDocumentMeta = (key: TeamKey, id: string, meta: DocumentMeta) =>
   sealRow(key, sealedTables.documents, id, meta);

@@ -2,8 +2,8 @@
 // that does not decrypt, and is reported the same way.
 
 import { z } from "zod";
-import { DomainError } from "../errors.js";
-import { blindIndex, openRow, sealRow, type TeamKey } from "../seal/team-key.js";
+import { blindIndex, sealRow, type TeamKey } from "../seal/team-key.js";
+import { openAs } from "./open-as.js";
 
 export const entryContentSchema = z.object({
   project: z.string().nullable(),
@@ -20,12 +20,8 @@ const ENTRIES_TABLE = "entries";
 export const sealEntry = (key: TeamKey, id: string, content: EntryContent) =>
   sealRow(key, ENTRIES_TABLE, id, content);
 
-export async function openEntry(key: TeamKey, id: string, sealed: Uint8Array): Promise<EntryContent> {
-  const parsed = entryContentSchema.safeParse(await openRow(key, ENTRIES_TABLE, id, sealed));
-  if (!parsed.success)
-    throw new DomainError("unreadable", `Stored entries row ${id} opened but is not in the expected shape.`);
-  return parsed.data;
-}
+export const openEntry = (key: TeamKey, id: string, sealed: Uint8Array): Promise<EntryContent> =>
+  openAs(entryContentSchema, key, ENTRIES_TABLE, id, sealed);
 
 /**
  * The project's blind index. Prefixed so it can never equal the blind index of some other kind of value

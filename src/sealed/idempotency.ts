@@ -3,9 +3,9 @@
 // so an answer copied onto another key's row fails to open.
 
 import { z } from "zod";
-import { DomainError } from "../errors.js";
 import { toHex } from "../seal/bytes.js";
-import { openRow, sealRow, type TeamKey } from "../seal/team-key.js";
+import { sealRow, type TeamKey } from "../seal/team-key.js";
+import { openAs } from "./open-as.js";
 
 export const storedAnswerSchema = z.object({
   status: z.number().int(),
@@ -25,12 +25,5 @@ export async function openAnswer(
   keyRef: Uint8Array,
   sealed: Uint8Array,
 ): Promise<StoredAnswer> {
-  const id = toHex(keyRef);
-  const parsed = storedAnswerSchema.safeParse(await openRow(key, IDEMPOTENCY_TABLE, id, sealed));
-  if (!parsed.success)
-    throw new DomainError(
-      "unreadable",
-      `Stored ${IDEMPOTENCY_TABLE} row opened but is not in the expected shape.`,
-    );
-  return parsed.data;
+  return openAs(storedAnswerSchema, key, IDEMPOTENCY_TABLE, toHex(keyRef), sealed);
 }

@@ -2,9 +2,9 @@
 // copied into the webhook secret's row fails to open), as a schema.
 
 import { z } from "zod";
-import { DomainError } from "../errors.js";
-import { openRow, sealRow, type TeamKey } from "../seal/team-key.js";
+import { sealRow, type TeamKey } from "../seal/team-key.js";
 import type { SourceKind } from "../store/sources.js";
+import { openAs } from "./open-as.js";
 
 /** The table name bound into each secret seal's additional data; changing it makes every secret unreadable. */
 const SOURCES_TABLE = "sources";
@@ -14,11 +14,5 @@ export const sealSecret = (key: TeamKey, kind: SourceKind, value: string) =>
   sealRow(key, SOURCES_TABLE, kind, { value });
 
 export async function openSecret(key: TeamKey, kind: SourceKind, sealed: Uint8Array): Promise<string> {
-  const parsed = secretSchema.safeParse(await openRow(key, SOURCES_TABLE, kind, sealed));
-  if (!parsed.success)
-    throw new DomainError(
-      "unreadable",
-      `Stored sources row ${kind} opened but is not in the expected shape.`,
-    );
-  return parsed.data.value;
+  return (await openAs(secretSchema, key, SOURCES_TABLE, kind, sealed)).value;
 }

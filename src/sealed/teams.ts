@@ -2,8 +2,8 @@
 // that does not decrypt, and is reported the same way.
 
 import { z } from "zod";
-import { DomainError } from "../errors.js";
-import { openRow, sealRow, type TeamKey } from "../seal/team-key.js";
+import { sealRow, type TeamKey } from "../seal/team-key.js";
+import { openAs } from "./open-as.js";
 
 export const teamContentSchema = z.object({ name: z.string() });
 export type TeamContent = z.infer<typeof teamContentSchema>;
@@ -14,9 +14,5 @@ const TEAMS_TABLE = "teams";
 export const sealTeam = (key: TeamKey, id: string, content: TeamContent) =>
   sealRow(key, TEAMS_TABLE, id, content);
 
-export async function openTeam(key: TeamKey, id: string, sealed: Uint8Array): Promise<TeamContent> {
-  const parsed = teamContentSchema.safeParse(await openRow(key, TEAMS_TABLE, id, sealed));
-  if (!parsed.success)
-    throw new DomainError("unreadable", `Stored teams row ${id} is not in the expected shape.`);
-  return parsed.data;
-}
+export const openTeam = (key: TeamKey, id: string, sealed: Uint8Array): Promise<TeamContent> =>
+  openAs(teamContentSchema, key, TEAMS_TABLE, id, sealed);

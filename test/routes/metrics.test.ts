@@ -119,7 +119,8 @@ describe("GET /metrics", () => {
       }
       // Every label is one of the names the metrics use (le: a histogram's bucket).
       const labels = new Set([...text.matchAll(/[{,]([a-z_]+)="/g)].map((m) => m[1]));
-      for (const label of labels) expect(["method", "route", "status", "le", "limit", "kind"]).toContain(label);
+      for (const label of labels)
+        expect(["method", "route", "status", "le", "limit", "kind"]).toContain(label);
     }));
 
   it("answers 401 without a token or with a team key, and takes MEMORIA_METRICS_TOKEN when set", () =>
