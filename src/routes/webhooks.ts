@@ -2,7 +2,9 @@
 // `GET` says whether one is set (never the secret), `DELETE` forgets it; `POST /v1/webhooks/ingest/{teamId}` takes a Standard Webhooks delivery and applies its event before the answer.
 //
 // A delivery is handled in this order, and each step's failure stops it with nothing recorded:
-//   1. the team in the path, its secret, and the signature over the raw body (→ 401, one message for all);
+//   1. before the body is read: the three headers (present, and a signature that could match), the timestamp
+//      within 5 minutes, the team in the path and its secret; then the signature over the raw body (→ 401,
+//      one message for all);
 //   2. the body as JSON and as one of the three events (→ 400 invalid_request; the id is not recorded, so the
 //      sender's corrected resend with the same id is processed);
 //   3. the delivery id: seen in the last 24 hours → 200 with `duplicate: true` and nothing done;
@@ -17,7 +19,7 @@ import type { AppEnv } from "../http/env.js";
 import { describeIssues } from "../http/errors.js";
 import { noStore } from "../http/no-store.js";
 import type { Logger } from "../logger.js";
-import type { WebhookEvent, WebhookService } from "../services/webhooks.js";
+import type { Refusal, WebhookEvent, WebhookService } from "../services/webhooks.js";
 import { errors, json } from "./responses.js";
 import { router } from "./router.js";
 import { documentBody, entryBody, entryInput } from "./schemas.js";
@@ -165,17 +167,20 @@ export function webhookRoutes(webhooks: WebhookService, team: MiddlewareHandler<
   );
 
   app.post("/v1/webhooks/ingest/:teamId", async (c) => {
-    const payload = rawText.decode(await c.req.arrayBuffer());
-    const headers = {
+    const refuse = (refusal: Refusal): never => {
+      logger.warn("webhook delivery refused", { requestId: c.get("requestId"), reason: refusal });
+      throw new DomainError("unauthorized", REFUSED);
+    };
+    // The headers, the team and its secret before a byte of the body is read.
+    const admitted = await webhooks.admit(c.req.param("teamId"), {
       id: c.req.header("webhook-id"),
       timestamp: c.req.header("webhook-timestamp"),
       signature: c.req.header("webhook-signature"),
-    };
-    const received = await webhooks.receive(c.req.param("teamId"), payload, headers, parseWebhookEvent);
-    if (!received.ok) {
-      logger.warn("webhook delivery refused", { requestId: c.get("requestId"), reason: received.refusal });
-      throw new DomainError("unauthorized", REFUSED);
-    }
+    });
+    if (!admitted.ok) return refuse(admitted.refusal);
+    const payload = rawText.decode(await c.req.arrayBuffer());
+    const received = await webhooks.receive(admitted.delivery, payload, parseWebhookEvent);
+    if (!received.ok) return refuse(received.refusal);
     return c.json({ ok: true as const, ...received.delivered }, 200);
   });
 

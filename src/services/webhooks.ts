@@ -48,7 +48,16 @@ export interface WebhookHeaders {
 /** Why a delivery was refused; logged, never told apart in the answer (every refusal is the same 401). */
 export type Refusal = "unknown_team" | "no_secret" | "missing_headers" | "stale_timestamp" | "bad_signature";
 
-type Verified = { ok: true; key: TeamKey; deliveryId: string } | { ok: false; refusal: Refusal };
+/** A delivery whose headers passed admit(), for a team with a secret: only its body is left to verify. */
+export interface AdmittedDelivery {
+  key: TeamKey;
+  secret: string;
+  id: string;
+  timestamp: string;
+  signature: string;
+}
+
+export type Admitted = { ok: true; delivery: AdmittedDelivery } | { ok: false; refusal: Refusal };
 
 export type Received = { ok: true; delivered: Delivered } | { ok: false; refusal: Refusal };
 
@@ -98,44 +107,40 @@ export class WebhookService {
   }
 
   /**
-   * Takes one delivery for the team in its path: verified first, then parsed by `parse` (the caller's schema,
-   * which throws invalid_request and so records nothing), then applied (see #deliver). A refusal is answered,
-   * not thrown, so the caller can log its reason before giving the one 401 for all of them.
+   * Checks what a delivery's headers alone can show, before its body is read (an unauthenticated sender can
+   * otherwise make the app take in a whole document-sized body): the three headers are there and could
+   * verify, the timestamp is within the tolerance, and the team exists and has a secret. Each refuses only a
+   * delivery the library's verify would refuse anyway, so nothing that verified before is refused now.
+   * Records nothing.
    */
-  async receive(
-    teamId: string,
-    payload: string,
-    headers: WebhookHeaders,
-    parse: (payload: string) => WebhookEvent,
-  ): Promise<Received> {
-    const verified = await this.#verify(teamId, payload, headers);
-    if (!verified.ok) return verified;
-    const event = parse(payload);
-    return { ok: true, delivered: await this.#deliver(verified.key, verified.deliveryId, event) };
-  }
-
-  /**
-   * Checks a delivery for the team in its path: the team exists, has a secret, and the signature over the raw
-   * body verifies with it within the library's 5-minute timestamp tolerance. Records nothing.
-   */
-  async #verify(teamId: string, payload: string, headers: WebhookHeaders): Promise<Verified> {
+  async admit(teamId: string, headers: WebhookHeaders): Promise<Admitted> {
+    const { id, timestamp, signature } = headers;
+    if (!id || !timestamp || !signature || !hasCandidateSignature(signature)) {
+      return { ok: false, refusal: "missing_headers" };
+    }
+    if (!timestampWithinTolerance(timestamp)) return { ok: false, refusal: "stale_timestamp" };
     const key = await this.deps.teams.teamKey(teamId);
     if (!key) return { ok: false, refusal: "unknown_team" };
     const secret = await this.deps.secrets.get(key, SECRET_KIND);
     if (secret === null) return { ok: false, refusal: "no_secret" };
-    const { id, timestamp, signature } = headers;
-    if (!id || !timestamp || !signature) return { ok: false, refusal: "missing_headers" };
-    try {
-      new Webhook(secret).verify(
-        payload,
-        { "webhook-id": id, "webhook-timestamp": timestamp, "webhook-signature": signature },
-        { jsonParse: false },
-      );
-    } catch (error) {
-      if (error instanceof WebhookVerificationError) return { ok: false, refusal: refusalOf(timestamp) };
-      throw error;
-    }
-    return { ok: true, key, deliveryId: id };
+    return { ok: true, delivery: { key, secret, id, timestamp, signature } };
+  }
+
+  /**
+   * Takes one admitted delivery with its raw body: the signature verified first, then the body parsed by
+   * `parse` (the caller's schema, which throws invalid_request and so records nothing), then applied (see
+   * #deliver). A refusal is answered, not thrown, so the caller can log its reason before giving the one 401
+   * for all of them.
+   */
+  async receive(
+    delivery: AdmittedDelivery,
+    payload: string,
+    parse: (payload: string) => WebhookEvent,
+  ): Promise<Received> {
+    const verified = verify(delivery, payload);
+    if (!verified.ok) return verified;
+    const event = parse(payload);
+    return { ok: true, delivered: await this.#deliver(delivery.key, delivery.id, event) };
   }
 
   /**
@@ -192,9 +197,50 @@ export class WebhookService {
   }
 }
 
-/** A failed verification is a stale timestamp when the timestamp is outside the tolerance, else a bad signature. */
-function refusalOf(timestamp: string): Refusal {
+/**
+ * The signature over the raw body, within the library's 5-minute timestamp tolerance (checked again: a slow
+ * body may have outlasted it since admit).
+ */
+function verify(delivery: AdmittedDelivery, payload: string): { ok: true } | { ok: false; refusal: Refusal } {
+  const { secret, id, timestamp, signature } = delivery;
+  try {
+    new Webhook(secret).verify(
+      payload,
+      { "webhook-id": id, "webhook-timestamp": timestamp, "webhook-signature": signature },
+      { jsonParse: false },
+    );
+  } catch (error) {
+    if (error instanceof WebhookVerificationError) {
+      return {
+        ok: false,
+        refusal: timestampWithinTolerance(timestamp) ? "bad_signature" : "stale_timestamp",
+      };
+    }
+    throw error;
+  }
+  return { ok: true };
+}
+
+// What the library's verify compares: each space-separated `v1,<signature>` (the text between the first and
+// a second comma), against the base64 of an HMAC-SHA256, 32 bytes with padding. Any other part never matches.
+const CANDIDATE_SIGNATURE = /^[A-Za-z0-9+/]{43}=$/;
+
+/** Whether the header holds a part the library would compare at all. */
+function hasCandidateSignature(header: string): boolean {
+  return header.split(" ").some((part) => {
+    const [version, signature] = part.split(",");
+    return version === "v1" && signature !== undefined && CANDIDATE_SIGNATURE.test(signature);
+  });
+}
+
+/**
+ * The library's timestamp rule, exactly: parseInt of the header, at most the tolerance behind or ahead of
+ * its own clock, the wall clock (it reads Date.now() and takes no other). The app's injected clock is not
+ * used here: the library would still judge by the wall clock, and the two must agree.
+ */
+function timestampWithinTolerance(timestamp: string): boolean {
+  const now = Math.floor(Date.now() / 1000);
   const seconds = Number.parseInt(timestamp, 10);
-  const skew = Math.abs(Date.now() / 1000 - seconds);
-  return Number.isFinite(skew) && skew <= TIMESTAMP_TOLERANCE_SECONDS ? "bad_signature" : "stale_timestamp";
+  if (Number.isNaN(seconds)) return false;
+  return now - seconds <= TIMESTAMP_TOLERANCE_SECONDS && seconds <= now + TIMESTAMP_TOLERANCE_SECONDS;
 }

@@ -7,6 +7,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { newId } from "../../src/ids.js";
 import { createLogger } from "../../src/logger.js";
 import { webhookAnswer } from "../../src/routes/notion.js";
 import { blindIndex } from "../../src/seal/team-key.js";
@@ -503,4 +504,86 @@ describe("Notion credentials at rest", () => {
       double.token = NOTION_DOUBLE_TOKEN;
     }
   });
+});
+
+/**
+ * A request body that counts how often it was pulled: nothing is pulled unless something reads it
+ * (highWaterMark 0). With `chunks` it ends after them; without, it never ends, so a route that read it would
+ * never answer.
+ */
+function watchedBody(chunks?: Uint8Array[]) {
+  let pulls = 0;
+  const queue = chunks ? [...chunks] : undefined;
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        pulls++;
+        if (queue === undefined) return controller.enqueue(new Uint8Array(64 * 1024).fill(0x20));
+        const next = queue.shift();
+        if (next === undefined) controller.close();
+        else controller.enqueue(next);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  return { stream, pulls: () => pulls };
+}
+
+function postStream(app: TestApp, path: string, body: ReadableStream, headers: Record<string, string> = {}) {
+  return app.request(path, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body,
+    duplex: "half",
+  } as RequestInit);
+}
+
+describe("POST /v1/webhooks/notion/{teamId}/{token}: before the body", () => {
+  it("answers a wrong URL token, an unknown team, a team without Notion and the bare path with 404, reading nothing", () =>
+    withApp(async (app) => {
+      const team = await makeTeam(app);
+      await connectNotion(app, team, NOTION_DOUBLE_TOKEN);
+      const without = await makeTeam(app, "No Notion");
+      const path = await webhookPath(app, team.teamId);
+      const event = JSON.stringify(notionEvent("page.created", newPage(), "2025-03-01T10:00:00Z"));
+      const signature = { "x-notion-signature": signNotion(event) };
+      const targets: [string, string][] = [
+        ["a wrong URL token", `${barePath(team.teamId)}/not-the-token`],
+        ["an unknown team", `${barePath(newId("t"))}/${path.split("/").at(-1)}`],
+        ["a team without Notion", `${barePath(without.teamId)}/some-token`],
+        ["the bare path", barePath(team.teamId)],
+      ];
+      for (const [name, target] of targets) {
+        for (const headers of [{}, signature]) {
+          const body = watchedBody();
+          // The body never ends: the answer arrives only because nothing waits for it.
+          await expectError(await postStream(app, target, body.stream, headers), 404, "not_found");
+          expect(body.pulls(), name).toBe(0);
+          await body.stream.cancel();
+        }
+      }
+      expect(app.memoria.sources.pending).toBe(0);
+    }, options()));
+
+  it("reads the body at the team's URL: an unsigned delivery may be the handshake", () =>
+    withApp(async (app) => {
+      const team = await makeTeam(app);
+      const put = await app.request("/v1/sources/notion", {
+        method: "PUT",
+        token: team.apiKey,
+        json: { token: NOTION_DOUBLE_TOKEN },
+      });
+      expect(put.status).toBe(200);
+      const body = watchedBody([
+        new TextEncoder().encode(JSON.stringify({ verification_token: VERIFICATION_TOKEN })),
+      ]);
+      await expectOk(
+        await postStream(app, await webhookPath(app, team.teamId), body.stream),
+        200,
+        webhookAnswer,
+      );
+      expect(body.pulls()).toBeGreaterThan(0);
+      const source = await app.request("/v1/sources/notion", { token: team.apiKey });
+      expect(((await source.json()) as { source: { verified: boolean } }).source.verified).toBe(true);
+    }, options()));
 });

@@ -3,13 +3,15 @@
 
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it } from "vitest";
+import { newId } from "../../src/ids.js";
 import { createLogger } from "../../src/logger.js";
 import { webhookAnswer } from "../../src/routes/webhooks.js";
 import { fromBase64 } from "../../src/seal/bytes.js";
-import { buildTestApp, makeTeam, newMasterKey, search, tempDir } from "../support/app.js";
-import { deliver, makeWebhookSecret } from "../support/webhooks.js";
-import { expectOk } from "./contract.js";
+import { buildTestApp, makeTeam, newMasterKey, search, type TestApp, tempDir } from "../support/app.js";
+import { deliver, makeWebhookSecret, newDeliveryId, recordedDeliveries } from "../support/webhooks.js";
+import { expectError, expectOk, withApp } from "./contract.js";
 
 const distinctive = ["gossamerquince", "halcyonvetch", "umbralpippin"];
 const deliveryId = "msg_tamarindsextant";
@@ -152,5 +154,132 @@ describe("the generic webhook in logs", () => {
     } finally {
       app.close();
     }
+  });
+});
+
+/**
+ * A request body that counts how often it was pulled: nothing is pulled unless something reads it
+ * (highWaterMark 0). With `chunks` it ends after that many; without, it never ends, so a route that read it
+ * would never answer.
+ */
+function watchedBody(chunks?: Uint8Array[]) {
+  let pulls = 0;
+  const queue = chunks ? [...chunks] : undefined;
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        pulls++;
+        if (queue === undefined) return controller.enqueue(new Uint8Array(64 * 1024).fill(0x20));
+        const next = queue.shift();
+        if (next === undefined) controller.close();
+        else controller.enqueue(next);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  return { stream, pulls: () => pulls };
+}
+
+/** Posts a streamed body to the team's ingest webhook with the given headers. */
+function post(app: TestApp, teamId: string, headers: Record<string, string>, body: ReadableStream) {
+  return app.request(`/v1/webhooks/ingest/${teamId}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body,
+    duplex: "half",
+  } as RequestInit);
+}
+
+function signedHeaders(secret: string, body: string, at = new Date()): Record<string, string> {
+  const id = newDeliveryId();
+  return {
+    "webhook-id": id,
+    "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
+    "webhook-signature": new Webhook(secret).sign(id, at, body),
+  };
+}
+
+const REFUSED = "Missing or invalid webhook signature, or a webhook-timestamp more than 5 minutes off.";
+
+describe("the generic webhook before the body", () => {
+  it("reads and verifies a streamed body whose headers pass", () =>
+    withApp(async (app) => {
+      const { teamId, apiKey } = await makeTeam(app);
+      const secret = await makeWebhookSecret(app, apiKey);
+      const text = JSON.stringify({ type: "entry.create", data: { title: "Streamed" } });
+      const body = watchedBody([new TextEncoder().encode(text)]);
+      await expectOk(await post(app, teamId, signedHeaders(secret, text), body.stream), 200, webhookAnswer);
+      expect(body.pulls()).toBeGreaterThan(0);
+      expect(await recordedDeliveries(app)).toBe(1);
+    }));
+
+  it("refuses missing or malformed headers, a timestamp 5 minutes off, an unknown team or no secret with 401, reading nothing", async () => {
+    const lines: string[] = [];
+    await withApp(
+      async (app) => {
+        const { teamId, apiKey } = await makeTeam(app);
+        const secret = await makeWebhookSecret(app, apiKey);
+        const unconfigured = (await makeTeam(app, "No secret")).teamId;
+        const text = JSON.stringify({ type: "entry.create", data: { title: "Never read" } });
+        const good = signedHeaders(secret, text);
+        const without = (name: string) =>
+          Object.fromEntries(Object.entries(good).filter(([n]) => n !== name));
+        const signature = good["webhook-signature"] ?? "";
+        const cases: [string, string, Record<string, string>, string][] = [
+          ["no webhook-id", teamId, without("webhook-id"), "missing_headers"],
+          ["no webhook-timestamp", teamId, without("webhook-timestamp"), "missing_headers"],
+          ["no webhook-signature", teamId, without("webhook-signature"), "missing_headers"],
+          [
+            "a signature of another version",
+            teamId,
+            { ...good, "webhook-signature": signature.replace("v1,", "v2,") },
+            "missing_headers",
+          ],
+          [
+            "a signature too short to match",
+            teamId,
+            { ...good, "webhook-signature": "v1,c2hvcnQ=" },
+            "missing_headers",
+          ],
+          [
+            "a timestamp that is no number",
+            teamId,
+            { ...good, "webhook-timestamp": "soon" },
+            "stale_timestamp",
+          ],
+          [
+            "a timestamp an hour old",
+            teamId,
+            signedHeaders(secret, text, new Date(Date.now() - 3600_000)),
+            "stale_timestamp",
+          ],
+          [
+            "a timestamp an hour ahead",
+            teamId,
+            signedHeaders(secret, text, new Date(Date.now() + 3600_000)),
+            "stale_timestamp",
+          ],
+          ["an unknown team", newId("t"), good, "unknown_team"],
+          ["a path that is no team id", "not-a-team", good, "unknown_team"],
+          ["a team without a secret", unconfigured, good, "no_secret"],
+        ];
+        for (const [name, target, headers, reason] of cases) {
+          const body = watchedBody();
+          lines.length = 0;
+          // The body never ends: the answer arrives only because nothing waits for it.
+          const error = await expectError(await post(app, target, headers, body.stream), 401, "unauthorized");
+          expect(error.error.message, name).toBe(REFUSED);
+          expect(body.pulls(), name).toBe(0);
+          const refusals = lines.filter((l) => l.includes("webhook delivery refused"));
+          expect(
+            refusals.map((l) => (JSON.parse(l) as { reason: string }).reason),
+            name,
+          ).toEqual([reason]);
+          await body.stream.cancel();
+        }
+        expect(await recordedDeliveries(app)).toBe(0);
+      },
+      { logger: createLogger("debug", (line) => lines.push(line)) },
+    );
   });
 });

@@ -241,6 +241,104 @@ describe("Worker routing", () => {
   });
 });
 
+/** The headers every answer carries, as API.md's "Every answer" names them. */
+const SECURITY_HEADERS = {
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+  "x-frame-options": "DENY",
+};
+
+function expectSecurityHeaders(response: Response, what: string) {
+  for (const [name, value] of Object.entries(SECURITY_HEADERS)) {
+    expect(response.headers.get(name), `${what}: ${name}`).toBe(value);
+  }
+}
+
+/**
+ * A container's answer as workerd's fetch gives it: headers that refuse every change. Node's fetch answers
+ * are the same, but this test runs under Workers' types, without Node's HTTP server to fetch from.
+ */
+function withImmutableHeaders(response: Response): Response {
+  const headers = new Headers(response.headers);
+  for (const method of ["set", "append", "delete"] as const) {
+    Object.defineProperty(headers, method, {
+      value: () => {
+        throw new TypeError("Can't modify immutable headers.");
+      },
+    });
+  }
+  Object.defineProperty(response, "headers", { value: headers });
+  return response;
+}
+
+describe("security headers", () => {
+  it("are on every answer the Worker gives itself: 401, 404, 503 and the merged reindex", async () => {
+    const { fetch } = setup({ active: { [newId("t")]: Date.now() } });
+    expectSecurityHeaders(await fetch("/v1/search", { key: "mem_TEAM-1_secret" }), "malformed key");
+    expectSecurityHeaders(await fetch("/v1/teams", { key: "wrong-admin-token-123" }), "wrong admin token");
+    expectSecurityHeaders(
+      await fetch("/v1/reindex", { method: "POST", key: "wrong-cron-token-0123" }),
+      "wrong cron token",
+    );
+    expectSecurityHeaders(await fetch("/wp-login.php"), "unknown path");
+    expectSecurityHeaders(await fetch("/v1/reindex", { method: "POST", key: CRON_TOKEN }), "merged reindex");
+    const broken = setup({
+      answer: () => {
+        throw new Error("container failed to start");
+      },
+    });
+    expectSecurityHeaders(await broken.fetch("/v1/stats", { key: keyOf(newId("t")) }), "no instance");
+    const misconfigured = setup({ env: { MEMORIA_CRON_TOKEN: "short" } });
+    expectSecurityHeaders(await misconfigured.fetch("/healthz"), "bad environment");
+  });
+
+  it("are added to a container's answer with immutable headers, which keeps its own headers and body", async () => {
+    const teamId = newId("t");
+    const { fetch } = setup({
+      answer: (_instance, request) => {
+        const path = new URL(request.url).pathname;
+        const answer =
+          path === "/v1/sources/webhook"
+            ? Response.json(
+                { secret: "whsec_stand-in" },
+                { headers: { "cache-control": "no-store", "x-request-id": "from-container" } },
+              )
+            : Response.json(
+                {
+                  error: { code: "unauthorized", message: "Missing or invalid credentials.", requestId: "r" },
+                },
+                { status: 401, headers: { "www-authenticate": 'Bearer realm="memoria"' } },
+              );
+        return withImmutableHeaders(answer);
+      },
+    });
+    const probe = withImmutableHeaders(new Response("x"));
+    expect(() => probe.headers.set("x-test", "1")).toThrow(TypeError);
+
+    const secret = await fetch("/v1/sources/webhook", { method: "PUT", key: keyOf(teamId) });
+    expect(secret.status).toBe(200);
+    expectSecurityHeaders(secret, "forwarded secret");
+    expect(secret.headers.get("cache-control")).toBe("no-store");
+    expect(await secret.json()).toEqual({ secret: "whsec_stand-in" });
+
+    const refused = await fetch("/v1/search", { key: keyOf(teamId) });
+    expect(refused.status).toBe(401);
+    expectSecurityHeaders(refused, "forwarded 401");
+    expect(refused.headers.get("www-authenticate")).toBe('Bearer realm="memoria"');
+    expect(refused.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("unauthorized");
+  });
+
+  it("are added to an answer whose headers are immutable by the platform's own guard", async () => {
+    // Response.redirect's headers are immutable in every runtime, as a fetch answer's are in workerd.
+    const { fetch } = setup({ answer: () => Response.redirect("https://memoria.example/docs/", 302) });
+    const response = await fetch("/docs");
+    expect(response.status).toBe(302);
+    expect(response.headers.get("location")).toBe("https://memoria.example/docs/");
+    expectSecurityHeaders(response, "forwarded redirect");
+  });
+});
+
 describe("the registry of active teams", () => {
   it("records a team after a successful request, once a minute per isolate, and never a rejected one", async () => {
     const forged = newId("t");

@@ -1,5 +1,5 @@
 // The Cloudflare Worker's fetch handler: a Hono app on the same edge as memoria's own (src/http's request
-// id, bearer and token checks, error envelope and onError), that answers what it can without waking a
+// id, security headers, bearer and token checks, error envelope and onError), that answers what it can without waking a
 // container and forwards everything else to the instance classify() names. It never touches storage; the
 // container image runs the full app.
 
@@ -9,6 +9,7 @@ import { DomainError } from "../../errors.js";
 import { bearerToken, requireAdminToken, requireCronOrAdminToken } from "../../http/bearer.js";
 import { onError } from "../../http/errors.js";
 import { type RequestIdEnv, requestId } from "../../http/request-id.js";
+import { securityHeaders } from "../../http/security-headers.js";
 import { type RecordThrottle, recordSeen } from "./active-teams.js";
 import type { WorkerBindings } from "./bindings.js";
 import type { CheckedEnvironments } from "./container.js";
@@ -42,6 +43,8 @@ type WorkerContext<B extends object> = Context<WorkerAppEnv<B>>;
 export function createWorkerApp<B extends object>(deps: WorkerAppDeps<B>): Hono<WorkerAppEnv<B>> {
   const app = new Hono<WorkerAppEnv<B>>();
   app.use("*", requestId());
+  // The app's own headers on every answer: the Worker's (401, 404, 503) and a container's it forwards.
+  app.use("*", securityHeaders());
   app.use("*", async (c, next) => {
     const config = deps.environments.of(c.env);
     // A bad environment would stop every container at start: say why here, and start none.
