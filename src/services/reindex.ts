@@ -77,7 +77,17 @@ export class ReindexService {
     const reports: TeamReindexed[] = [];
     // One team at a time: a rebuild costs a cold start's CPU, and a ping must not stall every team at once.
     for (const teamId of teams) {
-      const key = await this.deps.teams.teamKey(teamId);
+      let key: TeamKey | null;
+      try {
+        key = await this.deps.teams.teamKey(teamId);
+      } catch (error) {
+        // A team whose key does not open (a wrong or rotated-away master key for it) is reported like any
+        // other failing team; the others are still reindexed.
+        const code = isDomainError(error) ? error.code : "internal";
+        this.deps.logger.warn("reindex failed for a team", { teamId, code });
+        reports.push({ teamId, synced: 0, error: code });
+        continue;
+      }
       // A team deleted since it was loaded has nothing left to reindex.
       if (!key) continue;
       const report = await this.#team(key, {

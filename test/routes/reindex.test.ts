@@ -185,6 +185,30 @@ describe("POST /v1/reindex", () => {
       });
     }));
 
+  it("reports a loaded team whose key no longer opens, and still reindexes the others", () =>
+    withApp(async (app) => {
+      const broken = await makeTeam(app, "Broken");
+      const fine = await makeTeam(app, "Fine");
+      await addEntry(app, broken.apiKey, "Sealed for the broken team");
+      await addEntry(app, fine.apiKey, "Sealed for the fine team");
+      await memoryText(app, broken.apiKey);
+      await memoryText(app, fine.apiKey);
+      // The broken team's wrapped key replaced by the other team's: bound to another team, it cannot open.
+      await app.storage.client.execute({
+        sql: "UPDATE teams SET wrapped_key = (SELECT wrapped_key FROM teams WHERE id = ?) WHERE id = ?",
+        args: [fine.teamId, broken.teamId],
+      });
+      const answer = await expectOk(await ping(app), 200, reindexAnswer);
+      expect(answer.teams.find((t) => t.teamId === broken.teamId)).toMatchObject({
+        synced: 0,
+        error: "unreadable",
+      });
+      expect(answer.teams.find((t) => t.teamId === fine.teamId)).toMatchObject({
+        entries: 1,
+        rebuilt: false,
+      });
+    }));
+
   it("never gives a team deleted meanwhile an index again", () =>
     withApp(async (app) => {
       const team = await makeTeam(app);
