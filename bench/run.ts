@@ -222,15 +222,18 @@ async function benchPeers(
   console.log(
     `\n## peers, ${shape}: ${chunks.toLocaleString("en")} passages in ${documents.toLocaleString("en")} documents (${pairs} fresh process${pairs > 1 ? "es" : ""} each, medians; ${rounds} rounds of each 200-query mix)`,
   );
-  const keys = ["buildMs", "p50", "p99", "longP50", "longP99", "rssMiB"] as const;
-  const header = ["engine", "build", "1–6 p50", "1–6 p99", "10–20 p50", "10–20 p99", "RSS"];
+  for (const r of [...runs.values()].flat())
+    r.heldMiB = (r.rssMiB ?? Number.NaN) - (r.baseRssMiB ?? Number.NaN);
+  const keys = ["buildMs", "p50", "p99", "longP50", "longP99", "rssMiB", "heldMiB"] as const;
+  // "held" is RSS after the build less RSS before any corpus: what the index itself costs.
+  const header = ["engine", "build", "1–6 p50", "1–6 p99", "10–20 p50", "10–20 p99", "RSS", "held"];
   // The floor keeps no RSS figure: its load and its searches run in two processes, neither a server's.
   const cell = (key: string, v: number) =>
     !Number.isFinite(v)
       ? "–"
       : key === "buildMs"
         ? `${(v / 1000).toFixed(2)} s`
-        : key === "rssMiB"
+        : key === "rssMiB" || key === "heldMiB"
           ? `${v.toFixed(0)} MiB`
           : `${v.toFixed(2)} ms`;
   console.log(header.map((h, i) => (i === 0 ? h.padEnd(12) : h.padStart(11))).join(" "));
