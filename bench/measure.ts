@@ -47,8 +47,15 @@ async function cold(corpusFile: string, rounds: number) {
   const started = performance.now();
   const storage = await openStorage({ url: corpus.dbUrl });
   const keyring = new Keyring(await importMasterKeys(fromBase64(corpus.key) as Uint8Array<ArrayBuffer>));
+  // No rate limit: the bench sends thousands of requests a minute with one key, on purpose.
   const memoria = createApp({
-    config: { adminToken: null, cronToken: null, maxDocumentBytes: 5 * 1024 * 1024, catchupMs: 60_000 },
+    config: {
+      adminToken: null,
+      cronToken: null,
+      maxDocumentBytes: 5 * 1024 * 1024,
+      catchupMs: 60_000,
+      rateLimit: 0,
+    },
     storage,
     keyring,
     clock: { now: () => new Date() },

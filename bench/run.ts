@@ -72,8 +72,15 @@ async function sealedCorpus(dir: string, shape: CorpusShape, chunks: number): Pr
   const masterKey = crypto.getRandomValues(new Uint8Array(32));
   const dbUrl = `file:${dbFile}`;
   const storage = await openStorage({ url: dbUrl });
+  // No rate limit: the bench sends thousands of requests a minute with one key, on purpose.
   const memoria = createApp({
-    config: { adminToken: ADMIN, cronToken: null, maxDocumentBytes: 5 * 1024 * 1024, catchupMs: 60_000 },
+    config: {
+      adminToken: ADMIN,
+      cronToken: null,
+      maxDocumentBytes: 5 * 1024 * 1024,
+      catchupMs: 60_000,
+      rateLimit: 0,
+    },
     storage,
     keyring: new Keyring(await importMasterKeys(masterKey)),
     clock: { now: () => new Date() },
