@@ -62,12 +62,11 @@ export const SECTION_MAX_CHARS = 1100;
 
 /**
  * Paragraphs stop before the word that would overflow their share, so each one falls short of its share by
- * at most a space, a longest word (12) and a full stop. Drawing the target from this range instead of from
- * SECTION_MIN_CHARS keeps even four short-falling paragraphs above the minimum.
+ * at most a space, a longest word (12) and a full stop. Drawing the target from at least the minimum plus
+ * this much per paragraph keeps even the most short-falling paragraphs above the minimum.
  */
 const MAX_SHORTFALL_PER_PARAGRAPH = 1 + 12 + 1;
 const MAX_PARAGRAPHS = 4;
-const SECTION_TARGET_MIN = SECTION_MIN_CHARS + MAX_SHORTFALL_PER_PARAGRAPH * MAX_PARAGRAPHS;
 
 /** Markdown paragraph separator; also how paragraphs are joined in the plaintext the index gets. */
 const PARAGRAPH_SEPARATOR = "\n\n";
@@ -103,9 +102,9 @@ const QUERY_LENGTH_WEIGHTS = [25, 30, 20, 12, 8, 5];
  * Rank bands for query words (1-based ranks, inclusive). Mid-frequency terms dominate real queries; common
  * terms stress long posting lists, rare ones short lists.
  */
-const COMMON_RANKS = [1, 100] as const;
-const MID_RANKS = [100, 5_000] as const;
-const RARE_RANKS = [5_000, VOCABULARY_SIZE] as const;
+export const COMMON_RANKS = [1, 100] as const;
+export const MID_RANKS = [100, 5_000] as const;
+export const RARE_RANKS = [5_000, VOCABULARY_SIZE] as const;
 /** Share of query words drawn from each band; the remainder is mid-frequency. */
 const COMMON_SHARE = 0.15;
 const RARE_SHARE = 0.15;
@@ -131,12 +130,12 @@ export function mulberry32(seed: number): () => number {
   };
 }
 
-function randomInt(random: () => number, min: number, max: number): number {
+export function randomInt(random: () => number, min: number, max: number): number {
   return min + Math.floor(random() * (max - min + 1));
 }
 
 /** Fisher–Yates, in place. */
-function shuffle<T>(items: T[], random: () => number): T[] {
+export function shuffle<T>(items: T[], random: () => number): T[] {
   for (let i = items.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));
     const item = items[i] as T;
@@ -146,7 +145,7 @@ function shuffle<T>(items: T[], random: () => number): T[] {
   return items;
 }
 
-function capitalise(word: string): string {
+export function capitalise(word: string): string {
   return word.charAt(0).toUpperCase() + word.slice(1);
 }
 
@@ -170,7 +169,7 @@ export function loadVocabulary(): string[] {
   return allWords().slice(0, VOCABULARY_SIZE);
 }
 
-interface Sampler {
+export interface Sampler {
   words: string[];
   capitalised: string[];
   /** cumulative[i] = sum of the weights of ranks 0..i. */
@@ -179,7 +178,8 @@ interface Sampler {
 
 let sampler: Sampler | undefined;
 
-function getSampler(): Sampler {
+/** The vocabulary with its Zipf weights, built once; shared by every generator of the bench. */
+export function getSampler(): Sampler {
   if (sampler === undefined) {
     const words = allWords().slice(0, VOCABULARY_SIZE);
     const cumulative = new Float64Array(words.length);
@@ -194,7 +194,7 @@ function getSampler(): Sampler {
 }
 
 /** Zero-based rank of a Zipf-distributed draw: the first rank whose cumulative weight exceeds the target. */
-function sampleRank(s: Sampler, random: () => number): number {
+export function sampleRank(s: Sampler, random: () => number): number {
   const { cumulative } = s;
   const target = random() * (cumulative[cumulative.length - 1] as number);
   let lo = 0;
@@ -208,7 +208,7 @@ function sampleRank(s: Sampler, random: () => number): number {
 }
 
 /** `count` distinct words, uniformly from the 1-based rank band [min, max]. */
-function distinctWordsFromBand(
+export function distinctWordsFromBand(
   words: string[],
   random: () => number,
   count: number,
@@ -268,10 +268,26 @@ function paragraph(s: Sampler, random: () => number, maxChars: number): string {
   }
 }
 
-/** A section body: 2–4 paragraphs whose joined length lies in [SECTION_MIN_CHARS, SECTION_MAX_CHARS]. */
-function sectionBody(s: Sampler, random: () => number): string {
-  const paragraphCount = randomInt(random, 2, MAX_PARAGRAPHS);
-  const target = randomInt(random, SECTION_TARGET_MIN, SECTION_MAX_CHARS);
+/** Bounds of a passage body: its length in characters and how many paragraphs it is written in. */
+export interface BodyBounds {
+  minChars: number;
+  maxChars: number;
+  minParagraphs: number;
+  maxParagraphs: number;
+}
+
+const SECTION_BOUNDS: BodyBounds = {
+  minChars: SECTION_MIN_CHARS,
+  maxChars: SECTION_MAX_CHARS,
+  minParagraphs: 2,
+  maxParagraphs: MAX_PARAGRAPHS,
+};
+
+/** A passage body: paragraphs whose joined length lies in [minChars, maxChars]. */
+export function passageBody(s: Sampler, random: () => number, bounds: BodyBounds): string {
+  const paragraphCount = randomInt(random, bounds.minParagraphs, bounds.maxParagraphs);
+  const targetMin = bounds.minChars + MAX_SHORTFALL_PER_PARAGRAPH * bounds.maxParagraphs;
+  const target = randomInt(random, targetMin, bounds.maxChars);
   const textChars = target - PARAGRAPH_SEPARATOR.length * (paragraphCount - 1);
   // Uneven shares (weights 0.6–1.4) so paragraphs differ in length as in real notes.
   const weights = Array.from({ length: paragraphCount }, () => 0.6 + 0.8 * random());
@@ -287,8 +303,13 @@ function sectionBody(s: Sampler, random: () => number): string {
   return paragraphs.join(PARAGRAPH_SEPARATOR);
 }
 
+/** A section body of the ten-section shape: 2–4 paragraphs, about 1 KB. */
+function sectionBody(s: Sampler, random: () => number): string {
+  return passageBody(s, random, SECTION_BOUNDS);
+}
+
 /** `count` Zipf-drawn words; title-cased throughout or only the first, as a title or heading wants. */
-function phrase(s: Sampler, random: () => number, count: number, titleCase: boolean): string {
+export function phrase(s: Sampler, random: () => number, count: number, titleCase: boolean): string {
   const parts: string[] = [];
   for (let i = 0; i < count; i++) {
     const rank = sampleRank(s, random);
@@ -298,14 +319,14 @@ function phrase(s: Sampler, random: () => number, count: number, titleCase: bool
 }
 
 /** Title words come from the name band so that titles read as names rather than as filler. */
-function title(s: Sampler, random: () => number): string {
+export function title(s: Sampler, random: () => number): string {
   const count = randomInt(random, 2, 5);
   return distinctWordsFromBand(s.words, random, count, NAME_RANK_MIN, NAME_RANK_MAX)
     .map(capitalise)
     .join(" ");
 }
 
-function folderPath(random: () => number): string[] {
+export function folderPath(random: () => number): string[] {
   const folders = getFolderNames();
   const depth = randomInt(random, 0, MAX_PATH_DEPTH);
   return shuffle([...folders], random).slice(0, depth);
@@ -336,15 +357,19 @@ export function generateCorpus(opts: CorpusOptions): CorpusDocument[] {
 }
 
 /**
- * The plaintext an index gets from the corpus: one passage per `## ` section. The generated markdown has no
- * inline syntax, so a section's plaintext is its paragraphs as written, joined by a blank line.
+ * The plaintext an index gets from the corpus: one passage per `## ` section, and one untitled passage for
+ * text between the `# Title` line and the first `## ` (as a SciFact-shaped document's abstract is; the
+ * chunker gives it an empty heading). The generated markdown has no inline syntax, so a section's
+ * plaintext is its paragraphs as written, joined by a blank line.
  */
 export function corpusPassages(docs: CorpusDocument[]): CorpusPassage[] {
   const passages: CorpusPassage[] = [];
   for (const doc of docs) {
     const path = doc.path.join(PATH_SEPARATOR);
-    // Everything before the first "## " line is the H1 and is not a passage.
-    const sections = `\n${doc.content}`.split("\n## ").slice(1);
+    const [lead = "", ...sections] = `\n${doc.content}`.split("\n## ");
+    // The lead is the H1 line, and whatever follows it before the first section.
+    const untitled = lead.replace(/^\n# [^\n]*/, "").trim();
+    if (untitled !== "") passages.push({ heading: "", body: untitled, title: doc.title, path });
     for (const section of sections) {
       const newline = section.indexOf("\n");
       const heading = (newline === -1 ? section : section.slice(0, newline)).trim();
@@ -360,7 +385,7 @@ export function corpusPassages(docs: CorpusDocument[]): CorpusPassage[] {
  * not enough: the index stems with porter, so "bads" would find a corpus "bad". The index's own tokenizer
  * decides: a candidate is kept only if an FTS5 table of the whole vocabulary has no match for it.
  */
-function absentWordDrawer(random: () => number): { draw(): string; close(): void } {
+export function absentWordDrawer(random: () => number): { draw(): string; close(): void } {
   const words = allWords();
   const db = new Database(":memory:");
   db.exec(`CREATE VIRTUAL TABLE vocabulary USING fts5(words, tokenize = '${INDEX_TOKENIZER}')`);
@@ -394,7 +419,7 @@ function drawWeighted(weights: readonly number[], random: () => number): number 
 }
 
 /** Log-uniform over a rank band, so each order of magnitude of frequency within it is equally represented. */
-function logUniformRank(random: () => number, [min, max]: readonly [number, number]): number {
+export function logUniformRank(random: () => number, [min, max]: readonly [number, number]): number {
   return Math.min(max, Math.floor(min * (max / min) ** random()));
 }
 

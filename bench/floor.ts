@@ -4,6 +4,7 @@
  * real index build can be faster, so benchmarks report their times against this one.
  */
 import Database from "libsql";
+import { queryTerms } from "../src/index/query.js";
 import type { CorpusPassage } from "./corpus.js";
 
 /** The same table shape and tokenizer as the search index, so the engine does the same work per passage. */
@@ -48,6 +49,60 @@ export function measureFloor(passages: readonly CorpusPassage[]): { ms: number }
     })();
     const ms = performance.now() - start;
     return { ms };
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * The plain FTS5 OR of a query's terms — each term quoted, ORed, ranked by FTS5's bm25, top 20 — the least
+ * any engine over this table must do to answer it. memoria's own expression adds a NEAR group and drops
+ * terms found in half of all passages; this one does neither.
+ */
+export function plainOrExpression(query: string): string {
+  return queryTerms(query)
+    .map((term) => `"${term}"`)
+    .join(" OR ");
+}
+
+/** Top-k of every search the bench times, memoria's and the peers' alike. */
+export const SEARCH_LIMIT = 20;
+
+/**
+ * The floor for search: the same plaintext in a fresh :memory: FTS5 table (as measureFloor loads it, then
+ * merged into one segment, as memoria's index is once its build settles, so the floor is the engine at its
+ * best), and each mix of queries answered by the plain OR expression, in process. Returns every time in ms,
+ * one array per mix, in the order given.
+ */
+export function measureQueryFloor(
+  passages: readonly CorpusPassage[],
+  mixes: readonly (readonly string[])[],
+  rounds: number,
+): number[][] {
+  const db = new Database(":memory:");
+  try {
+    db.exec(CREATE_TABLE);
+    const insert = db.prepare(INSERT);
+    const params = rows(passages);
+    db.transaction(() => {
+      for (const row of params) insert.run(...row);
+    })();
+    db.exec("INSERT INTO passages (passages) VALUES ('optimize')");
+    const search = db.prepare(
+      "SELECT chunk_id, rank FROM passages WHERE passages MATCH ? ORDER BY rank LIMIT ?",
+    );
+    return mixes.map((queries) => {
+      const expressions = queries.map(plainOrExpression);
+      const times: number[] = [];
+      for (let r = 0; r < rounds; r++) {
+        for (const expression of expressions) {
+          const t = performance.now();
+          search.all(expression, SEARCH_LIMIT);
+          times.push(performance.now() - t);
+        }
+      }
+      return times;
+    });
   } finally {
     db.close();
   }

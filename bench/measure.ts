@@ -1,7 +1,9 @@
 // One measurement in a fresh process, so that each figure starts from the same empty heap: a restarted
 // server is exactly that. Prints one JSON line. Run by bench/run.ts:
-//   tsx bench/measure.ts floor <chunks>        the floor for the generated corpus of that size
-//   tsx bench/measure.ts cold <db> <rounds>    cold start of a sealed database, then the query mix
+//   tsx bench/measure.ts floor <shape> <chunks>                the floor for the generated corpus
+//   tsx bench/measure.ts queryfloor <shape> <chunks> <rounds>  the plain FTS5 OR of both query mixes
+//   tsx bench/measure.ts cold <db> <rounds>                    cold start of a sealed database, then both
+//                                                              query mixes (1–6 words, then 10–20 words)
 
 import { readFileSync } from "node:fs";
 import { createApp } from "../src/app.js";
@@ -10,8 +12,11 @@ import { fromBase64 } from "../src/seal/bytes.js";
 import { Keyring } from "../src/seal/keyring.js";
 import { importMasterKeys } from "../src/seal/master.js";
 import { openStorage } from "../src/store/storage.js";
-import { CORPUS_SEED, corpusPassages, generateCorpus, queryMix } from "./corpus.js";
-import { measureFloor } from "./floor.js";
+import { corpusPassages, queryMix } from "./corpus.js";
+import { measureFloor, measureQueryFloor, SEARCH_LIMIT } from "./floor.js";
+import { longQueryMix } from "./queries.js";
+import { type CorpusShape, generateShape, isCorpusShape } from "./shapes.js";
+import { latency, settledRssMiB } from "./stats.js";
 
 export interface SealedCorpus {
   dbUrl: string;
@@ -20,23 +25,37 @@ export interface SealedCorpus {
   chunks: number;
 }
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+function floor(shape: CorpusShape, chunks: number) {
+  const passages = corpusPassages(generateShape(shape, chunks));
+  return { floorMs: measureFloor(passages).ms };
 }
 
-async function floor(chunks: number) {
-  const passages = corpusPassages(generateCorpus({ chunks, seed: CORPUS_SEED }));
-  return { floorMs: measureFloor(passages).ms };
+function queryFloor(shape: CorpusShape, chunks: number, rounds: number) {
+  const passages = corpusPassages(generateShape(shape, chunks));
+  const [short = [], long = []] = measureQueryFloor(passages, [queryMix(), longQueryMix()], rounds);
+  const s = latency(short);
+  const l = latency(long);
+  return { p50: s.p50, p99: s.p99, longP50: l.p50, longP99: l.p99 };
 }
 
 async function cold(corpusFile: string, rounds: number) {
   const corpus = JSON.parse(readFileSync(corpusFile, "utf8")) as SealedCorpus;
   const queries = queryMix();
+  const longQueries = longQueryMix();
+  // What the process holds before any corpus: the runtime, the modules and the query mixes.
+  const baseRssMiB = settledRssMiB();
   const started = performance.now();
   const storage = await openStorage({ url: corpus.dbUrl });
   const keyring = new Keyring(await importMasterKeys(fromBase64(corpus.key) as Uint8Array<ArrayBuffer>));
+  // No rate limit: the bench sends thousands of requests a minute with one key, on purpose.
   const memoria = createApp({
-    config: { adminToken: null, cronToken: null, maxDocumentBytes: 5 * 1024 * 1024, catchupMs: 60_000 },
+    config: {
+      adminToken: null,
+      cronToken: null,
+      maxDocumentBytes: 5 * 1024 * 1024,
+      catchupMs: 60_000,
+      rateLimit: 0,
+    },
     storage,
     keyring,
     clock: { now: () => new Date() },
@@ -44,7 +63,7 @@ async function cold(corpusFile: string, rounds: number) {
   });
   const headers = { authorization: `Bearer ${corpus.apiKey}` };
   const ask = (q: string) =>
-    memoria.app.request(`/v1/search?${new URLSearchParams({ q, limit: "20" })}`, { headers });
+    memoria.app.request(`/v1/search?${new URLSearchParams({ q, limit: String(SEARCH_LIMIT) })}`, { headers });
   const first = await ask(queries[0] ?? "report");
   const coldMs = performance.now() - started;
   const body = (await first.json()) as { corpus?: { chunks: number } };
@@ -56,31 +75,51 @@ async function cold(corpusFile: string, rounds: number) {
   const team = await memoria.directory.authenticate(corpus.apiKey);
   if (team) await memoria.indexes.settled(team.teamId);
   const settleMs = performance.now() - settleStarted;
-  const rss = process.memoryUsage().rss;
-  const times: number[] = [];
-  let hits = 0;
-  for (let r = 0; r < rounds; r++) {
-    for (const q of queries) {
-      const t = performance.now();
-      const res = await ask(q);
-      hits += ((await res.json()) as { hits: unknown[] }).hits.length;
-      times.push(performance.now() - t);
+  const rssMiB = settledRssMiB();
+  const timeMix = async (mix: string[]) => {
+    const times: number[] = [];
+    let hits = 0;
+    for (let r = 0; r < rounds; r++) {
+      for (const q of mix) {
+        const t = performance.now();
+        const res = await ask(q);
+        hits += ((await res.json()) as { hits: unknown[] }).hits.length;
+        times.push(performance.now() - t);
+      }
     }
-  }
-  times.sort((a, b) => a - b);
+    return { times, hitsPerQuery: hits / times.length };
+  };
+  const short = await timeMix(queries);
+  const long = await timeMix(longQueries);
   memoria.close();
   storage.close();
+  const s = latency(short.times);
+  const l = latency(long.times);
   return {
     coldMs,
     settleMs,
-    p50: percentile(times, 50),
-    p99: percentile(times, 99),
-    queries: times.length,
-    hitsPerQuery: hits / times.length,
-    rssMiB: rss / 1024 / 1024,
+    p50: s.p50,
+    p99: s.p99,
+    longP50: l.p50,
+    longP99: l.p99,
+    queries: short.times.length,
+    hitsPerQuery: short.hitsPerQuery,
+    longHitsPerQuery: long.hitsPerQuery,
+    rssMiB,
+    baseRssMiB,
   };
 }
 
-const [mode, a, b] = process.argv.slice(2);
-const result = mode === "floor" ? await floor(Number(a)) : await cold(a ?? "", Number(b ?? 1));
+function shapeArg(name: string | undefined): CorpusShape {
+  if (name === undefined || !isCorpusShape(name)) throw new Error(`unknown corpus shape: ${name}`);
+  return name;
+}
+
+const [mode, a, b, c] = process.argv.slice(2);
+const result =
+  mode === "floor"
+    ? floor(shapeArg(a), Number(b))
+    : mode === "queryfloor"
+      ? queryFloor(shapeArg(a), Number(b), Number(c ?? 1))
+      : await cold(a ?? "", Number(b ?? 1));
 console.log(JSON.stringify(result));

@@ -11,15 +11,28 @@
 // pools of ~600 candidates, against the floor of the same three reads as plain statements, each in its own
 // fresh process, alternating.
 //
+// Search runs for each corpus shape (bench/shapes.ts): `sections`, ten ~1 KB sections a document, and
+// `scifact`, one ~1.5 KB passage a document on average 1.1 — what most users' notes look like. Both query
+// mixes are timed: the 200 queries of 1–6 words, and 200 natural-language queries of 10–20 words
+// (bench/queries.ts), whose floor is the plain FTS5 OR of the same terms in process on the same plaintext.
+//
+// The peers suite (bench/peers.ts) builds MiniSearch, Orama and FlexSearch on the same passages, each in a
+// fresh process next to memoria's cold start and the floor, times both mixes, and prints memoria against
+// each as ratios; it writes the chart .bench/peers.svg.
+//
 // Then chunking (bench/chunk.ts): a generated 5 MiB markdown document against the floor of the same bytes
 // chunked as plain text, each in its own fresh process, alternating; and a folder of real README files.
 //
 // The sealed database of a size is made once and kept under .bench/ (sealed, like any memoria database).
-// Usage: npm run bench [-- --sizes 10000,90000] [--pairs 2] [--rounds 2] [--entries 100000]
-//        [--suites search,memory,chunk,upload]
+// Usage: npm run bench [-- --sizes 10000,90000] [--shapes sections,scifact] [--pairs 2] [--rounds 2]
+//        [--entries 100000] [--peer-sizes 20000] [--suites search,memory,chunk,peers,upload]
 //
 // The upload suite (bench/upload.ts, not run unless named): another team's search latency while one team
 // uploads a 5 MiB markdown document, with the chunk pool and with chunking inline.
+// Without --sizes, `sections` runs at 10k and 90k chunks and `scifact` at 20k passages (sealing 90k
+// SciFact-shaped documents one request at a time takes over seven minutes, once); --sizes sets both.
+// The peers suite runs at 20k passages by default, one fresh process per engine and shape: Orama alone
+// takes 2–3 minutes to build and query 20k passages on the 2-core machine (its long queries ~0.4 s each).
 
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -32,9 +45,12 @@ import { Keyring } from "../src/seal/keyring.js";
 import { importMasterKeys } from "../src/seal/master.js";
 import { migrations } from "../src/store/migrations/index.js";
 import { openStorage } from "../src/store/storage.js";
+import { type ChartRow, peersChart } from "./chart.js";
 import { benchChunk } from "./chunk.js";
-import { CORPUS_SEED, generateCorpus } from "./corpus.js";
+import { CORPUS_SEED } from "./corpus.js";
 import type { SealedCorpus } from "./measure.js";
+import { PEERS } from "./peers.js";
+import { type CorpusShape, generateShape, isCorpusShape } from "./shapes.js";
 import { benchUpload } from "./upload.js";
 
 const ADMIN = "bench-admin-token-0123456789";
@@ -45,10 +61,10 @@ function arg(name: string, fallback: string): string {
 }
 
 /** Makes (or reuses) the sealed database of a corpus: one team, every document through the documents API. */
-async function sealedCorpus(dir: string, chunks: number): Promise<string> {
+async function sealedCorpus(dir: string, shape: CorpusShape, chunks: number): Promise<string> {
   // Named by the schema's own text, so a changed migration never reuses a database made under the old one.
   const schema = createHash("sha256").update(JSON.stringify(migrations)).digest("hex").slice(0, 12);
-  const name = `sealed-${chunks}-${CORPUS_SEED}-${schema}`;
+  const name = `sealed-${shape}-${chunks}-${CORPUS_SEED}-${schema}`;
   const corpusFile = join(dir, `${name}.json`);
   if (existsSync(corpusFile)) return corpusFile;
   const dbFile = join(dir, `${name}.db`);
@@ -56,8 +72,15 @@ async function sealedCorpus(dir: string, chunks: number): Promise<string> {
   const masterKey = crypto.getRandomValues(new Uint8Array(32));
   const dbUrl = `file:${dbFile}`;
   const storage = await openStorage({ url: dbUrl });
+  // No rate limit: the bench sends thousands of requests a minute with one key, on purpose.
   const memoria = createApp({
-    config: { adminToken: ADMIN, cronToken: null, maxDocumentBytes: 5 * 1024 * 1024, catchupMs: 60_000 },
+    config: {
+      adminToken: ADMIN,
+      cronToken: null,
+      maxDocumentBytes: 5 * 1024 * 1024,
+      catchupMs: 60_000,
+      rateLimit: 0,
+    },
     storage,
     keyring: new Keyring(await importMasterKeys(masterKey)),
     clock: { now: () => new Date() },
@@ -69,7 +92,7 @@ async function sealedCorpus(dir: string, chunks: number): Promise<string> {
     body: JSON.stringify({ name: "Bench" }),
   });
   const { apiKey } = (await team.json()) as { apiKey: string };
-  const docs = generateCorpus({ chunks, seed: CORPUS_SEED });
+  const docs = generateShape(shape, chunks);
   const started = performance.now();
   // A few writes in flight overlap sealing (off the main thread) with storage.
   const inFlight = 4;
@@ -96,7 +119,8 @@ async function sealedCorpus(dir: string, chunks: number): Promise<string> {
 }
 
 function measure(args: string[], script = "bench/measure.ts"): Record<string, number> {
-  const out = execFileSync(process.execPath, ["--import", "tsx", script, ...args], {
+  // --expose-gc lets each process collect before it reads its RSS (bench/stats.ts settledRssMiB).
+  const out = execFileSync(process.execPath, ["--expose-gc", "--import", "tsx", script, ...args], {
     encoding: "utf8",
     stdio: ["ignore", "pipe", "inherit"],
     maxBuffer: 1 << 20,
@@ -111,22 +135,29 @@ const median = (xs: number[]) => {
 };
 const fmt = (xs: number[], digits = 2) => xs.map((x) => x.toFixed(digits)).join(", ");
 
-async function benchSize(chunks: number, pairs: number, rounds: number, dir: string) {
-  const corpusFile = await sealedCorpus(dir, chunks);
+async function benchSize(shape: CorpusShape, chunks: number, pairs: number, rounds: number, dir: string) {
+  const corpusFile = await sealedCorpus(dir, shape, chunks);
   const floors: number[] = [];
   const colds: number[] = [];
   const runs: Record<string, number>[] = [];
+  const queryFloors: Record<string, number>[] = [];
   for (let i = 0; i < pairs; i++) {
-    floors.push(measure(["floor", String(chunks)]).floorMs ?? Number.NaN);
+    floors.push(measure(["floor", shape, String(chunks)]).floorMs ?? Number.NaN);
     const run = measure(["cold", corpusFile, String(rounds)]);
     runs.push(run);
     colds.push(run.coldMs ?? Number.NaN);
+    queryFloors.push(measure(["queryfloor", shape, String(chunks), String(rounds)]));
   }
   const ratios = colds.map((c, i) => c / (floors[i] ?? Number.NaN));
-  const p50s = runs.map((r) => r.p50 ?? Number.NaN);
-  const p99s = runs.map((r) => r.p99 ?? Number.NaN);
+  const of = (xs: Record<string, number>[], key: string) => xs.map((r) => r[key] ?? Number.NaN);
+  // Each run against the query floor measured right after it, so both saw the same machine.
+  const toFloor = (key: string) =>
+    runs.map((r, i) => (r[key] ?? Number.NaN) / (queryFloors[i]?.[key] ?? Number.NaN));
+  const ms = (xs: number[]) => `${median(xs).toFixed(2)} ms  [${fmt(xs)}]`;
+  const times = (xs: number[]) => `${median(xs).toFixed(2)}×  [${fmt(xs)}]`;
+  const documents = generateShape(shape, chunks).length;
   console.log(
-    `\n## ${chunks.toLocaleString("en")} chunks (${pairs} fresh-process pairs, medians; every run in brackets)`,
+    `\n## ${shape}: ${chunks.toLocaleString("en")} chunks in ${documents.toLocaleString("en")} documents (${pairs} fresh-process pairs, medians; every run in brackets)`,
   );
   const rows: [string, string][] = [
     [
@@ -137,20 +168,106 @@ async function benchSize(chunks: number, pairs: number, rounds: number, dir: str
       "cold start: sealed rows → first answer",
       `${(median(colds) / 1000).toFixed(2)} s  [${fmt(colds.map((c) => c / 1000))}]`,
     ],
-    ["cold start / floor (target ≤ 1.5)", `${median(ratios).toFixed(2)}×  [${fmt(ratios)}]`],
+    ["cold start / floor (target ≤ 1.5)", times(ratios)],
     [
       "then merging the build left for later",
-      `${(median(runs.map((r) => r.settleMs ?? 0)) / 1000).toFixed(2)} s, searches served meanwhile`,
+      `${(median(of(runs, "settleMs")) / 1000).toFixed(2)} s, searches served meanwhile`,
     ],
-    ["search p50 (target < 10 ms)", `${median(p50s).toFixed(2)} ms  [${fmt(p50s)}]`],
-    ["search p99 (target < 100 ms)", `${median(p99s).toFixed(2)} ms  [${fmt(p99s)}]`],
+    ["search p50, 1–6 words (target < 10 ms)", ms(of(runs, "p50"))],
+    ["search p99, 1–6 words (target < 100 ms)", ms(of(runs, "p99"))],
+    ["  floor p50: plain FTS5 OR in process", ms(of(queryFloors, "p50"))],
+    ["  floor p99", ms(of(queryFloors, "p99"))],
+    ["  p50 / floor p50", times(toFloor("p50"))],
+    ["  p99 / floor p99", times(toFloor("p99"))],
+    ["search p50, 10–20 words", ms(of(runs, "longP50"))],
+    ["search p99, 10–20 words", ms(of(runs, "longP99"))],
+    ["  floor p50: plain FTS5 OR in process", ms(of(queryFloors, "longP50"))],
+    ["  floor p99", ms(of(queryFloors, "longP99"))],
+    ["  p50 / floor p50 (target ≤ 0.6)", times(toFloor("longP50"))],
+    ["  p99 / floor p99 (target ≤ 0.6)", times(toFloor("longP99"))],
     [
-      "queries per run",
-      `${runs[0]?.queries ?? 0} (200-query mix × ${rounds}), ${(runs[0]?.hitsPerQuery ?? 0).toFixed(1)} hits each`,
+      "queries per run, each mix",
+      `${runs[0]?.queries ?? 0} (200-query mix × ${rounds}); ${(runs[0]?.hitsPerQuery ?? 0).toFixed(1)} and ${(runs[0]?.longHitsPerQuery ?? 0).toFixed(1)} hits each`,
     ],
-    ["resident memory after the build", `${median(runs.map((r) => r.rssMiB ?? 0)).toFixed(0)} MiB`],
+    [
+      "resident memory after the build",
+      `${median(of(runs, "rssMiB")).toFixed(0)} MiB (${median(of(runs, "baseRssMiB")).toFixed(0)} MiB before any corpus)`,
+    ],
   ];
   for (const [k, v] of rows) console.log(`${k.padEnd(42)} ${v}`);
+}
+
+/**
+ * memoria, the floor and each peer on one shape and size, one fresh process each, in that order and
+ * `pairs` times over, so every engine's figures come from the same stretch of the same machine. memoria's
+ * build is its cold start from sealed rows; the floor's is the plain FTS5 load, its search the plain OR;
+ * a peer's build is from the plaintext in memory to its first answer.
+ */
+async function benchPeers(
+  shape: CorpusShape,
+  chunks: number,
+  pairs: number,
+  rounds: number,
+  dir: string,
+): Promise<ChartRow[]> {
+  const corpusFile = await sealedCorpus(dir, shape, chunks);
+  const engines = ["memoria", "FTS5 floor", ...PEERS] as const;
+  const runs = new Map<string, Record<string, number>[]>(engines.map((e) => [e, []]));
+  for (let i = 0; i < pairs; i++) {
+    const cold = measure(["cold", corpusFile, String(rounds)]);
+    runs.get("memoria")?.push({ ...cold, buildMs: cold.coldMs ?? Number.NaN });
+    const load = measure(["floor", shape, String(chunks)]);
+    const search = measure(["queryfloor", shape, String(chunks), String(rounds)]);
+    runs.get("FTS5 floor")?.push({ ...search, buildMs: load.floorMs ?? Number.NaN });
+    for (const peer of PEERS) {
+      runs.get(peer)?.push(measure([peer, shape, String(chunks), String(rounds)], "bench/peers.ts"));
+    }
+  }
+  const figure = (engine: string, key: string) =>
+    median((runs.get(engine) ?? []).map((r) => r[key] ?? Number.NaN));
+  const documents = generateShape(shape, chunks).length;
+  console.log(
+    `\n## peers, ${shape}: ${chunks.toLocaleString("en")} passages in ${documents.toLocaleString("en")} documents (${pairs} fresh process${pairs > 1 ? "es" : ""} each, medians; ${rounds} rounds of each 200-query mix)`,
+  );
+  for (const r of [...runs.values()].flat())
+    r.heldMiB = (r.rssMiB ?? Number.NaN) - (r.baseRssMiB ?? Number.NaN);
+  const keys = ["buildMs", "p50", "p99", "longP50", "longP99", "rssMiB", "heldMiB"] as const;
+  // "held" is RSS after the build less RSS before any corpus: what the index itself costs.
+  const header = ["engine", "build", "1–6 p50", "1–6 p99", "10–20 p50", "10–20 p99", "RSS", "held"];
+  // The floor keeps no RSS figure: its load and its searches run in two processes, neither a server's.
+  const cell = (key: string, v: number) =>
+    !Number.isFinite(v)
+      ? "–"
+      : key === "buildMs"
+        ? `${(v / 1000).toFixed(2)} s`
+        : key === "rssMiB" || key === "heldMiB"
+          ? `${v.toFixed(0)} MiB`
+          : `${v.toFixed(2)} ms`;
+  console.log(header.map((h, i) => (i === 0 ? h.padEnd(12) : h.padStart(11))).join(" "));
+  for (const engine of engines) {
+    console.log([engine.padEnd(12), ...keys.map((k) => cell(k, figure(engine, k)).padStart(11))].join(" "));
+  }
+  console.log("memoria / engine (below 1: memoria is faster or smaller)");
+  for (const engine of engines.slice(1)) {
+    console.log(
+      [
+        `  ÷ ${engine}`.padEnd(12),
+        ...keys.map((k) => {
+          const ratio = figure("memoria", k) / figure(engine, k);
+          return (Number.isFinite(ratio) ? `${ratio.toFixed(2)}×` : "–").padStart(11);
+        }),
+      ].join(" "),
+    );
+  }
+  return engines.map((engine) => ({
+    shape: `${shape}, ${chunks.toLocaleString("en")} passages`,
+    engine,
+    buildMs: figure(engine, "buildMs"),
+    p50: figure(engine, "p50"),
+    p99: figure(engine, "p99"),
+    longP50: figure(engine, "longP50"),
+    longP99: figure(engine, "longP99"),
+  }));
 }
 
 function benchMemory(entries: number, pairs: number, rounds: number) {
@@ -185,18 +302,39 @@ function benchMemory(entries: number, pairs: number, rounds: number) {
   for (const [k, v] of rows) console.log(`${k.padEnd(46)} ${v}`);
 }
 
+/** Each shape's sizes when --sizes is not given; see the usage above for why scifact's is smaller. */
+const DEFAULT_SIZES: Record<CorpusShape, string> = { sections: "10000,90000", scifact: "20000" };
+
 async function main() {
-  const sizes = arg("sizes", "10000,90000").split(",").map(Number);
+  const sizesOf = (shape: CorpusShape) => arg("sizes", DEFAULT_SIZES[shape]).split(",").map(Number);
+  const shapes = arg("shapes", "sections,scifact").split(",");
+  for (const shape of shapes) if (!isCorpusShape(shape)) throw new Error(`unknown corpus shape: ${shape}`);
   const pairs = Number(arg("pairs", "2"));
   const rounds = Number(arg("rounds", "2"));
-  const suites = arg("suites", "search,memory,chunk").split(",");
+  const suites = arg("suites", "search,memory,chunk,peers").split(",");
   const dir = resolve(".bench");
   mkdirSync(dir, { recursive: true });
-  console.log(`memoria bench — node ${process.version}, ${new Date().toISOString()}`);
-  if (suites.includes("search")) for (const size of sizes) await benchSize(size, pairs, rounds, dir);
+  const startedAt = new Date().toISOString();
+  console.log(`memoria bench — node ${process.version}, ${startedAt}`);
+  if (suites.includes("search")) {
+    for (const shape of shapes as CorpusShape[])
+      for (const size of sizesOf(shape)) await benchSize(shape, size, pairs, rounds, dir);
+  }
   if (suites.includes("memory")) benchMemory(Number(arg("entries", "100000")), pairs, rounds);
   if (suites.includes("upload")) await benchUpload();
   if (suites.includes("chunk")) benchChunk(pairs, measure);
+  if (suites.includes("peers")) {
+    const peerSizes = arg("peer-sizes", "20000").split(",").map(Number);
+    const chart: ChartRow[] = [];
+    for (const shape of shapes as CorpusShape[])
+      for (const size of peerSizes) chart.push(...(await benchPeers(shape, size, pairs, rounds, dir)));
+    const file = join(dir, "peers.svg");
+    writeFileSync(
+      file,
+      peersChart(chart, `memoria and its peers — ${startedAt.slice(0, 10)}, node ${process.version}`),
+    );
+    console.log(`\nchart: ${file}`);
+  }
 }
 
 await main();
