@@ -55,6 +55,8 @@ export function peersChart(rows: readonly ChartRow[], caption: string): string {
   const height = MARGIN + LEGEND + rowHeight * shapes.length + MARGIN;
   const out: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, sans-serif" font-size="11">`,
+    // A title first, so a screen reader names the chart.
+    `<title>${escapeXml(caption)}</title>`,
     `<rect width="${width}" height="${height}" fill="#fff"/>`,
     `<text x="${MARGIN}" y="${MARGIN + 4}" font-size="14" font-weight="bold">${escapeXml(caption)}</text>`,
   ];
