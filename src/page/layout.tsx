@@ -19,6 +19,9 @@ export function Layout({ title, csrf, children }: LayoutProps) {
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
+        {/* Every answer says Referrer-Policy: no-referrer, under which a browser sends `Origin: null` on
+            this page's own form posts; same-origin keeps referrers off other sites and lets Origin name us. */}
+        <meta name="referrer" content="same-origin" />
         <title>{`${title} · memoria`}</title>
         <link rel="stylesheet" href={`${ASSET_PATH}/page.css`} />
         <script src={`${ASSET_PATH}/page.js`} defer />

@@ -63,9 +63,14 @@ function isHttps(c: PageContext): boolean {
 /**
  * A cross-site POST is refused: browsers send Origin on every POST, so a missing one is refused too. Only
  * the host is compared, not the scheme: behind a TLS terminator the app sees http:// for an https:// page.
+ * `Origin: null` (a browser under a no-referrer policy) passes only with the browser's own word,
+ * `Sec-Fetch-Site: same-origin`, which no page can forge; any other Sec-Fetch-Site is refused outright.
  */
 function fromThisOrigin(c: PageContext): boolean {
+  const site = c.req.header("sec-fetch-site");
+  if (site !== undefined && site !== "same-origin" && site !== "none") return false;
   const origin = c.req.header("origin");
+  if (origin === "null") return site === "same-origin";
   if (origin === undefined || !URL.canParse(origin)) return false;
   return new URL(origin).host === new URL(c.req.url).host;
 }

@@ -19,13 +19,14 @@ export class PageClient {
   async post(
     path: string,
     body: URLSearchParams | FormData,
-    options: { origin?: string | null; cookie?: string | null } = {},
+    options: { origin?: string | null; cookie?: string | null; fetchSite?: string } = {},
   ): Promise<Response> {
     const headers = new Headers();
     const cookie = options.cookie === undefined ? this.cookie : options.cookie;
     if (cookie) headers.set("cookie", `memoria_session=${cookie}`);
     const origin = options.origin === undefined ? ORIGIN : options.origin;
     if (origin !== null) headers.set("origin", origin);
+    if (options.fetchSite) headers.set("sec-fetch-site", options.fetchSite);
     return this.keep(await this.app.memoria.app.request(path, { method: "POST", headers, body }));
   }
 

@@ -265,6 +265,20 @@ describe("the page: refusals", () => {
     expect(await noteCount(apiKey)).toBe(1);
   });
 
+  it("takes Origin: null only with Sec-Fetch-Site: same-origin, and refuses any other Sec-Fetch-Site", async () => {
+    const { apiKey, browser } = await signedIn();
+    const fields = { csrf: await browser.csrf(), title: "Smuggled", content: "smuggled text" };
+    const post = (origin: string | null, fetchSite?: string) =>
+      browser.post("/page/notes", form(fields), { origin, ...(fetchSite ? { fetchSite } : {}) });
+    expect((await post("null")).status).toBe(403);
+    expect((await post("null", "cross-site")).status).toBe(403);
+    expect((await post("http://localhost", "same-site")).status).toBe(403);
+    expect((await post("http://localhost", "cross-site")).status).toBe(403);
+    expect(await noteCount(apiKey)).toBe(0);
+    expect((await post("null", "same-origin")).status).toBe(303);
+    expect(await noteCount(apiKey)).toBe(1);
+  });
+
   it("refuses a form without the session's CSRF token, or with another session's", async () => {
     const { apiKey, browser } = await signedIn();
     const other = new PageClient(app);
