@@ -109,7 +109,7 @@ export function pageRoutes(deps: PageDeps): Hono<PageEnv> {
   const signedIn: MiddlewareHandler<PageEnv> = async (c, next) => {
     const session = await deps.sessions.resolve(getCookie(c, SESSION_COOKIE));
     if (!session) {
-      deleteCookie(c, SESSION_COOKIE, { path: "/" });
+      deleteCookie(c, SESSION_COOKIE, { path: "/", secure: isHttps(c) });
       return c.redirect("/", 303);
     }
     c.set("session", session);
@@ -147,8 +147,12 @@ export function pageRoutes(deps: PageDeps): Hono<PageEnv> {
   app.get("/", async (c) => {
     const session = await deps.sessions.resolve(getCookie(c, SESSION_COOKIE));
     if (!session) {
-      if (getCookie(c, SESSION_COOKIE) !== undefined) deleteCookie(c, SESSION_COOKIE, { path: "/" });
-      return render(c, <SignInPage />);
+      if (getCookie(c, SESSION_COOKIE) === undefined) return render(c, <SignInPage />);
+      // A cookie of a session that ended: cleared, then the sign-in page is asked for again without it.
+      // Not answered here: the Worker routed this by the cookie's team id, and a 2xx would mark that team
+      // active whether the cookie was real or not.
+      deleteCookie(c, SESSION_COOKIE, { path: "/", secure: isHttps(c) });
+      return c.redirect("/", 303);
     }
     const csrf = await csrfToken(session.keys);
     const q = c.req.query("q") ?? "";

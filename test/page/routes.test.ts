@@ -317,7 +317,12 @@ describe("the page: the session ends", () => {
     expect(res.headers.getSetCookie()[0]).toMatch(/^memoria_session=;.*Max-Age=0/);
     expect(browser.cookie).toBeNull();
     browser.cookie = old;
+    const ended = await browser.get("/");
+    expect(ended.status).toBe(303);
+    expect(ended.headers.getSetCookie()[0]).toMatch(/^memoria_session=;.*Max-Age=0/);
+    expect(browser.cookie).toBeNull();
     expect(await (await browser.get("/")).text()).toContain("Team key");
+    browser.cookie = old;
     expect((await browser.get("/page/memory")).status).toBe(303);
   });
 
@@ -355,6 +360,7 @@ describe("the page: the session ends", () => {
     expect((await browser.get("/page/memory")).status).toBe(200);
     clock.advance(SESSION_IDLE_MS + 1);
     expect((await browser.get("/page/memory")).status).toBe(303);
+    expect(browser.cookie).toBeNull();
     expect(await (await browser.get("/")).text()).toContain("Team key");
   });
 
