@@ -19,6 +19,8 @@ import type { PassageIndexOptions } from "./index/passage-index.js";
 import type { Chunker } from "./ingest/chunker.js";
 import { LiveIndexes } from "./live/indexes.js";
 import type { Logger } from "./logger.js";
+import { pageRoutes } from "./page/routes.js";
+import { PageSessions } from "./page/sessions.js";
 import { documentRoutes } from "./routes/documents.js";
 import { entryRoutes } from "./routes/entries.js";
 import { healthRoutes } from "./routes/health.js";
@@ -189,6 +191,9 @@ export function createApp(deps: AppDeps): Memoria {
     info: { title: "memoria", version: "1", description: "Team memory, sealed at rest, searched in memory." },
   });
   app.route("/", docsRoutes());
+  // The page for people (src/page): the same services as the JSON routes, signed in by a session cookie.
+  const sessions = new PageSessions({ store: storage.sessions, directory, clock });
+  app.route("/", pageRoutes({ sessions, search, memory, documents }));
 
   app.notFound(methodNotAllowed(app));
   app.onError(onError(logger));

@@ -3,7 +3,7 @@
 // libSQL. Read off the source text itself, so a new import that breaks either fails here with the files that
 // did it, whoever wrote it.
 
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
@@ -26,6 +26,7 @@ interface Import {
 const MAY_IMPORT: Record<string, readonly string[]> = {
   "runtime/": ["app.ts", "http/", "store/", "seal/", "async/", "ingest/", "text/"],
   "http/": ["seal/", "services/"],
+  "page/": ["routes/", "services/", "http/", "index/", "memory/", "ingest/", "seal/"],
   "routes/": ["services/", "http/", "index/", "memory/", "ingest/", "seal/", "sources/", "text/"],
   "services/": [
     "live/",
@@ -60,7 +61,7 @@ function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) return sourceFiles(path);
-    return entry.name.endsWith(".ts") ? [path] : [];
+    return /\.tsx?$/.test(entry.name) ? [path] : [];
   });
 }
 
@@ -71,7 +72,9 @@ function imports(): Import[] {
     const { importedFiles } = ts.preProcessFile(readFileSync(file, "utf8"), true, true);
     return importedFiles.map(({ fileName }) => {
       if (!fileName.startsWith(".")) return { from, to: fileName, isPackage: true };
-      const to = relative(src, resolve(dirname(file), fileName)).replace(/\.js$/, ".ts");
+      // A `.js` specifier names a .ts file, or a .tsx one (the page's views).
+      const target = resolve(dirname(file), fileName).replace(/\.js$/, ".ts");
+      const to = relative(src, existsSync(target) ? target : `${target}x`);
       return { from, to, isPackage: false };
     });
   });

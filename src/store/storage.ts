@@ -9,6 +9,7 @@ import { EntryRows } from "./entries.js";
 import { IdempotencyRows } from "./idempotency.js";
 import { assertSchemaKnown, migrate } from "./migrate.js";
 import { type Preflight, readPreflight } from "./preflight.js";
+import { SessionRows } from "./sessions.js";
 import { DeliveryRows, PageEventRows, SourceRows } from "./sources.js";
 import { TeamRows } from "./teams.js";
 
@@ -21,6 +22,7 @@ export class Storage {
   readonly pageEvents: PageEventRows;
   readonly deliveries: DeliveryRows;
   readonly idempotency: IdempotencyRows;
+  readonly sessions: SessionRows;
 
   constructor(readonly client: Client) {
     this.teams = new TeamRows(client);
@@ -31,6 +33,7 @@ export class Storage {
     this.pageEvents = new PageEventRows(client);
     this.deliveries = new DeliveryRows(client);
     this.idempotency = new IdempotencyRows(client);
+    this.sessions = new SessionRows(client);
   }
 
   async ping(): Promise<void> {

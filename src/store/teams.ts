@@ -104,6 +104,7 @@ export class TeamRows {
         "source_pages",
         "webhook_deliveries",
         "idempotency_keys",
+        "page_sessions",
       ].map((table) => ({
         sql: `DELETE FROM ${table} WHERE team_id = ?`,
         args: [id],

@@ -102,6 +102,34 @@ describe("classify", () => {
     }
   });
 
+  it("sends the page to the team its session cookie names, and to the fixed instance signed out", () => {
+    const cookie = `memoria_session=${teamA}.${"A".repeat(43)}`;
+    for (const path of ["/", "/page/memory", "/page/notes", "/page/documents/d_x", "/page/sign-out"]) {
+      expect(classify(req(path, { headers: { cookie } })), path).toEqual({
+        kind: "team",
+        teamId: teamA,
+        via: "cookie",
+      });
+      expect(classify(req(path, { headers: { cookie: `theme=dark; ${cookie}` } })), path).toMatchObject({
+        teamId: teamA,
+      });
+    }
+    for (const headers of [
+      {} as Record<string, string>,
+      { cookie: "memoria_session=nonsense" },
+      { cookie: `other_session=${teamA}.x` },
+    ]) {
+      for (const path of ["/", "/page/sign-in", "/page/assets/page.css"]) {
+        expect(classify(req(path, { headers })), path).toEqual({ kind: "service" });
+      }
+    }
+    // A cookie routes only the page: the API still needs a key.
+    expect(classify(req("/v1/search", { headers: { cookie } }))).toEqual({
+      kind: "reject",
+      code: "unauthorized",
+    });
+  });
+
   it("reads the path as the app's router does, percent-encoding included", () => {
     expect(classify(req("/v1/%74eams"))).toEqual({ kind: "admin" });
     expect(classify(req("/%68ealthz"))).toEqual({ kind: "service" });
@@ -110,7 +138,7 @@ describe("classify", () => {
   it("takes only POST /v1/reindex, and answers unknown paths itself", () => {
     expect(classify(req("/v1/reindex", { method: "POST" }))).toEqual({ kind: "reindex" });
     expect(classify(req("/v1/reindex"))).toEqual({ kind: "reject", code: "not_found" });
-    for (const path of ["/", "/favicon.ico", "/wp-admin", "/v1", "/v1/webhooks/other/x"]) {
+    for (const path of ["/favicon.ico", "/wp-admin", "/pages", "/v1", "/v1/webhooks/other/x"]) {
       expect(classify(req(path, { key: keyA })), path).toEqual({ kind: "reject", code: "not_found" });
     }
   });

@@ -11,16 +11,22 @@ import { teamIdPattern } from "../../ids.js";
 export const ADMIN_INSTANCE = "admin";
 
 export type Route =
-  /** A team's own instance: the id came from the key's `mem_<teamId>_` prefix or the webhook path. */
-  | { kind: "team"; teamId: string; via: "key" | "webhook" }
+  /**
+   * A team's own instance: the id came from the key's `mem_<teamId>_` prefix, the webhook path, or the page's
+   * session cookie `<teamId>.<secret>` (docs/decisions/0020-page-sessions.md).
+   */
+  | { kind: "team"; teamId: string; via: "key" | "webhook" | "cookie" }
   /** `/v1/teams…`: the fixed instance, after the Worker checked the admin token. */
   | { kind: "admin" }
-  /** Health, the OpenAPI document and its page: the fixed instance, no credentials. */
+  /** Health, the OpenAPI document and its page, the page signed out: the fixed instance, no credentials. */
   | { kind: "service" }
   /** `POST /v1/reindex`: the cron token, then one team's instance or every active one. */
   | { kind: "reindex" }
   /** Answered by the Worker: nothing wakes. */
   | { kind: "reject"; code: "unauthorized" | "not_found" };
+
+/** The page's session cookie (src/page/routes.tsx), `<teamId>.<secret>`; only the team id is read here. */
+const sessionCookie = /(?:^|;\s*)memoria_session=(t[a-z2-7]{16})\./;
 
 const servicePaths = new Set(["/healthz", "/readyz", "/openapi.json", "/docs"]);
 // Notion's webhook path ends in the team's secret URL token, which the team's instance checks.
@@ -50,6 +56,14 @@ export function classify(request: Request): Route {
     const key = bearerToken(request.headers.get("authorization"));
     const teamId = key === null ? null : teamIdOfApiKey(key);
     return teamId ? { kind: "team", teamId, via: "key" } : { kind: "reject", code: "unauthorized" };
+  }
+  if (path === "/" || path.startsWith("/page/")) {
+    // Signed in: the team's instance, which checks the session. Signed out (or signing in, which any
+    // instance can do: the session is a row in storage): the fixed one.
+    const teamId = sessionCookie.exec(request.headers.get("cookie") ?? "")?.[1];
+    return teamId && teamIdPattern.test(teamId)
+      ? { kind: "team", teamId, via: "cookie" }
+      : { kind: "service" };
   }
   return { kind: "reject", code: "not_found" };
 }

@@ -6,12 +6,13 @@ import * as entries from "./002_entries.js";
 import * as sources from "./003_sources.js";
 import * as sourcePaths from "./004_source_paths.js";
 import * as idempotency from "./005_idempotency.js";
+import * as sessions from "./006_sessions.js";
 
 export interface Migration {
   version: number;
   statements: string[];
 }
 
-export const migrations: Migration[] = [initial, entries, sources, sourcePaths, idempotency];
+export const migrations: Migration[] = [initial, entries, sources, sourcePaths, idempotency, sessions];
 
 export const latestSchemaVersion = Math.max(...migrations.map((m) => m.version));

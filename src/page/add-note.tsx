@@ -1,0 +1,57 @@
+/** @jsxImportSource hono/jsx */
+// The add-a-note form: a title, optional folders, and the content pasted or as a file. multipart, so one
+// form carries either; the CSRF token rides in it like in every other form.
+
+import { Layout } from "./layout.js";
+
+export interface AddNotePageProps {
+  csrf: string;
+  values?: { title: string; path: string; content: string };
+  error?: string;
+}
+
+export function AddNotePage({ csrf, values, error }: AddNotePageProps) {
+  return (
+    <Layout title="Add a note" csrf={csrf}>
+      <h1>Add a note</h1>
+      {error ? (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      ) : null}
+      <form method="post" action="/page/notes" enctype="multipart/form-data">
+        <input type="hidden" name="csrf" value={csrf} />
+        <label for="title">Title</label>
+        <input
+          id="title"
+          name="title"
+          type="text"
+          value={values?.title ?? ""}
+          aria-describedby="title-hint"
+        />
+        <p id="title-hint" class="hint">
+          Optional with a file: its name is used.
+        </p>
+        <label for="path">Folders (optional)</label>
+        <input
+          id="path"
+          name="path"
+          type="text"
+          value={values?.path ?? ""}
+          placeholder="Handbook / Onboarding"
+          aria-describedby="path-hint"
+        />
+        <p id="path-hint" class="hint">
+          Separate folders with /.
+        </p>
+        <label for="content">Content (markdown)</label>
+        <textarea id="content" name="content">
+          {values?.content ?? ""}
+        </textarea>
+        <label for="file">Or a file (.md, .txt, .html)</label>
+        <input id="file" name="file" type="file" accept=".md,.markdown,.txt,.text,.html,.htm" />
+        <button type="submit">Add the note</button>
+      </form>
+    </Layout>
+  );
+}

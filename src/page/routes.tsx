@@ -1,0 +1,288 @@
+/** @jsxImportSource hono/jsx */
+// The page for people: server-rendered HTML over the same services as the JSON routes. Signed in by a session
+// cookie (./sessions.ts); every state-changing POST must come from this origin (Origin checked, missing is
+// refused) and carry the session's CSRF token; every answer carries a Content-Security-Policy that allows
+// only this origin's own script and stylesheet.
+
+import { type Context, Hono, type MiddlewareHandler } from "hono";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import type { JSX } from "hono/jsx/jsx-runtime";
+import { isDomainError } from "../errors.js";
+import type { AppEnv } from "../http/env.js";
+import { formatOfFile, stem } from "../ingest/formats.js";
+import { decodeUtf8, describeNotText, notTextReason } from "../ingest/text.js";
+import { DEFAULT_BUDGET, MAX_BUDGET } from "../memory/constants.js";
+import { DEFAULT_SEARCH_LIMIT, documentBody, memoryInput, searchQuery } from "../routes/schemas.js";
+import { csrfToken, csrfTokenMatches } from "../seal/page-session.js";
+import type { DocumentService } from "../services/documents.js";
+import type { MemoryService } from "../services/memory.js";
+import type { SearchService } from "../services/search.js";
+import { AddNotePage } from "./add-note.js";
+import { PAGE_CSS, PAGE_JS } from "./assets.js";
+import { DocumentPage } from "./document.js";
+import { ASSET_PATH } from "./layout.js";
+import { MemoryPage } from "./memory.js";
+import { MessagePage } from "./message.js";
+import { SearchPage } from "./search.js";
+import type { PageSession, PageSessions } from "./sessions.js";
+import { SignInPage } from "./sign-in.js";
+
+/** The cookie's name. Not `__Host-`: that prefix needs `Secure`, and memoria is often served over plain HTTP. */
+export const SESSION_COOKIE = "memoria_session";
+
+/**
+ * Only this origin's files: no inline script or style, nothing from elsewhere, never framed, forms post only
+ * here. hono/jsx writes no inline style or handler, and the one script is a same-origin file.
+ */
+export const PAGE_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; " +
+  "frame-ancestors 'none'; base-uri 'none'; object-src 'none'";
+
+export interface PageDeps {
+  sessions: PageSessions;
+  search: SearchService;
+  memory: MemoryService;
+  documents: DocumentService;
+}
+
+type PageEnv = { Variables: AppEnv["Variables"] & { session: PageSession; csrf: string } };
+type PageContext = Context<PageEnv>;
+
+async function render(
+  c: PageContext,
+  node: JSX.Element,
+  status: 200 | 400 | 401 | 403 | 404 | 413 | 415 = 200,
+) {
+  return c.html(`<!doctype html>${await node}`, status);
+}
+
+function isHttps(c: PageContext): boolean {
+  return new URL(c.req.url).protocol === "https:" || c.req.header("x-forwarded-proto") === "https";
+}
+
+/**
+ * A cross-site POST is refused: browsers send Origin on every POST, so a missing one is refused too. Only
+ * the host is compared, not the scheme: behind a TLS terminator the app sees http:// for an https:// page.
+ * `Origin: null` (a browser under a no-referrer policy) passes only with the browser's own word,
+ * `Sec-Fetch-Site: same-origin`, which no page can forge; any other Sec-Fetch-Site is refused outright.
+ */
+function fromThisOrigin(c: PageContext): boolean {
+  const site = c.req.header("sec-fetch-site");
+  if (site !== undefined && site !== "same-origin" && site !== "none") return false;
+  const origin = c.req.header("origin");
+  if (origin === "null") return site === "same-origin";
+  if (origin === undefined || !URL.canParse(origin)) return false;
+  return new URL(origin).host === new URL(c.req.url).host;
+}
+
+function refused(c: PageContext, message: string) {
+  return render(c, <MessagePage title="Refused" message={message} />, 403);
+}
+
+/** The folders of a note as typed: "Handbook / Onboarding" → ["Handbook", "Onboarding"]. */
+function pathOf(text: string): string[] {
+  return text
+    .split(/[/›]/)
+    .map((part) => part.trim())
+    .filter((part) => part !== "");
+}
+
+/** A zod error as one sentence for the page, naming the fields, never quoting what was typed. */
+function firstIssue(error: { issues: { path: PropertyKey[]; message: string }[] }): string {
+  const issue = error.issues[0];
+  if (!issue) return "The form was not accepted.";
+  const field = issue.path.length > 0 ? `${String(issue.path[0])}: ` : "";
+  return `${field}${issue.message}.`;
+}
+
+export function pageRoutes(deps: PageDeps): Hono<PageEnv> {
+  const app = new Hono<PageEnv>();
+
+  const pageHeaders: MiddlewareHandler<PageEnv> = async (c, next) => {
+    await next();
+    c.header("Content-Security-Policy", PAGE_CSP);
+    // A page shows a team's notes: no shared cache may keep it, and Back after Sign out must not show it.
+    if (!c.res.headers.has("Cache-Control")) c.header("Cache-Control", "no-store");
+  };
+
+  /** Loads the session, or sends a signed-out person to the sign-in page. */
+  const signedIn: MiddlewareHandler<PageEnv> = async (c, next) => {
+    const session = await deps.sessions.resolve(getCookie(c, SESSION_COOKIE));
+    if (!session) {
+      deleteCookie(c, SESSION_COOKIE, { path: "/", secure: isHttps(c) });
+      return c.redirect("/", 303);
+    }
+    c.set("session", session);
+    c.set("csrf", await csrfToken(session.keys));
+    await next();
+  };
+
+  /** Origin, then the session, then its CSRF token from the form; the form's fields are left in `form`. */
+  const statefulPost = async (c: PageContext): Promise<Record<string, string | File> | Response> => {
+    if (!fromThisOrigin(c)) return refused(c, "This form was sent from another site, so nothing was done.");
+    const form = (await c.req.parseBody()) as Record<string, string | File>;
+    const given = form.csrf;
+    if (typeof given !== "string" || !(await csrfTokenMatches(c.var.session.keys, given)))
+      return refused(
+        c,
+        "This form has expired or did not come from this page; reload the page and try again.",
+      );
+    return form;
+  };
+
+  app.use("/", pageHeaders);
+  app.use("/page/*", pageHeaders);
+
+  app.get(`${ASSET_PATH}/page.css`, (c) => {
+    c.header("Cache-Control", "no-cache");
+    c.header("Content-Type", "text/css; charset=utf-8");
+    return c.body(PAGE_CSS);
+  });
+  app.get(`${ASSET_PATH}/page.js`, (c) => {
+    c.header("Cache-Control", "no-cache");
+    c.header("Content-Type", "text/javascript; charset=utf-8");
+    return c.body(PAGE_JS);
+  });
+
+  app.get("/", async (c) => {
+    const session = await deps.sessions.resolve(getCookie(c, SESSION_COOKIE));
+    if (!session) {
+      if (getCookie(c, SESSION_COOKIE) === undefined) return render(c, <SignInPage />);
+      // A cookie of a session that ended: cleared, then the sign-in page is asked for again without it.
+      // Not answered here: the Worker routed this by the cookie's team id, and a 2xx would mark that team
+      // active whether the cookie was real or not.
+      deleteCookie(c, SESSION_COOKIE, { path: "/", secure: isHttps(c) });
+      return c.redirect("/", 303);
+    }
+    const csrf = await csrfToken(session.keys);
+    const q = c.req.query("q") ?? "";
+    if (q.trim() === "") return render(c, <SearchPage csrf={csrf} query={q} result={null} />);
+    const parsed = searchQuery.safeParse({ q });
+    if (!parsed.success)
+      return render(
+        c,
+        <SearchPage csrf={csrf} query={q} result={null} error={firstIssue(parsed.error)} />,
+        400,
+      );
+    const result = await deps.search.search(session.team, { q: parsed.data.q, limit: DEFAULT_SEARCH_LIMIT });
+    return render(c, <SearchPage csrf={csrf} query={q} result={result} />);
+  });
+
+  app.post("/page/sign-in", async (c) => {
+    if (!fromThisOrigin(c)) return refused(c, "This form was sent from another site, so nothing was done.");
+    const form = await c.req.parseBody();
+    const key = typeof form.key === "string" ? form.key.trim() : "";
+    const cookie = key === "" ? null : await deps.sessions.create(key);
+    if (!cookie)
+      return render(c, <SignInPage error="That team key was not accepted. Check it and try again." />, 401);
+    setCookie(c, SESSION_COOKIE, cookie, {
+      httpOnly: true,
+      sameSite: "Strict",
+      path: "/",
+      secure: isHttps(c),
+    });
+    return c.redirect("/", 303);
+  });
+
+  app.post("/page/sign-out", signedIn, async (c) => {
+    const form = await statefulPost(c);
+    if (form instanceof Response) return form;
+    await deps.sessions.end(c.var.session);
+    deleteCookie(c, SESSION_COOKIE, { path: "/", httpOnly: true, sameSite: "Strict", secure: isHttps(c) });
+    return render(c, <SignInPage notice="You are signed out." />);
+  });
+
+  app.get("/page/documents/:id", signedIn, async (c) => {
+    try {
+      const document = await deps.documents.get(c.var.session.team, c.req.param("id"));
+      const notice = c.req.query("added") === "1" ? "The note was added; search finds it now." : undefined;
+      return render(c, <DocumentPage csrf={c.var.csrf} document={document} notice={notice} />);
+    } catch (error) {
+      if (!isDomainError(error, "not_found")) throw error;
+      return render(
+        c,
+        <MessagePage
+          title="No such document"
+          message="This document is not there (or was deleted)."
+          csrf={c.var.csrf}
+        />,
+        404,
+      );
+    }
+  });
+
+  app.get("/page/memory", signedIn, async (c) => {
+    const form = {
+      q: c.req.query("q") ?? "",
+      project: c.req.query("project") ?? "",
+      budget: c.req.query("budget") ?? "",
+    };
+    const page = (result: Awaited<ReturnType<MemoryService["workingMemory"]>> | null, error?: string) => (
+      <MemoryPage
+        csrf={c.var.csrf}
+        form={form}
+        defaultBudget={DEFAULT_BUDGET}
+        maxBudget={MAX_BUDGET}
+        result={result}
+        error={error}
+      />
+    );
+    if (c.req.query("ask") === undefined) return render(c, page(null));
+    const parsed = memoryInput.safeParse({
+      ...(form.q.trim() === "" ? {} : { q: form.q }),
+      ...(form.project.trim() === "" ? {} : { project: form.project.trim() }),
+      ...(form.budget === "" ? {} : { budget: form.budget }),
+    });
+    if (!parsed.success) return render(c, page(null, firstIssue(parsed.error)), 400);
+    const result = await deps.memory.workingMemory(c.var.session.team, {
+      query: parsed.data.q ?? null,
+      project: parsed.data.project ?? null,
+      budget: parsed.data.budget ?? DEFAULT_BUDGET,
+    });
+    return render(c, page(result));
+  });
+
+  app.get("/page/notes", signedIn, (c) => render(c, <AddNotePage csrf={c.var.csrf} />));
+
+  app.post("/page/notes", signedIn, async (c) => {
+    const form = await statefulPost(c);
+    if (form instanceof Response) return form;
+    const text = (name: string) => (typeof form[name] === "string" ? (form[name] as string) : "");
+    const values = { title: text("title"), path: text("path"), content: text("content") };
+    const again = (error: string, status: 400 | 413 | 415) =>
+      render(c, <AddNotePage csrf={c.var.csrf} values={values} error={error} />, status);
+    const file = form.file instanceof File && form.file.size > 0 ? form.file : null;
+    let content = values.content;
+    let title = values.title.trim();
+    let format = "markdown" as ReturnType<typeof formatOfFile> & string;
+    if (file) {
+      const decoded = decodeUtf8(await file.arrayBuffer());
+      if (decoded === null)
+        return again("The file is not UTF-8 text; add notes as markdown, text or HTML.", 415);
+      const reason = notTextReason(decoded);
+      if (reason) return again(`The file is not text: ${describeNotText(reason)}.`, 415);
+      content = decoded;
+      format = formatOfFile(file.name) ?? "markdown";
+      if (title === "") title = stem(file.name).trim();
+    }
+    if (content.trim() === "") return again("Paste the note's content or choose a file.", 400);
+    const parsed = documentBody.safeParse({ title, content, format, path: pathOf(values.path) });
+    if (!parsed.success) return again(firstIssue(parsed.error), 400);
+    try {
+      const { document } = await deps.documents.create(c.var.session.team, {
+        title: parsed.data.title,
+        content: parsed.data.content,
+        format: parsed.data.format ?? "markdown",
+        path: parsed.data.path ?? [],
+        externalId: null,
+      });
+      return c.redirect(`/page/documents/${encodeURIComponent(document.id)}?added=1`, 303);
+    } catch (error) {
+      if (isDomainError(error, "payload_too_large")) return again((error as Error).message, 413);
+      if (isDomainError(error, "invalid_request")) return again((error as Error).message, 400);
+      throw error;
+    }
+  });
+
+  return app;
+}
