@@ -94,7 +94,14 @@ describe("classify", () => {
 
   it("sends admin, health and the API description to the fixed instance", () => {
     expect(ADMIN_INSTANCE).toBe("admin");
-    for (const path of ["/healthz", "/readyz", "/openapi.json", "/docs"]) {
+    for (const path of [
+      "/healthz",
+      "/readyz",
+      "/openapi.json",
+      "/docs",
+      "/docs/init.js",
+      "/docs/assets/5.35.0/swagger-ui.css",
+    ]) {
       expect(classify(req(path)), path).toEqual({ kind: "service" });
     }
     for (const path of ["/v1/teams", `/v1/teams/${teamA}/keys`, `/v1/teams/${teamA}`]) {

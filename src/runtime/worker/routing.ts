@@ -38,7 +38,8 @@ const webhookPath = /^\/v1\/webhooks\/(?:notion\/([^/]+)\/[^/]+|ingest\/([^/]+))
  */
 export function classify(request: Request): Route {
   const path = getPath(request);
-  if (servicePaths.has(path)) return { kind: "service" };
+  // The API viewer's own files (its start-up script and swagger-ui-dist's assets) come from the same instance.
+  if (servicePaths.has(path) || path.startsWith("/docs/")) return { kind: "service" };
   if (path === "/v1/teams" || path.startsWith("/v1/teams/")) return { kind: "admin" };
   if (path === "/v1/reindex") {
     return request.method === "POST" ? { kind: "reindex" } : { kind: "reject", code: "not_found" };
