@@ -25,7 +25,7 @@
 //
 // The sealed database of a size is made once and kept under .bench/ (sealed, like any memoria database).
 // Usage: npm run bench [-- --sizes 10000,90000] [--shapes sections,scifact] [--pairs 2] [--rounds 2]
-//        [--entries 100000] [--peer-sizes 20000] [--suites search,memory,chunk,peers,upload]
+//        [--entries 100000] [--peer-sizes 20000] [--suites search,memory,chunk,peers,upload,page]
 //
 // The upload suite (bench/upload.ts, not run unless named): another team's search latency while one team
 // uploads a 5 MiB markdown document, with the chunk pool and with chunking inline.
@@ -49,6 +49,7 @@ import { type ChartRow, peersChart } from "./chart.js";
 import { benchChunk } from "./chunk.js";
 import { CORPUS_SEED } from "./corpus.js";
 import type { SealedCorpus } from "./measure.js";
+import { benchPage } from "./page.js";
 import { PEERS } from "./peers.js";
 import { type CorpusShape, generateShape, isCorpusShape } from "./shapes.js";
 import { benchUpload } from "./upload.js";
@@ -323,6 +324,7 @@ async function main() {
   if (suites.includes("memory")) benchMemory(Number(arg("entries", "100000")), pairs, rounds);
   if (suites.includes("upload")) await benchUpload();
   if (suites.includes("chunk")) benchChunk(pairs, measure);
+  if (suites.includes("page")) await benchPage();
   if (suites.includes("peers")) {
     const peerSizes = arg("peer-sizes", "20000").split(",").map(Number);
     const chart: ChartRow[] = [];
