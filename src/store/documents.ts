@@ -97,6 +97,69 @@ function isUniqueViolation(error: unknown): boolean {
   return /UNIQUE constraint failed: documents\.team_id, documents\.external_ref/.test(message);
 }
 
+/**
+ * The statements of one document write; the first one's row count says whether it was applied. Every later
+ * statement is conditional on this write's own metadata being the row's: its seal has a random IV, so no
+ * other write can match it, and a replace that lost a race touches nothing.
+ */
+function writeStatements(write: DocumentWrite, replacing: number | null): InStatement[] {
+  const { row } = write;
+  const ours = "EXISTS (SELECT 1 FROM documents WHERE team_id = ? AND id = ? AND sealed = ?)";
+  const oursArgs = [row.teamId, row.id, row.sealed];
+  const statements: InStatement[] = [];
+  if (replacing === null) {
+    statements.push({
+      sql: `INSERT INTO documents (${documentColumns}, content) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      args: [
+        row.teamId,
+        row.id,
+        row.sealed,
+        row.externalRef,
+        row.version,
+        row.chunkCount,
+        row.contentBytes,
+        row.createdAt,
+        row.updatedAt,
+        write.content,
+      ],
+    });
+  } else {
+    statements.push({
+      sql: `UPDATE documents SET sealed = ?, content = ?, external_ref = ?, version = ?, chunk_count = ?,
+              content_bytes = ?, updated_at = ? WHERE team_id = ? AND id = ? AND version = ?`,
+      args: [
+        row.sealed,
+        write.content,
+        row.externalRef,
+        row.version,
+        row.chunkCount,
+        row.contentBytes,
+        row.updatedAt,
+        row.teamId,
+        row.id,
+        replacing,
+      ],
+    });
+    statements.push({
+      sql: `DELETE FROM chunks WHERE team_id = ? AND document_id = ? AND ${ours}`,
+      args: [row.teamId, row.id, ...oursArgs],
+    });
+  }
+  for (const run of write.runs) {
+    statements.push({
+      sql: `INSERT INTO chunks (team_id, ${runColumns}) SELECT ?, ?, ?, ?, ?, ? WHERE ${ours}`,
+      args: [row.teamId, row.id, run.firstOrdinal, run.count, run.version, run.sealed, ...oursArgs],
+    });
+  }
+  const change = appendChange(row.teamId, "document.put", row.id, row.updatedAt, ours);
+  statements.push({ sql: change.sql, args: [...change.args, ...oursArgs] });
+  return statements;
+}
+
+function latestSeq(teamId: string): InStatement {
+  return { sql: "SELECT COALESCE(MAX(seq), 0) AS seq FROM changes WHERE team_id = ?", args: [teamId] };
+}
+
 export class DocumentRows {
   constructor(private readonly client: Client) {}
 
@@ -106,71 +169,38 @@ export class DocumentRows {
    * seq, or null when the replace found the document gone or at another version (nothing is changed then).
    */
   async write(write: DocumentWrite, replacing: number | null): Promise<number | null> {
-    const { row } = write;
-    // Every later statement is conditional on this write's own metadata being the row's: its seal has a
-    // random IV, so no other write can match it, and a replace that lost a race touches nothing.
-    const ours = "EXISTS (SELECT 1 FROM documents WHERE team_id = ? AND id = ? AND sealed = ?)";
-    const oursArgs = [row.teamId, row.id, row.sealed];
+    const statements = writeStatements(write, replacing);
+    statements.push(latestSeq(write.row.teamId));
+    const results = await this.#batch(statements);
+    if ((results[0]?.rowsAffected ?? 0) === 0) return null;
+    return num(results.at(-1)?.rows[0]?.seq);
+  }
+
+  /**
+   * Several documents of one team written as `write` writes one, all in one transaction: each document keeps
+   * its own condition, so a replace that lost its race changes nothing of its own and leaves the others be.
+   * Says, per write, whether it was applied. An insert whose externalId another document took since it was
+   * read fails the whole transaction (UniqueExternalRefError) and nothing of it is stored.
+   */
+  async writeMany(writes: readonly { write: DocumentWrite; replacing: number | null }[]): Promise<boolean[]> {
+    if (writes.length === 0) return [];
     const statements: InStatement[] = [];
-    if (replacing === null) {
-      statements.push({
-        sql: `INSERT INTO documents (${documentColumns}, content) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        args: [
-          row.teamId,
-          row.id,
-          row.sealed,
-          row.externalRef,
-          row.version,
-          row.chunkCount,
-          row.contentBytes,
-          row.createdAt,
-          row.updatedAt,
-          write.content,
-        ],
-      });
-    } else {
-      statements.push({
-        sql: `UPDATE documents SET sealed = ?, content = ?, external_ref = ?, version = ?, chunk_count = ?,
-                content_bytes = ?, updated_at = ? WHERE team_id = ? AND id = ? AND version = ?`,
-        args: [
-          row.sealed,
-          write.content,
-          row.externalRef,
-          row.version,
-          row.chunkCount,
-          row.contentBytes,
-          row.updatedAt,
-          row.teamId,
-          row.id,
-          replacing,
-        ],
-      });
-      statements.push({
-        sql: `DELETE FROM chunks WHERE team_id = ? AND document_id = ? AND ${ours}`,
-        args: [row.teamId, row.id, ...oursArgs],
-      });
+    const firsts: number[] = [];
+    for (const { write, replacing } of writes) {
+      firsts.push(statements.length);
+      statements.push(...writeStatements(write, replacing));
     }
-    for (const run of write.runs) {
-      statements.push({
-        sql: `INSERT INTO chunks (team_id, ${runColumns}) SELECT ?, ?, ?, ?, ?, ? WHERE ${ours}`,
-        args: [row.teamId, row.id, run.firstOrdinal, run.count, run.version, run.sealed, ...oursArgs],
-      });
-    }
-    const change = appendChange(row.teamId, "document.put", row.id, row.updatedAt, ours);
-    statements.push({ sql: change.sql, args: [...change.args, ...oursArgs] });
-    statements.push({
-      sql: "SELECT COALESCE(MAX(seq), 0) AS seq FROM changes WHERE team_id = ?",
-      args: [row.teamId],
-    });
-    let results: Awaited<ReturnType<Client["batch"]>>;
+    const results = await this.#batch(statements);
+    return firsts.map((first) => (results[first]?.rowsAffected ?? 0) > 0);
+  }
+
+  async #batch(statements: InStatement[]): Promise<Awaited<ReturnType<Client["batch"]>>> {
     try {
-      results = await this.client.batch(statements, "write");
+      return await this.client.batch(statements, "write");
     } catch (error) {
       if (isUniqueViolation(error)) throw new UniqueExternalRefError("external id already in use");
       throw error;
     }
-    if ((results[0]?.rowsAffected ?? 0) === 0) return null;
-    return num(results.at(-1)?.rows[0]?.seq);
   }
 
   /** A document's row and sealed content read together, so they always belong to the same version. */
@@ -218,6 +248,17 @@ export class DocumentRows {
     });
     const row = rs.rows[0];
     return row ? documentRow(row) : null;
+  }
+
+  /** The documents holding any of `refs`, in one query; a ref no document holds is simply absent. */
+  async findByExternalRefs(teamId: string, refs: readonly Uint8Array[]): Promise<DocumentRow[]> {
+    if (refs.length === 0) return [];
+    const rs = await this.client.execute({
+      sql: `SELECT ${documentColumns} FROM documents
+            WHERE team_id = ? AND external_ref IN (${refs.map(() => "?").join(", ")})`,
+      args: [teamId, ...refs],
+    });
+    return rs.rows.map(documentRow);
   }
 
   /** Newest first: createdAt, then id, descending; `after` is the last row of the previous page. */
