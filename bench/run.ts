@@ -34,6 +34,7 @@ import { migrations } from "../src/store/migrations/index.js";
 import { openStorage } from "../src/store/storage.js";
 import { benchChunk } from "./chunk.js";
 import { CORPUS_SEED, generateCorpus } from "./corpus.js";
+import { benchIngest } from "./ingest.js";
 import type { SealedCorpus } from "./measure.js";
 import { benchUpload } from "./upload.js";
 
@@ -197,6 +198,8 @@ async function main() {
   if (suites.includes("memory")) benchMemory(Number(arg("entries", "100000")), pairs, rounds);
   if (suites.includes("upload")) await benchUpload();
   if (suites.includes("chunk")) benchChunk(pairs, measure);
+  // bench/ingest.ts: N ~1.5 KB documents over HTTP, one a request and batched, against the FTS5 floor.
+  if (suites.includes("ingest")) await benchIngest(Number(arg("ingest", "5000")));
 }
 
 await main();
