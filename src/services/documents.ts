@@ -159,11 +159,15 @@ export class DocumentService {
         outcomes[index] = { error };
       }
     }
-    for (const group of groupsOf(pending)) {
-      const refKeys = group.flatMap((p) => (p.ref ? [this.#refKey(key, p.ref)] : []));
-      await this.#holding(refKeys.sort(), () => this.#storeGroup(key, group, outcomes));
+    try {
+      for (const group of groupsOf(pending)) {
+        const refKeys = group.flatMap((p) => (p.ref ? [this.#refKey(key, p.ref)] : []));
+        await this.#holding(refKeys.sort(), () => this.#storeGroup(key, group, outcomes));
+      }
+    } finally {
+      // Also when storage failed part way: the groups already committed are brought into the index now.
+      if (pending.length > 0) await this.deps.indexes.committed(key);
     }
-    if (pending.length > 0) await this.deps.indexes.committed(key);
     return outcomes;
   }
 
