@@ -25,7 +25,7 @@
 //
 // The sealed database of a size is made once and kept under .bench/ (sealed, like any memoria database).
 // Usage: npm run bench [-- --sizes 10000,90000] [--shapes sections,scifact] [--pairs 2] [--rounds 2]
-//        [--entries 100000] [--peer-sizes 20000] [--suites search,memory,chunk,peers,upload,page]
+//        [--entries 100000] [--peer-sizes 20000] [--suites search,memory,chunk,peers,upload,page,ingest] [--ingest 5000]
 //
 // The upload suite (bench/upload.ts, not run unless named): another team's search latency while one team
 // uploads a 5 MiB markdown document, with the chunk pool and with chunking inline.
@@ -48,6 +48,7 @@ import { openStorage } from "../src/store/storage.js";
 import { type ChartRow, peersChart } from "./chart.js";
 import { benchChunk } from "./chunk.js";
 import { CORPUS_SEED } from "./corpus.js";
+import { benchIngest } from "./ingest.js";
 import type { SealedCorpus } from "./measure.js";
 import { benchPage } from "./page.js";
 import { PEERS } from "./peers.js";
@@ -337,6 +338,8 @@ async function main() {
     );
     console.log(`\nchart: ${file}`);
   }
+  // bench/ingest.ts: N ~1.5 KB documents over HTTP, one a request and batched, against the FTS5 floor.
+  if (suites.includes("ingest")) await benchIngest(Number(arg("ingest", "5000")));
 }
 
 await main();

@@ -14,6 +14,9 @@ export interface DocumentUpload {
   externalId: string;
 }
 
+/** One item's answer in a batch: stored (new or replacing), or refused with the server's code and message. */
+export type BatchItemResult = { stored: "created" | "replaced" } | { code: string; message: string };
+
 export class ApiError extends Error {
   override readonly name = "ApiError";
   constructor(
@@ -103,6 +106,40 @@ export class MemoriaClient {
     const res = await this.#request("POST", "v1/documents", {}, doc);
     await this.#ok(res);
     return res.status === 201 ? "created" : "replaced";
+  }
+
+  /**
+   * Stores or replaces many documents in one request (POST /v1/documents/batch), one result per document in
+   * order. Null when the server has no such route (404 or 405: a server before v1.1); then send one by one.
+   */
+  async upsertMany(docs: readonly DocumentUpload[]): Promise<BatchItemResult[] | null> {
+    const res = await this.#request("POST", "v1/documents/batch", {}, { documents: docs });
+    if (res.status === 404 || res.status === 405) {
+      await res.body?.cancel();
+      return null;
+    }
+    await this.#ok(res);
+    const body = (await res.json()) as {
+      results?: { document?: { version?: unknown }; error?: { code?: unknown; message?: unknown } }[];
+    };
+    const results = body.results ?? [];
+    if (results.length !== docs.length) {
+      throw new ApiError(
+        res.status,
+        "http_error",
+        `the batch answered ${results.length} of ${docs.length} results`,
+      );
+    }
+    return results.map((result) => {
+      if (result.document) {
+        // A replacement always raises the version, so version 1 is a document this request created.
+        return { stored: result.document.version === 1 ? "created" : "replaced" };
+      }
+      return {
+        code: typeof result.error?.code === "string" ? result.error.code : "http_error",
+        message: typeof result.error?.message === "string" ? result.error.message : "no result",
+      };
+    });
   }
 
   async delete(id: string): Promise<void> {

@@ -1,13 +1,14 @@
 // `memoria import`: list the team's documents once (which proves the URL and key before any work, and
 // carries each document's contentHash, so an unchanged folder costs that listing alone), walk the folder,
-// then send each file the team has not seen with this content (and, with --prune, delete the
-// `file:` documents whose files are gone), with progress on stderr and the summary on stdout. Sends come
-// before deletes, so a renamed file is briefly in the corpus twice rather than missing.
+// then send the files the team has not seen with this content in batches (POST /v1/documents/batch; one
+// request a file against a server without it) and, with --prune, delete the `file:` documents whose files
+// are gone, with progress on stderr and the summary on stdout. Sends come before deletes, so a renamed file
+// is briefly in the corpus twice rather than missing.
 
 import { mapLimit } from "../async/pool.js";
 import { titleOf } from "../ingest/title.js";
 import type { ImportOptions } from "./args.js";
-import { ApiError, MemoriaClient } from "./client.js";
+import { ApiError, type BatchItemResult, type DocumentUpload, MemoriaClient } from "./client.js";
 import {
   contentHash,
   documentsToDelete,
@@ -32,6 +33,20 @@ export interface ImportIO {
 /** Files handled at once: enough to hide round trips, few enough to keep memory and the server calm. */
 const CONCURRENCY = 4;
 
+/**
+ * Documents one batch request carries at most: 300 files take 3 requests, and a batch stays well under the
+ * server's 500, so one refused or slow request costs little.
+ */
+const BATCH_DOCUMENTS = 100;
+/** JSON one batch request carries at most, so a folder of large files is not one huge request in memory. */
+const BATCH_BYTES = 8 * 1024 * 1024;
+
+/** A file to send, after its first look found it new or changed. */
+interface Upload {
+  what: string;
+  doc: DocumentUpload;
+}
+
 export function describeError(error: unknown): string {
   if (error instanceof ApiError) {
     return error.status === 0 ? error.message : `${error.status} ${error.code}: ${error.message}`;
@@ -52,12 +67,13 @@ function skipNote(skip: SkippedLink): string {
   }
 }
 
-async function syncFile(
+/** What to do with a file: its step when it needs no send (unchanged, unreadable, a dry run), else its upload. */
+async function planFile(
   file: FoundFile,
   remote: RemoteDocument | undefined,
   client: MemoriaClient,
   dryRun: boolean,
-): Promise<Step> {
+): Promise<Step | Upload> {
   const what = file.relativePath;
   let content: string;
   try {
@@ -88,12 +104,82 @@ async function syncFile(
     }
   }
   if (dryRun) return { outcome: "would send", what, detail: why };
+  const { externalId, title, path, format } = doc;
+  return { what, doc: { externalId, title, path, format, content } };
+}
+
+async function sendOne(upload: Upload, client: MemoriaClient): Promise<Step> {
   try {
-    const { externalId, title, path, format } = doc;
-    const result = await client.upsert({ externalId, title, path, format, content });
-    return { outcome: "sent", what, detail: result === "created" ? "new" : "replaced" };
+    const result = await client.upsert(upload.doc);
+    return { outcome: "sent", what: upload.what, detail: result === "created" ? "new" : "replaced" };
   } catch (error) {
-    return { outcome: "failed", what, detail: describeError(error) };
+    return { outcome: "failed", what: upload.what, detail: describeError(error) };
+  }
+}
+
+function stepOf(upload: Upload, result: BatchItemResult): Step {
+  if ("stored" in result) {
+    return { outcome: "sent", what: upload.what, detail: result.stored === "created" ? "new" : "replaced" };
+  }
+  return { outcome: "failed", what: upload.what, detail: `${result.code}: ${result.message}` };
+}
+
+/**
+ * Collects uploads into batches of BATCH_DOCUMENTS or BATCH_BYTES of JSON, whichever comes first, and sends
+ * each when full (the callers keep planning files meanwhile), recording a step per file from the batch's
+ * results. A server without the batch route gets one request a file from then on; a batch it refuses as too
+ * large is sent one file a request, so only the files too large alone fail.
+ */
+class BatchSender {
+  #pending: Upload[] = [];
+  #bytes = 0;
+  #oneByOne = false;
+
+  constructor(
+    private readonly client: MemoriaClient,
+    private readonly record: (step: Step) => void,
+  ) {}
+
+  async add(upload: Upload): Promise<void> {
+    const bytes = Buffer.byteLength(JSON.stringify(upload.doc), "utf8");
+    if (this.#pending.length > 0 && this.#bytes + bytes > BATCH_BYTES) await this.#flush();
+    this.#pending.push(upload);
+    this.#bytes += bytes;
+    if (this.#pending.length >= BATCH_DOCUMENTS) await this.#flush();
+  }
+
+  finish(): Promise<void> {
+    return this.#flush();
+  }
+
+  async #flush(): Promise<void> {
+    const batch = this.#pending;
+    this.#pending = [];
+    this.#bytes = 0;
+    if (batch.length > 0) await this.#send(batch);
+  }
+
+  async #send(batch: Upload[]): Promise<void> {
+    if (!this.#oneByOne) {
+      try {
+        const results = await this.client.upsertMany(batch.map((upload) => upload.doc));
+        if (results) {
+          for (const [i, upload] of batch.entries())
+            this.record(stepOf(upload, results[i] as BatchItemResult));
+          return;
+        }
+        this.#oneByOne = true;
+      } catch (error) {
+        if (!(error instanceof ApiError && error.status === 413)) {
+          for (const { what } of batch)
+            this.record({ outcome: "failed", what, detail: describeError(error) });
+          return;
+        }
+      }
+    }
+    await mapLimit(batch, CONCURRENCY, async (upload) => {
+      this.record(await sendOne(upload, this.client));
+    });
   }
 }
 
@@ -148,11 +234,15 @@ export async function runImport(options: ImportOptions, io: ImportIO): Promise<0
   };
 
   progress.start(walked.files.length + deletes.length);
-  // Every file is tried whatever happens to the others: syncFile and deleteDocument answer a failure as a
-  // "failed" step instead of throwing, so mapLimit's stop-at-first-failure never comes into play.
+  // Every file is tried whatever happens to the others: planFile, the sender and deleteDocument answer a
+  // failure as a "failed" step instead of throwing, so mapLimit's stop-at-first-failure never comes into play.
+  const sender = new BatchSender(client, record);
   await mapLimit(walked.files, CONCURRENCY, async (file) => {
-    record(await syncFile(file, remote.get(externalIdOf(file.relativePath)), client, options.dryRun));
+    const planned = await planFile(file, remote.get(externalIdOf(file.relativePath)), client, options.dryRun);
+    if ("outcome" in planned) record(planned);
+    else await sender.add(planned);
   });
+  await sender.finish();
   await mapLimit(deletes, CONCURRENCY, async (doc) => {
     record(await deleteDocument(doc, client, options.dryRun));
   });

@@ -110,10 +110,23 @@ export function documentBodyLimit(maxDocumentBytes: number, type: string): numbe
 /** Every other request body is small JSON: 1 MiB is far above any of them. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
-/** The limit a request gets: documents (and the ingest webhook that carries them) by media type, else 1 MiB. */
+/** The most documents one POST /v1/documents/batch carries (API.md). */
+export const MAX_BATCH_DOCUMENTS = 500;
+
+export const BATCH_PATH = "/v1/documents/batch";
+
+/**
+ * The limit a request gets: a batch, as many JSON documents as it may carry; documents (and the ingest
+ * webhook that carries them) by media type; else 1 MiB.
+ */
 export function bodyLimitOf(maxDocumentBytes: number): BodyLimitOf {
-  return (c) =>
-    carriesDocuments(c.req.path) ? documentBodyLimit(maxDocumentBytes, mediaType(c)) : DEFAULT_BODY_LIMIT;
+  return (c) => {
+    const path = c.req.path;
+    if (path === BATCH_PATH || path === `${BATCH_PATH}/`) {
+      return MAX_BATCH_DOCUMENTS * documentBodyLimit(maxDocumentBytes, "application/json");
+    }
+    return carriesDocuments(path) ? documentBodyLimit(maxDocumentBytes, mediaType(c)) : DEFAULT_BODY_LIMIT;
+  };
 }
 
 function carriesDocuments(path: string): boolean {

@@ -6,7 +6,9 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { DomainError } from "../errors.js";
 import { acceptOnly, mediaType } from "../http/accept.js";
+import { BATCH_PATH, MAX_BATCH_DOCUMENTS } from "../http/body-limit.js";
 import type { AppEnv } from "../http/env.js";
+import { describeIssues } from "../http/errors.js";
 import { type DocumentFormat, formatOfFile, stem } from "../ingest/formats.js";
 import { decodeUtf8, describeNotText, notTextReason } from "../ingest/text.js";
 import { headingTitle } from "../ingest/title.js";
@@ -33,6 +35,22 @@ export const documentListAnswer = z.object({
   documents: z.array(documentSchema),
   unreadable: unreadableRows,
   nextCursor: z.string().nullable(),
+});
+
+/**
+ * A batch's documents are validated one by one in the route (each failure is that item's error), so the
+ * request schema checks only the envelope; the description points at the single route's body.
+ */
+const batchBody = z.object({
+  documents: z
+    .array(z.unknown().openapi({ description: "A body of POST /v1/documents (JSON)." }))
+    .max(MAX_BATCH_DOCUMENTS, `must hold at most ${MAX_BATCH_DOCUMENTS} documents`),
+});
+const batchErrorSchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
+export const batchAnswer = z.object({
+  results: z
+    .array(z.union([documentAnswer, batchErrorSchema]))
+    .describe("One per item, in request order: its document, or why it alone was not stored."),
 });
 
 const rawTitleQuery = z.object({
@@ -185,6 +203,43 @@ export function documentRoutes(
       }
       const { document, created } = await documents.create(c.get("team"), input);
       return created ? c.json({ document }, 201) : c.json({ document }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: BATCH_PATH,
+      description:
+        `Stores up to ${MAX_BATCH_DOCUMENTS} documents, each as the JSON body of POST /v1/documents, in a few ` +
+        "storage transactions, indexed once. Each item succeeds or fails alone, with the code and message " +
+        "the single route would answer; an item whose externalId the team holds replaces that document, and " +
+        "two items with the same externalId are applied in order (the later replaces the earlier).",
+      security,
+      middleware: [team, acceptOnly(["application/json"]), strictJsonBody, idempotent] as const,
+      request: {
+        headers: idempotencyHeaders,
+        body: { content: { "application/json": { schema: batchBody } }, required: true },
+      },
+      responses: {
+        200: json(batchAnswer, "One result per item, in request order."),
+        ...errors(400, 401, 409, 413, 415, 422),
+      },
+    }),
+    async (c) => {
+      const items = c.req.valid("json").documents.map((item) => {
+        const parsed = documentBody.safeParse(item);
+        return parsed.success
+          ? fromBody(parsed.data)
+          : new DomainError("invalid_request", describeIssues(parsed.error.issues));
+      });
+      const outcomes = await documents.createMany(c.get("team"), items);
+      const results = outcomes.map((outcome) =>
+        "error" in outcome
+          ? { error: { code: outcome.error.code, message: outcome.error.message } }
+          : { document: outcome.document },
+      );
+      return c.json({ results }, 200);
     },
   );
 

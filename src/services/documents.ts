@@ -1,6 +1,7 @@
 // The documents write pipeline and reads: chunk, seal, store in one transaction with the change record,
 // then bring the team's live index level before the write is acknowledged.
 
+import { mapLimit } from "../async/pool.js";
 import { KeyedSerialQueue } from "../async/serial-queue.js";
 import type { Clock } from "../clock.js";
 import { DomainError, isDomainError } from "../errors.js";
@@ -70,6 +71,34 @@ function refuseNotText(input: DocumentInput): void {
     throw new DomainError("invalid_request", `Invalid request: content: ${describeNotText(reason)}.`);
 }
 
+/** What a batch answers for one item: its document, or why it alone was not stored. */
+export type BatchOutcome = { document: DocumentView; created: boolean } | { error: DomainError };
+
+/**
+ * Documents written in one storage transaction. 500 small documents take 5 transactions; a bigger group
+ * holds more of the batch's sealed rows in memory at once for little gain (one transaction costs about what
+ * one document's write costs, and the chunks' inserts dominate a big group).
+ */
+const GROUP_DOCUMENTS = 100;
+/** A group also ends at this much content, so a batch of large documents is not one huge transaction. */
+const GROUP_CONTENT_BYTES = 8 * 1024 * 1024;
+/** Documents chunked and sealed at once: the chunker pool's width on a small machine, and a few more. */
+const PREPARE_CONCURRENCY = 8;
+
+/** A document ready to store: its passages and metadata, which no retry has to compute again. */
+interface Prepared {
+  passages: Passage[];
+  meta: DocumentMeta;
+  contentBytes: number;
+}
+
+/** A batch item that passed its checks, with its place in the batch. */
+interface Pending {
+  index: number;
+  input: DocumentInput;
+  ref: Uint8Array | null;
+}
+
 export interface DocumentsDeps {
   storage: Storage;
   indexes: LiveIndexes;
@@ -95,18 +124,51 @@ export class DocumentService {
     refuseNotText(input);
     const ref = input.externalId === null ? null : await blindIndex(key, input.externalId);
     const store = async () => {
+      const prepared = await this.#prepare(input);
       const existing = ref ? await this.deps.storage.documents.findByExternalRef(key.teamId, ref) : null;
-      try {
-        return await this.#write(key, input, ref, existing, "insert");
-      } catch (error) {
-        // Another instance stored the same externalId between our lookup and our insert: replace that one.
-        if (!(error instanceof UniqueExternalRefError) || !ref) throw error;
-        const winner = await this.deps.storage.documents.findByExternalRef(key.teamId, ref);
-        if (!winner) throw error;
-        return this.#write(key, input, ref, winner, "insert");
-      }
+      const stored = await this.#upsert(key, input, prepared, ref, existing);
+      await this.deps.indexes.committed(key);
+      return stored;
     };
-    return ref ? this.#writing.run(`${key.teamId}/ref/${toHex(ref)}`, store) : store();
+    return ref ? this.#writing.run(this.#refKey(key, ref), store) : store();
+  }
+
+  /**
+   * Stores many documents as `create` stores each, in request order, and answers an outcome per item: an
+   * item that is not a valid document (given here as its error) or whose content is refused fails alone.
+   * The others are chunked and sealed, then written in a few transactions (GROUP_DOCUMENTS each; a document
+   * with its chunks and change record always in one), and the index catches up once at the end. Two items
+   * with the same externalId are applied one after the other: the later replaces what the earlier stored
+   * (it goes to the next transaction), as if sent one by one. A failure of storage itself fails the call.
+   */
+  async createMany(key: TeamKey, items: readonly (DocumentInput | DomainError)[]): Promise<BatchOutcome[]> {
+    const outcomes = new Array<BatchOutcome>(items.length);
+    const pending: Pending[] = [];
+    for (const [index, item] of items.entries()) {
+      if (item instanceof DomainError) {
+        outcomes[index] = { error: item };
+        continue;
+      }
+      try {
+        refuseNotText(item);
+        this.#refuseTooLarge(utf8Length(item.content));
+        const ref = item.externalId === null ? null : await blindIndex(key, item.externalId);
+        pending.push({ index, input: item, ref });
+      } catch (error) {
+        if (!(error instanceof DomainError)) throw error;
+        outcomes[index] = { error };
+      }
+    }
+    try {
+      for (const group of groupsOf(pending)) {
+        const refKeys = group.flatMap((p) => (p.ref ? [this.#refKey(key, p.ref)] : []));
+        await this.#holding(refKeys.sort(), () => this.#storeGroup(key, group, outcomes));
+      }
+    } finally {
+      // Also when storage failed part way: the groups already committed are brought into the index now.
+      if (pending.length > 0) await this.deps.indexes.committed(key);
+    }
+    return outcomes;
   }
 
   async replace(key: TeamKey, id: string, input: DocumentInput): Promise<DocumentView> {
@@ -116,7 +178,10 @@ export class DocumentService {
       const existing = await this.deps.storage.documents.get(key.teamId, id);
       if (!existing) throw new DomainError("not_found", `No document ${id}.`);
       try {
-        return (await this.#write(key, input, ref, existing, "not_found")).document;
+        const prepared = await this.#prepare(input);
+        const { document } = await this.#store(key, input, prepared, ref, existing, "not_found");
+        await this.deps.indexes.committed(key);
+        return document;
       } catch (error) {
         if (error instanceof UniqueExternalRefError) {
           throw new DomainError("conflict", "Another document of this team already holds that externalId.");
@@ -160,7 +225,7 @@ export class DocumentService {
    */
   async deleteByExternalId(key: TeamKey, externalId: string): Promise<boolean> {
     const ref = await blindIndex(key, externalId);
-    return this.#writing.run(`${key.teamId}/ref/${toHex(ref)}`, async () => {
+    return this.#writing.run(this.#refKey(key, ref), async () => {
       const row = await this.deps.storage.documents.findByExternalRef(key.teamId, ref);
       if (!row) return false;
       try {
@@ -179,27 +244,78 @@ export class DocumentService {
     await this.deps.indexes.committed(key);
   }
 
+  /** The queue key of writes of one externalId. */
+  #refKey(key: TeamKey, ref: Uint8Array): string {
+    return `${key.teamId}/ref/${toHex(ref)}`;
+  }
+
   /**
-   * Seals and stores a document: a new one when `existing` is null, else a replacement of `existing` at the
-   * version read. A replacement that loses a race (another write or a delete committed since the read) is
-   * retried on the current row, so concurrent writes apply one after another and versions only go up; when
-   * the document is gone, `whenGone` says whether to store it anew (a POST) or answer 404 (a PUT).
+   * Runs `task` holding the write queue of every key, taken in sorted order: two batches sharing keys then
+   * never wait on each other in a circle, and a single write holds one key only.
    */
-  async #write(
-    key: TeamKey,
-    input: DocumentInput,
-    ref: Uint8Array | null,
-    existing: DocumentRow | null,
-    whenGone: "insert" | "not_found",
-  ): Promise<{ document: DocumentView; created: boolean }> {
-    const { storage, indexes, maxDocumentBytes } = this.deps;
-    const contentBytes = utf8Length(input.content);
+  #holding<T>(keys: readonly string[], task: () => Promise<T>, from = 0): Promise<T> {
+    const next = keys[from];
+    if (next === undefined) return task();
+    return this.#writing.run(next, () => this.#holding(keys, task, from + 1));
+  }
+
+  /**
+   * One group of a batch, its externalIds held: reads the documents they name in one query, prepares every
+   * item, and writes them in one transaction. An item that lost a race there (another instance wrote the
+   * same document since the read; then nothing of the transaction, or of that item, was stored) is written
+   * again alone, on the current row, as `create` would.
+   */
+  async #storeGroup(key: TeamKey, group: readonly Pending[], outcomes: BatchOutcome[]): Promise<void> {
+    const { storage } = this.deps;
+    const refs = group.flatMap((p) => (p.ref ? [p.ref] : []));
+    const existing = new Map<string, DocumentRow>();
+    for (const row of await storage.documents.findByExternalRefs(key.teamId, refs)) {
+      if (row.externalRef) existing.set(toHex(row.externalRef), row);
+    }
+    const ready = await mapLimit(group, PREPARE_CONCURRENCY, async (item) => {
+      const prepared = await this.#prepare(item.input);
+      const base = item.ref ? (existing.get(toHex(item.ref)) ?? null) : null;
+      const sealed = await this.#seal(key, item.input, prepared, item.ref, base);
+      return { item, prepared, base, sealed };
+    });
+    let applied: boolean[];
+    try {
+      applied = await storage.documents.writeMany(
+        ready.map(({ sealed, base }) => ({ write: sealed, replacing: base?.version ?? null })),
+      );
+    } catch (error) {
+      if (!(error instanceof UniqueExternalRefError)) throw error;
+      applied = ready.map(() => false);
+    }
+    for (const [i, { item, prepared, base, sealed }] of ready.entries()) {
+      if (applied[i]) {
+        outcomes[item.index] = { document: this.#viewOf(sealed.row, prepared.meta), created: base === null };
+        continue;
+      }
+      try {
+        const current = item.ref ? await storage.documents.findByExternalRef(key.teamId, item.ref) : null;
+        outcomes[item.index] = await this.#upsert(key, item.input, prepared, item.ref, current);
+      } catch (error) {
+        if (!(error instanceof DomainError)) throw error;
+        outcomes[item.index] = { error };
+      }
+    }
+  }
+
+  #refuseTooLarge(contentBytes: number): void {
+    const { maxDocumentBytes } = this.deps;
     if (contentBytes > maxDocumentBytes) {
       throw new DomainError(
         "payload_too_large",
         `Document content is ${contentBytes} bytes; the limit is ${maxDocumentBytes}.`,
       );
     }
+  }
+
+  /** Refuses content over the limit, then chunks the document and builds its metadata. */
+  async #prepare(input: DocumentInput): Promise<Prepared> {
+    const contentBytes = utf8Length(input.content);
+    this.#refuseTooLarge(contentBytes);
     const chunker = this.deps.chunker ?? inlineChunker;
     const passages = await chunker({ title: input.title, content: input.content, format: input.format });
     const meta: DocumentMeta = {
@@ -209,14 +325,51 @@ export class DocumentService {
       externalId: input.externalId,
       contentHash: await contentHashOf(input.content),
     };
+    return { passages, meta, contentBytes };
+  }
+
+  /**
+   * Stores a new document or replaces `existing`; when another instance stored the same externalId between
+   * the read and the insert, replaces that one.
+   */
+  async #upsert(
+    key: TeamKey,
+    input: DocumentInput,
+    prepared: Prepared,
+    ref: Uint8Array | null,
+    existing: DocumentRow | null,
+  ): Promise<{ document: DocumentView; created: boolean }> {
+    try {
+      return await this.#store(key, input, prepared, ref, existing, "insert");
+    } catch (error) {
+      if (!(error instanceof UniqueExternalRefError) || !ref) throw error;
+      const winner = await this.deps.storage.documents.findByExternalRef(key.teamId, ref);
+      if (!winner) throw error;
+      return this.#store(key, input, prepared, ref, winner, "insert");
+    }
+  }
+
+  /**
+   * Seals and stores a document: a new one when `existing` is null, else a replacement of `existing` at the
+   * version read. A replacement that loses a race (another write or a delete committed since the read) is
+   * retried on the current row, so concurrent writes apply one after another and versions only go up; when
+   * the document is gone, `whenGone` says whether to store it anew (a POST) or answer 404 (a PUT). The
+   * caller brings the index level once its writes are done.
+   */
+  async #store(
+    key: TeamKey,
+    input: DocumentInput,
+    prepared: Prepared,
+    ref: Uint8Array | null,
+    existing: DocumentRow | null,
+    whenGone: "insert" | "not_found",
+  ): Promise<{ document: DocumentView; created: boolean }> {
+    const { storage } = this.deps;
     let base = existing;
     for (let attempt = 1; ; attempt++) {
-      const sealed = await this.#seal(key, input, meta, ref, base, passages, contentBytes);
+      const sealed = await this.#seal(key, input, prepared, ref, base);
       const seq = await storage.documents.write(sealed, base?.version ?? null);
-      if (seq !== null) {
-        await indexes.committed(key);
-        return { document: this.#viewOf(sealed.row, meta), created: base === null };
-      }
+      if (seq !== null) return { document: this.#viewOf(sealed.row, prepared.meta), created: base === null };
       if (attempt >= MAX_WRITE_ATTEMPTS) {
         throw new DomainError(
           "conflict",
@@ -233,11 +386,9 @@ export class DocumentService {
   async #seal(
     key: TeamKey,
     input: DocumentInput,
-    meta: DocumentMeta,
+    { passages, meta, contentBytes }: Prepared,
     ref: Uint8Array | null,
     base: DocumentRow | null,
-    passages: Passage[],
-    contentBytes: number,
   ): Promise<DocumentWrite> {
     const id = base?.id ?? newId("d");
     const now = this.deps.clock.now().toISOString();
@@ -291,4 +442,32 @@ export class DocumentService {
       updatedAt: row.updatedAt,
     };
   }
+}
+
+/**
+ * A batch's items in groups to write one transaction each, in order: a group ends at GROUP_DOCUMENTS items,
+ * at GROUP_CONTENT_BYTES of content, or before an externalId it already holds, so that second write sees
+ * the first one's row.
+ */
+function groupsOf(items: readonly Pending[]): Pending[][] {
+  const groups: Pending[][] = [];
+  let group: Pending[] = [];
+  let bytes = 0;
+  let refs = new Set<string>();
+  for (const item of items) {
+    const ref = item.ref ? toHex(item.ref) : null;
+    const size = utf8Length(item.input.content);
+    const full = group.length >= GROUP_DOCUMENTS || (group.length > 0 && bytes + size > GROUP_CONTENT_BYTES);
+    if (full || (ref !== null && refs.has(ref))) {
+      groups.push(group);
+      group = [];
+      bytes = 0;
+      refs = new Set();
+    }
+    group.push(item);
+    bytes += size;
+    if (ref !== null) refs.add(ref);
+  }
+  if (group.length > 0) groups.push(group);
+  return groups;
 }

@@ -61,6 +61,39 @@ describe("MemoriaClient", () => {
     expect(new Headers(calls[0]?.init.headers).get("content-type")).toBe("application/json");
   });
 
+  it("sends a batch as {documents}, reads one result per document, and says null without the route", async () => {
+    let status = 200;
+    const { calls, c } = client((url) =>
+      status === 200
+        ? Response.json({
+            results: [
+              { document: { version: 1 } },
+              { document: { version: 3 } },
+              { error: { code: "payload_too_large", message: "Too big." } },
+            ],
+          })
+        : envelope(status, "method_not_allowed", `${url.pathname} answers other methods`),
+    );
+    const doc = (n: number) => ({
+      title: `T${n}`,
+      content: "c",
+      format: "text" as const,
+      path: [],
+      externalId: `file:${n}`,
+    });
+    const docs = [doc(1), doc(2), doc(3)];
+    expect(await c.upsertMany(docs)).toEqual([
+      { stored: "created" },
+      { stored: "replaced" },
+      { code: "payload_too_large", message: "Too big." },
+    ]);
+    expect(calls[0]?.url.pathname).toBe("/base/v1/documents/batch");
+    expect(JSON.parse(String(calls[0]?.init.body))).toEqual({ documents: docs });
+    for (status of [404, 405]) expect(await c.upsertMany(docs)).toBeNull();
+    status = 200;
+    await expect(c.upsertMany(docs.slice(0, 2))).rejects.toThrow("answered 3 of 2 results");
+  });
+
   it("waits out a 429 and a 503, then succeeds", async () => {
     const answers = [
       envelope(429, "rate_limited", "Slow down.", { "retry-after": "0" }),

@@ -146,10 +146,8 @@ describe("memoria import", () => {
         expect(summaryOf(run.stdout)).toEqual({ sent: 2, unchanged: 1, deleted: 0, failed: 0 });
         expect(calls.filter((c) => c.startsWith("GET /v1/documents?"))).toHaveLength(2);
         expect(calls.filter((c) => c.startsWith("GET /v1/documents/"))).toEqual([]);
-        expect(calls.filter((c) => c.startsWith("POST")).sort()).toEqual([
-          "POST /v1/documents",
-          "POST /v1/documents",
-        ]);
+        // Both changed files in one batch request.
+        expect(calls.filter((c) => c.startsWith("POST"))).toEqual(["POST /v1/documents/batch"]);
         const docs = await s.byExternalId();
         expect(docs.get("file:a.md")?.version).toBe(2);
         expect(docs.get("file:b.md")?.version).toBe(1);
@@ -168,7 +166,8 @@ describe("memoria import", () => {
         writeTree(s.folder, files);
         const first = await s.importCli();
         expect(summaryOf(first.stdout)).toEqual({ sent: 50, unchanged: 0, deleted: 0, failed: 0 });
-        expect(calls).toHaveLength(51);
+        // The listing, and the 50 files in one batch.
+        expect(calls).toEqual(["GET /v1/documents?", "POST /v1/documents/batch"]);
 
         calls.length = 0;
         const again = await s.importCli();
@@ -314,6 +313,34 @@ describe("memoria import", () => {
     });
   });
 
+  it("sends 300 files in at most 4 batch requests, each findable, and tells new from replaced", async () => {
+    const calls: string[] = [];
+    await withServer(
+      async (s) => {
+        const files: Record<string, string> = {};
+        for (let i = 0; i < 300; i++) files[`notes/n${i}.md`] = `# Note ${i}\n\nThe lyrebird${i} note.\n`;
+        writeTree(s.folder, files);
+        const run = await s.importCli();
+        expect(run.code, run.stderr).toBe(0);
+        expect(summaryOf(run.stdout)).toEqual({ sent: 300, unchanged: 0, deleted: 0, failed: 0 });
+        const posts = calls.filter((c) => c.startsWith("POST"));
+        expect(posts.length).toBeGreaterThan(0);
+        expect(posts.length).toBeLessThanOrEqual(4);
+        expect(posts.every((c) => c === "POST /v1/documents/batch")).toBe(true);
+        expect(run.stderr).toContain("sent notes/n7.md (new)");
+        for (const i of [0, 150, 299])
+          expect((await search(s.app, s.apiKey, `lyrebird${i}`)).hits).toHaveLength(1);
+
+        writeFileSync(join(s.folder, "notes/n7.md"), "# Note 7\n\nedited");
+        const again = await s.importCli();
+        expect(summaryOf(again.stdout)).toEqual({ sent: 1, unchanged: 299, deleted: 0, failed: 0 });
+        expect(again.stderr).toContain("sent notes/n7.md (replaced)");
+      },
+      { wrap: recordCalls(calls) },
+    );
+  });
+
+  // Against a server before the batch route (404 here), one request a file; a refused one fails alone.
   it("counts a file the server refuses as failed, sends the others, and exits 1", async () => {
     let refuse = true;
     await withServer(
@@ -332,6 +359,12 @@ describe("memoria import", () => {
       },
       {
         async wrap(req, app) {
+          if (new URL(req.url).pathname === "/v1/documents/batch") {
+            return Response.json(
+              { error: { code: "not_found", message: "Not found.", requestId: "r0" } },
+              { status: 404 },
+            );
+          }
           if (refuse && req.method === "POST" && new URL(req.url).pathname === "/v1/documents") {
             const body = (await req.clone().json()) as { externalId?: string };
             if (body.externalId === "file:b.md") {
@@ -353,7 +386,7 @@ describe("memoria import", () => {
       const run = await s.importCli();
       expect(run.code).toBe(1);
       expect(summaryOf(run.stdout)).toEqual({ sent: 1, unchanged: 0, deleted: 0, failed: 1 });
-      expect(run.stderr).toMatch(/failed b\.md \(400 invalid_request: .*NUL/);
+      expect(run.stderr).toMatch(/failed b\.md \(invalid_request: .*NUL/);
       expect(run.stderr).not.toContain("bravo");
       expect([...(await s.byExternalId()).keys()]).toEqual(["file:a.md"]);
     });
@@ -366,7 +399,7 @@ describe("memoria import", () => {
         const run = await s.importCli();
         expect(run.code).toBe(1);
         expect(summaryOf(run.stdout)).toEqual({ sent: 1, unchanged: 0, deleted: 0, failed: 1 });
-        expect(run.stderr).toMatch(/failed big\.md \(413 payload_too_large: /);
+        expect(run.stderr).toMatch(/failed big\.md \(payload_too_large: /);
       },
       { app: { config: { maxDocumentBytes: 1000 } } },
     );

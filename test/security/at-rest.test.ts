@@ -86,6 +86,29 @@ describe("nothing readable at rest", () => {
     ).toBeGreaterThan(0);
   });
 
+  it("leaves nothing readable of a batch: titles, contents, paths and external ids written together", async () => {
+    const tmp = tempDir();
+    cleanups.push(tmp.cleanup);
+    const app = await buildTestApp({ dbUrl: tmp.dbUrl });
+    const { apiKey } = await makeTeam(app);
+    const words = ["sphygmomanometer", "triskaidekaphile"];
+    const documents = Array.from({ length: 120 }, (_, i) => ({
+      title: `Sphygmomanometer log ${i}`,
+      content: `# Triskaidekaphile\n\nReading ${i}: the sphygmomanometer said thirteen.\n`,
+      path: ["Triskaidekaphile"],
+      ...(i % 3 === 0 ? { externalId: `file:sphygmomanometer/${i}.md` } : {}),
+    }));
+    const res = await app.request("/v1/documents/batch", {
+      method: "POST",
+      token: apiKey,
+      json: { documents },
+    });
+    expect(res.status).toBe(200);
+    expect((await search(app, apiKey, "sphygmomanometer")).hits.length).toBeGreaterThan(0);
+    app.close();
+    expect(readableWords(tmp.dir, words)).toEqual([]);
+  });
+
   it("leaves no entry title, impact, body, project, type or memory query readable in any file", async () => {
     const tmp = tempDir();
     cleanups.push(tmp.cleanup);

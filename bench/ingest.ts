@@ -1,0 +1,226 @@
+// `npm run bench -- --suites ingest [--ingest 20000]`: how long storing N short documents over HTTP takes,
+// against the floor of the plain FTS5 load of the same text (bench/floor.ts), measured in the same run.
+//
+// The documents are SciFact-sized: ~1.5 KB of plain text each, one passage (generated, bench/corpus.ts).
+// A server in a child process (the app over a file database with the chunk pool, real HTTP on loopback, as
+// `npm start` serves it) takes them twice, each time into a fresh database: once one document a request with
+// 4 requests in flight (what an import did before the batch route), once through POST /v1/documents/batch
+// (500 a request, 2 in flight, so one batch's parsing overlaps the other's storage). The team's index is
+// loaded before the first write, so every write also brings it level, as on a server that is searched.
+// Printed: seconds for each and their ratio to the floor. Target (issue 12): the batch within 10× the floor.
+//
+// Also the server side of it: `tsx bench/ingest.ts serve <dbUrl>` (run by the suite).
+
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import type { Server } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { serve } from "@hono/node-server";
+import { createApp } from "../src/app.js";
+import { systemClock } from "../src/clock.js";
+import { silentLogger } from "../src/logger.js";
+import { ChunkPool } from "../src/runtime/chunk-pool.js";
+import { closeIdleAfterPendingReads } from "../src/runtime/keep-alive.js";
+import { Keyring } from "../src/seal/keyring.js";
+import { importMasterKeys } from "../src/seal/master.js";
+import { openStorage } from "../src/store/storage.js";
+import { CORPUS_SEED, type CorpusPassage, corpusPassages, generateCorpus, PATH_SEPARATOR } from "./corpus.js";
+import { measureFloor } from "./floor.js";
+
+const ADMIN = "bench-admin-token-0123456789";
+/** Requests in flight one document a request: what the import sent before batches (its CONCURRENCY). */
+const SINGLE_IN_FLIGHT = 4;
+/** Documents a batch request carries: the route's most. */
+const BATCH_DOCUMENTS = 500;
+const BATCH_IN_FLIGHT = 2;
+/** Characters taken from a second generated section, so a document is ~1.5 KB like SciFact's average. */
+const SECOND_PART_CHARS = 500;
+
+interface IngestDocument {
+  title: string;
+  content: string;
+  path: string[];
+  format: "text";
+}
+
+/** N documents of ~1.5 KB of plain text (one passage each), from 2N generated ~1 KB sections. */
+function ingestDocuments(count: number): IngestDocument[] {
+  const sections = corpusPassages(
+    generateCorpus({ chunks: 2 * count, seed: CORPUS_SEED, sectionsPerDocument: 1 }),
+  );
+  const docs: IngestDocument[] = [];
+  for (let i = 0; i < count; i++) {
+    const first = sections[2 * i] as CorpusPassage;
+    const second = sections[2 * i + 1] as CorpusPassage;
+    docs.push({
+      title: first.title,
+      content: `${first.body}\n\n${second.body.slice(0, SECOND_PART_CHARS)}`,
+      path: first.path === "" ? [] : first.path.split(PATH_SEPARATOR),
+      format: "text",
+    });
+  }
+  return docs;
+}
+
+/** The floor's passages: the same text, one passage a document, as the index would hold it. */
+function floorPassages(docs: readonly IngestDocument[]): CorpusPassage[] {
+  return docs.map((d) => ({
+    heading: "",
+    body: d.content,
+    title: d.title,
+    path: d.path.join(PATH_SEPARATOR),
+  }));
+}
+
+// --- the server, in its own process ------------------------------------------------------------------------
+
+async function serveApp(dbUrl: string): Promise<void> {
+  const storage = await openStorage({ url: dbUrl });
+  const keyring = new Keyring(await importMasterKeys(crypto.getRandomValues(new Uint8Array(32))));
+  const pool = new ChunkPool();
+  const memoria = createApp({
+    config: {
+      adminToken: ADMIN,
+      cronToken: null,
+      maxDocumentBytes: 5 * 1024 * 1024,
+      catchupMs: 60_000,
+      // One request a document is thousands of requests a minute: the default 1,200 would measure the limit.
+      rateLimit: 0,
+    },
+    storage,
+    keyring,
+    clock: systemClock,
+    logger: silentLogger,
+    chunker: pool.chunker,
+  });
+  const server = serve({ fetch: memoria.app.fetch, port: 0, hostname: "127.0.0.1" }, (info) =>
+    console.log(JSON.stringify({ message: "listening", port: info.port })),
+  );
+  closeIdleAfterPendingReads(server as Server);
+  process.on("SIGTERM", () => {
+    void pool.close().then(() => {
+      memoria.close();
+      storage.close();
+      process.exit(0);
+    });
+  });
+}
+
+// --- the client: this process ------------------------------------------------------------------------------
+
+function startServer(dbUrl: string) {
+  const child = spawn(process.execPath, ["--import", "tsx", "bench/ingest.ts", "serve", dbUrl], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const port = new Promise<number>((resolve, reject) => {
+    let seen = "";
+    child.stdout.on("data", (d: Buffer) => {
+      seen += d.toString();
+      const match = seen.match(/"message":"listening","port":(\d+)/);
+      if (match) resolve(Number(match[1]));
+    });
+    child.on("exit", (code) => reject(new Error(`the bench server exited with ${code}: ${seen}`)));
+  });
+  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
+  return { child, port, exited };
+}
+
+type Mode = "single" | "batch";
+
+/** Milliseconds from the first document sent to the last one acknowledged, on a fresh server. */
+async function ingest(mode: Mode, docs: readonly IngestDocument[]): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), "memoria-bench-ingest-"));
+  const server = startServer(`file:${join(dir, "memoria.db")}`);
+  try {
+    const base = `http://127.0.0.1:${await server.port}`;
+    const call = async (method: string, path: string, token: string, json?: unknown) => {
+      const res = await fetch(`${base}${path}`, {
+        method,
+        ...(json === undefined ? {} : { body: JSON.stringify(json) }),
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    const team = await call("POST", "/v1/teams", ADMIN, { name: "Ingest" });
+    const apiKey = team.body.apiKey as string;
+    // Loads the team's (empty) index, so each write brings a live index level.
+    await call("GET", "/v1/search?q=warmup", apiKey);
+
+    const units =
+      mode === "single"
+        ? docs.map((d) => [d])
+        : Array.from({ length: Math.ceil(docs.length / BATCH_DOCUMENTS) }, (_, i) =>
+            docs.slice(i * BATCH_DOCUMENTS, (i + 1) * BATCH_DOCUMENTS),
+          );
+    const inFlight = mode === "single" ? SINGLE_IN_FLIGHT : BATCH_IN_FLIGHT;
+    let next = 0;
+    let stored = 0;
+    const started = performance.now();
+    const worker = async () => {
+      while (next < units.length) {
+        const unit = units[next++] ?? [];
+        if (mode === "single") {
+          const res = await call("POST", "/v1/documents", apiKey, unit[0]);
+          if (res.status !== 201)
+            throw new Error(`a document answered ${res.status}: ${JSON.stringify(res.body)}`);
+          stored++;
+        } else {
+          const res = await call("POST", "/v1/documents/batch", apiKey, { documents: unit });
+          const results = (res.body.results ?? []) as { document?: unknown }[];
+          if (res.status !== 200 || results.some((r) => !r.document)) {
+            throw new Error(
+              `a batch answered ${res.status} with ${results.filter((r) => !r.document).length} errors`,
+            );
+          }
+          stored += results.length;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: inFlight }, worker));
+    const ms = performance.now() - started;
+    const found = await call("GET", "/v1/search?q=the", apiKey);
+    const corpus = found.body.corpus as { documents: number };
+    if (stored !== docs.length || corpus.documents !== docs.length) {
+      throw new Error(`stored ${stored}, the index holds ${corpus.documents}, of ${docs.length}`);
+    }
+    return ms;
+  } finally {
+    server.child.kill("SIGTERM");
+    await server.exited;
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function benchIngest(count: number): Promise<void> {
+  const docs = ingestDocuments(count);
+  const bytes = docs.reduce((sum, d) => sum + Buffer.byteLength(d.content), 0);
+  const floorMs = measureFloor(floorPassages(docs)).ms;
+  const singleMs = await ingest("single", docs);
+  const batchMs = await ingest("batch", docs);
+  const floorAfterMs = measureFloor(floorPassages(docs)).ms;
+  // The floor before and after, so a machine that got busier in between shows as a spread.
+  const floor = (floorMs + floorAfterMs) / 2;
+  console.log(
+    `\n## ingest: ${count.toLocaleString("en")} documents of ~${Math.round(bytes / count)} B over HTTP (${(bytes / 1024 / 1024).toFixed(1)} MiB of text)`,
+  );
+  const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+  const rows: [string, string][] = [
+    ["floor: plain FTS5 load of the same text", `${s(floor)}  [${s(floorMs)}, ${s(floorAfterMs)}]`],
+    [
+      `one a request, ${SINGLE_IN_FLIGHT} in flight`,
+      `${s(singleMs)}  ${(singleMs / floor).toFixed(1)}× the floor, ${Math.round(count / (singleMs / 1000))} documents/s`,
+    ],
+    [
+      `batch route, ${BATCH_DOCUMENTS} a request, ${BATCH_IN_FLIGHT} in flight (target ≤ 10×)`,
+      `${s(batchMs)}  ${(batchMs / floor).toFixed(1)}× the floor, ${Math.round(count / (batchMs / 1000))} documents/s`,
+    ],
+    ["batch speed-up over one a request", `${(singleMs / batchMs).toFixed(1)}×`],
+  ];
+  for (const [k, v] of rows) console.log(`${k.padEnd(56)} ${v}`);
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href && process.argv[2] === "serve") {
+  await serveApp(process.argv[3] ?? "");
+}
