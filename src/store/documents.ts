@@ -108,21 +108,7 @@ function writeStatements(write: DocumentWrite, replacing: number | null): InStat
   const oursArgs = [row.teamId, row.id, row.sealed];
   const statements: InStatement[] = [];
   if (replacing === null) {
-    statements.push({
-      sql: `INSERT INTO documents (${documentColumns}, content) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      args: [
-        row.teamId,
-        row.id,
-        row.sealed,
-        row.externalRef,
-        row.version,
-        row.chunkCount,
-        row.contentBytes,
-        row.createdAt,
-        row.updatedAt,
-        write.content,
-      ],
-    });
+    statements.push(insertDocuments([write]));
   } else {
     statements.push({
       sql: `UPDATE documents SET sealed = ?, content = ?, external_ref = ?, version = ?, chunk_count = ?,

@@ -25,6 +25,7 @@ import {
   VERIFICATION_TOKEN,
   webhookPath,
 } from "../support/notion-webhook.js";
+import { watchedBody } from "../support/streams.js";
 import { expectError, expectOk, withApp } from "./contract.js";
 
 let double: NotionDouble;
@@ -505,29 +506,6 @@ describe("Notion credentials at rest", () => {
     }
   });
 });
-
-/**
- * A request body that counts how often it was pulled: nothing is pulled unless something reads it
- * (highWaterMark 0). With `chunks` it ends after them; without, it never ends, so a route that read it would
- * never answer.
- */
-function watchedBody(chunks?: Uint8Array[]) {
-  let pulls = 0;
-  const queue = chunks ? [...chunks] : undefined;
-  const stream = new ReadableStream<Uint8Array>(
-    {
-      pull(controller) {
-        pulls++;
-        if (queue === undefined) return controller.enqueue(new Uint8Array(64 * 1024).fill(0x20));
-        const next = queue.shift();
-        if (next === undefined) controller.close();
-        else controller.enqueue(next);
-      },
-    },
-    { highWaterMark: 0 },
-  );
-  return { stream, pulls: () => pulls };
-}
 
 function postStream(app: TestApp, path: string, body: ReadableStream, headers: Record<string, string> = {}) {
   return app.request(path, {

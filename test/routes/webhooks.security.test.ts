@@ -10,6 +10,7 @@ import { createLogger } from "../../src/logger.js";
 import { webhookAnswer } from "../../src/routes/webhooks.js";
 import { fromBase64 } from "../../src/seal/bytes.js";
 import { buildTestApp, makeTeam, newMasterKey, search, type TestApp, tempDir } from "../support/app.js";
+import { watchedBody } from "../support/streams.js";
 import { deliver, makeWebhookSecret, newDeliveryId, recordedDeliveries } from "../support/webhooks.js";
 import { expectError, expectOk, withApp } from "./contract.js";
 
@@ -156,29 +157,6 @@ describe("the generic webhook in logs", () => {
     }
   });
 });
-
-/**
- * A request body that counts how often it was pulled: nothing is pulled unless something reads it
- * (highWaterMark 0). With `chunks` it ends after that many; without, it never ends, so a route that read it
- * would never answer.
- */
-function watchedBody(chunks?: Uint8Array[]) {
-  let pulls = 0;
-  const queue = chunks ? [...chunks] : undefined;
-  const stream = new ReadableStream<Uint8Array>(
-    {
-      pull(controller) {
-        pulls++;
-        if (queue === undefined) return controller.enqueue(new Uint8Array(64 * 1024).fill(0x20));
-        const next = queue.shift();
-        if (next === undefined) controller.close();
-        else controller.enqueue(next);
-      },
-    },
-    { highWaterMark: 0 },
-  );
-  return { stream, pulls: () => pulls };
-}
 
 /** Posts a streamed body to the team's ingest webhook with the given headers. */
 function post(app: TestApp, teamId: string, headers: Record<string, string>, body: ReadableStream) {
