@@ -11,25 +11,14 @@
 //
 // Also the server side of it: `tsx bench/ingest.ts serve <dbUrl>` (run by the suite).
 
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import type { Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { serve } from "@hono/node-server";
-import { createApp } from "../src/app.js";
-import { systemClock } from "../src/clock.js";
-import { silentLogger } from "../src/logger.js";
-import { ChunkPool } from "../src/runtime/chunk-pool.js";
-import { closeIdleAfterPendingReads } from "../src/runtime/keep-alive.js";
-import { Keyring } from "../src/seal/keyring.js";
-import { importMasterKeys } from "../src/seal/master.js";
-import { openStorage } from "../src/store/storage.js";
 import { CORPUS_SEED, type CorpusPassage, corpusPassages, generateCorpus, PATH_SEPARATOR } from "./corpus.js";
 import { measureFloor } from "./floor.js";
+import { BENCH_ADMIN as ADMIN, serveBenchApp, startBenchServer } from "./server.js";
 
-const ADMIN = "bench-admin-token-0123456789";
 /** Requests in flight one document a request: what the import sent before batches (its CONCURRENCY). */
 const SINGLE_IN_FLIGHT = 4;
 /** Documents a batch request carries: the route's most. */
@@ -76,63 +65,14 @@ function floorPassages(docs: readonly IngestDocument[]): CorpusPassage[] {
 
 // --- the server, in its own process ------------------------------------------------------------------------
 
-async function serveApp(dbUrl: string): Promise<void> {
-  const storage = await openStorage({ url: dbUrl });
-  const keyring = new Keyring(await importMasterKeys(crypto.getRandomValues(new Uint8Array(32))));
-  const pool = new ChunkPool();
-  const memoria = createApp({
-    config: {
-      adminToken: ADMIN,
-      cronToken: null,
-      maxDocumentBytes: 5 * 1024 * 1024,
-      catchupMs: 60_000,
-      // One request a document is thousands of requests a minute: the default 1,200 would measure the limit.
-      rateLimit: 0,
-    },
-    storage,
-    keyring,
-    clock: systemClock,
-    logger: silentLogger,
-    chunker: pool.chunker,
-  });
-  const server = serve({ fetch: memoria.app.fetch, port: 0, hostname: "127.0.0.1" }, (info) =>
-    console.log(JSON.stringify({ message: "listening", port: info.port })),
-  );
-  closeIdleAfterPendingReads(server as Server);
-  process.on("SIGTERM", () => {
-    void pool.close().then(() => {
-      memoria.close();
-      storage.close();
-      process.exit(0);
-    });
-  });
-}
-
 // --- the client: this process ------------------------------------------------------------------------------
-
-function startServer(dbUrl: string) {
-  const child = spawn(process.execPath, ["--import", "tsx", "bench/ingest.ts", "serve", dbUrl], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const port = new Promise<number>((resolve, reject) => {
-    let seen = "";
-    child.stdout.on("data", (d: Buffer) => {
-      seen += d.toString();
-      const match = seen.match(/"message":"listening","port":(\d+)/);
-      if (match) resolve(Number(match[1]));
-    });
-    child.on("exit", (code) => reject(new Error(`the bench server exited with ${code}: ${seen}`)));
-  });
-  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
-  return { child, port, exited };
-}
 
 type Mode = "single" | "batch";
 
 /** Milliseconds from the first document sent to the last one acknowledged, on a fresh server. */
 async function ingest(mode: Mode, docs: readonly IngestDocument[]): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), "memoria-bench-ingest-"));
-  const server = startServer(`file:${join(dir, "memoria.db")}`);
+  const server = startBenchServer("bench/ingest.ts", ["serve", `file:${join(dir, "memoria.db")}`]);
   try {
     const base = `http://127.0.0.1:${await server.port}`;
     const call = async (method: string, path: string, token: string, json?: unknown) => {
@@ -222,5 +162,5 @@ export async function benchIngest(count: number): Promise<void> {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href && process.argv[2] === "serve") {
-  await serveApp(process.argv[3] ?? "");
+  await serveBenchApp({ dbUrl: process.argv[3] ?? "", pool: true, maxDocumentBytes: 5 * 1024 * 1024 });
 }

@@ -9,25 +9,15 @@
 //
 // Also the server side of it: `tsx bench/upload.ts serve <pool|inline> <dbUrl>` (run by the suite).
 
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import type { Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { serve } from "@hono/node-server";
-import { createApp } from "../src/app.js";
-import { systemClock } from "../src/clock.js";
-import { silentLogger } from "../src/logger.js";
-import { ChunkPool } from "../src/runtime/chunk-pool.js";
-import { closeIdleAfterPendingReads } from "../src/runtime/keep-alive.js";
-import { Keyring } from "../src/seal/keyring.js";
-import { importMasterKeys } from "../src/seal/master.js";
-import { openStorage } from "../src/store/storage.js";
 import { CORPUS_SEED, generateCorpus, queryMix } from "./corpus.js";
+import { BENCH_ADMIN as ADMIN, serveBenchApp, startBenchServer } from "./server.js";
 
 type Mode = "pool" | "inline";
-const ADMIN = "bench-admin-token-0123456789";
+
 const MAX_DOCUMENT_BYTES = 5 * 1024 * 1024;
 /** Team B's corpus: sections of ~1 KB, uploaded as text so that setting it up costs seconds, not minutes. */
 const TEAM_B_SECTIONS = 6_000;
@@ -40,38 +30,6 @@ const FLOOR_MS = 2_000;
 const UPLOAD_BUDGET_MS = 25_000;
 
 // --- the server, in its own process ------------------------------------------------------------------------
-
-async function serveApp(mode: Mode, dbUrl: string): Promise<void> {
-  const storage = await openStorage({ url: dbUrl });
-  const keyring = new Keyring(await importMasterKeys(crypto.getRandomValues(new Uint8Array(32))));
-  const pool = mode === "pool" ? new ChunkPool() : null;
-  const memoria = createApp({
-    // No rate limit: the bench is its own only client, and its search loop outruns 1,200 a minute.
-    config: {
-      adminToken: ADMIN,
-      cronToken: null,
-      maxDocumentBytes: MAX_DOCUMENT_BYTES,
-      catchupMs: 60_000,
-      rateLimit: 0,
-    },
-    storage,
-    keyring,
-    clock: systemClock,
-    logger: silentLogger,
-    ...(pool ? { chunker: pool.chunker } : {}),
-  });
-  const server = serve({ fetch: memoria.app.fetch, port: 0, hostname: "127.0.0.1" }, (info) =>
-    console.log(JSON.stringify({ message: "listening", port: info.port })),
-  );
-  closeIdleAfterPendingReads(server as Server);
-  process.on("SIGTERM", () => {
-    void (pool?.close() ?? Promise.resolve()).then(() => {
-      memoria.close();
-      storage.close();
-      process.exit(0);
-    });
-  });
-}
 
 // --- the client: this process ------------------------------------------------------------------------------
 
@@ -101,23 +59,6 @@ export function largeMarkdown(maxBytes = MAX_DOCUMENT_BYTES - 1024): string {
   return parts.join("");
 }
 
-function startServer(mode: Mode, dbUrl: string) {
-  const child = spawn(process.execPath, ["--import", "tsx", "bench/upload.ts", "serve", mode, dbUrl], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const port = new Promise<number>((resolve, reject) => {
-    let seen = "";
-    child.stdout.on("data", (d: Buffer) => {
-      seen += d.toString();
-      const match = seen.match(/"message":"listening","port":(\d+)/);
-      if (match) resolve(Number(match[1]));
-    });
-    child.on("exit", (code) => reject(new Error(`the bench server exited with ${code}: ${seen}`)));
-  });
-  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
-  return { child, port, exited };
-}
-
 interface ModeResult {
   passagesB: number;
   floor: number[];
@@ -127,7 +68,7 @@ interface ModeResult {
 
 async function runMode(mode: Mode, content: string): Promise<ModeResult> {
   const dir = mkdtempSync(join(tmpdir(), "memoria-bench-upload-"));
-  const server = startServer(mode, `file:${join(dir, "memoria.db")}`);
+  const server = startBenchServer("bench/upload.ts", ["serve", mode, `file:${join(dir, "memoria.db")}`]);
   try {
     const base = `http://127.0.0.1:${await server.port}`;
     const call = async (path: string, token: string, json?: unknown) => {
@@ -230,5 +171,9 @@ export async function benchUpload(): Promise<void> {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href && process.argv[2] === "serve") {
-  await serveApp(process.argv[3] as Mode, process.argv[4] ?? "");
+  await serveBenchApp({
+    dbUrl: process.argv[4] ?? "",
+    pool: process.argv[3] === "pool",
+    maxDocumentBytes: MAX_DOCUMENT_BYTES,
+  });
 }

@@ -1,0 +1,73 @@
+// The server a bench measures over loopback HTTP, in a process of its own (so its event loop and memory are
+// apart from the client's), and the client side that starts it and reads its port.
+
+import { spawn } from "node:child_process";
+import type { Server } from "node:http";
+import { serve } from "@hono/node-server";
+import { createApp } from "../src/app.js";
+import { systemClock } from "../src/clock.js";
+import { silentLogger } from "../src/logger.js";
+import { ChunkPool } from "../src/runtime/chunk-pool.js";
+import { closeIdleAfterPendingReads } from "../src/runtime/keep-alive.js";
+import { Keyring } from "../src/seal/keyring.js";
+import { importMasterKeys } from "../src/seal/master.js";
+import { openStorage } from "../src/store/storage.js";
+
+export const BENCH_ADMIN = "bench-admin-token-0123456789";
+
+/** Serves memoria on a loopback port until SIGTERM, printing `{"message":"listening","port":…}` once. */
+export async function serveBenchApp(options: {
+  dbUrl: string;
+  /** Chunk on the worker-thread pool, as the server entries do; false chunks inline. */
+  pool: boolean;
+  maxDocumentBytes: number;
+}): Promise<void> {
+  const storage = await openStorage({ url: options.dbUrl });
+  const keyring = new Keyring(await importMasterKeys(crypto.getRandomValues(new Uint8Array(32))));
+  const pool = options.pool ? new ChunkPool() : null;
+  const memoria = createApp({
+    config: {
+      adminToken: BENCH_ADMIN,
+      cronToken: null,
+      maxDocumentBytes: options.maxDocumentBytes,
+      catchupMs: 60_000,
+      // The bench is its own only client and sends thousands of requests a minute: the default 1,200 would
+      // measure the limit, not memoria.
+      rateLimit: 0,
+    },
+    storage,
+    keyring,
+    clock: systemClock,
+    logger: silentLogger,
+    ...(pool ? { chunker: pool.chunker } : {}),
+  });
+  const server = serve({ fetch: memoria.app.fetch, port: 0, hostname: "127.0.0.1" }, (info) =>
+    console.log(JSON.stringify({ message: "listening", port: info.port })),
+  );
+  closeIdleAfterPendingReads(server as Server);
+  process.on("SIGTERM", () => {
+    void (pool?.close() ?? Promise.resolve()).then(() => {
+      memoria.close();
+      storage.close();
+      process.exit(0);
+    });
+  });
+}
+
+/** Runs `script` with `args` (its server mode) under tsx; resolves its port once it listens. */
+export function startBenchServer(script: string, args: string[]) {
+  const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const port = new Promise<number>((resolve, reject) => {
+    let seen = "";
+    child.stdout.on("data", (d: Buffer) => {
+      seen += d.toString();
+      const match = seen.match(/"message":"listening","port":(\d+)/);
+      if (match) resolve(Number(match[1]));
+    });
+    child.on("exit", (code) => reject(new Error(`the bench server exited with ${code}: ${seen}`)));
+  });
+  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
+  return { child, port, exited };
+}
