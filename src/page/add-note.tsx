@@ -1,4 +1,4 @@
-/** @jsxImportSource hono/jsx */
+/** @jsxRuntime automatic @jsxImportSource hono/jsx */
 // The add-a-note form: a title, optional folders, and the content pasted or as a file. multipart, so one
 // form carries either; the CSRF token rides in it like in every other form.
 

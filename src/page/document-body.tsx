@@ -1,4 +1,4 @@
-/** @jsxImportSource hono/jsx */
+/** @jsxRuntime automatic @jsxImportSource hono/jsx */
 // A document's content as the chunker reads it (src/ingest/): headings as headings, every other block as a
 // paragraph of plain text. The readers have already removed the markup, and JSX escapes what is left, so a
 // document renders its words and never its HTML; links, emphasis and images are not reproduced.

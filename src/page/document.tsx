@@ -1,4 +1,4 @@
-/** @jsxImportSource hono/jsx */
+/** @jsxRuntime automatic @jsxImportSource hono/jsx */
 // The document view: title, folders, dates, then the content.
 
 import { TRAIL_SEPARATOR } from "../index/passage-index.js";

@@ -1,4 +1,4 @@
-/** @jsxImportSource hono/jsx */
+/** @jsxRuntime automatic @jsxImportSource hono/jsx */
 // One search hit: title (a link to the document), its folders ("Handbook › Onboarding"), the heading
 // trail, and the snippet.
 

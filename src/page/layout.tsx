@@ -1,4 +1,4 @@
-/** @jsxImportSource hono/jsx */
+/** @jsxRuntime automatic @jsxImportSource hono/jsx */
 // The frame of every page: the document head (viewport for phones, the same-origin stylesheet and script)
 // and, once signed in, the navigation with "Sign out" (a POST form: signing out changes state).
 

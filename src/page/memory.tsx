@@ -1,4 +1,4 @@
-/** @jsxImportSource hono/jsx */
+/** @jsxRuntime automatic @jsxImportSource hono/jsx */
 // The working-memory view: what an agent asking with this query, project and budget would receive — the
 // rendered block, and how it was cut to the budget.
 

@@ -1,4 +1,4 @@
-/** @jsxImportSource hono/jsx */
+/** @jsxRuntime automatic @jsxImportSource hono/jsx */
 // A page that only says something: a document that is not there, a form that was refused.
 
 import { Layout } from "./layout.js";

@@ -1,4 +1,4 @@
-/** @jsxImportSource hono/jsx */
+/** @jsxRuntime automatic @jsxImportSource hono/jsx */
 // The page for people: server-rendered HTML over the same services as the JSON routes. Signed in by a session
 // cookie (./sessions.ts); every state-changing POST must come from this origin (Origin checked, missing is
 // refused) and carry the session's CSRF token; every answer carries a Content-Security-Policy that allows

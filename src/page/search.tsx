@@ -1,4 +1,4 @@
-/** @jsxImportSource hono/jsx */
+/** @jsxRuntime automatic @jsxImportSource hono/jsx */
 // The search page: the box, then the hits, and always what the corpus holds, so an empty answer reads as
 // "nothing matched among N documents", never as "there is nothing".
 

@@ -1,4 +1,4 @@
-/** @jsxImportSource hono/jsx */
+/** @jsxRuntime automatic @jsxImportSource hono/jsx */
 // The sign-in page: one "Team key" field. A wrong key is said so here, never which part was wrong.
 
 import { Layout } from "./layout.js";

@@ -1,4 +1,4 @@
-/** @jsxImportSource hono/jsx */
+/** @jsxRuntime automatic @jsxImportSource hono/jsx */
 // A hit's snippet with its <mark>s. The index hands it over HTML-escaped except the marks; rather than
 // trusting that and writing it raw, the marks are split out and every piece between them is decoded and
 // escaped again by JSX, so a snippet can never carry markup of its own whatever the index did.
