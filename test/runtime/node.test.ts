@@ -46,4 +46,19 @@ describe("the Node entry", () => {
     expect(code).toBe(0);
     expect(output).toMatch(/WARNING: MEMORIA_MASTER_KEY is not set/);
   });
+
+  it("serves the page from any working directory, not only the repository's", async () => {
+    const tmp = tempDir();
+    cleanups.push(tmp.cleanup);
+    // Outside the repository tsx finds no tsconfig.json: the views must still render (regression: 500).
+    const child = startNode({ PORT: "0", MEMORIA_DB_URL: tmp.dbUrl }, { cwd: tmp.dir });
+    const done = exited(child);
+    const port = await listening(child);
+    const res = await fetch(`http://127.0.0.1:${port}/`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(await res.text()).toContain("Team key");
+    child.kill("SIGTERM");
+    expect((await done).code).toBe(0);
+  });
 });

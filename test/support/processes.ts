@@ -5,9 +5,12 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 
 export const root = join(import.meta.dirname, "../..");
 const nodeEntry = join(root, "src/runtime/node.ts");
+// tsx by path, not by name: `--import tsx` resolves from the working directory, which a test may move.
+const tsxLoader = pathToFileURL(join(root, "node_modules/tsx/dist/loader.mjs")).href;
 /** The binary `npm run start:deno` finds first on its PATH: the `deno` dev dependency. */
 export const denoBinary = join(root, "node_modules/.bin/deno");
 
@@ -46,6 +49,8 @@ export interface StartOptions {
    * depend on the umask of whoever runs the tests.
    */
   umask?: number;
+  /** The working directory (default: the repository); the entries must not depend on it. */
+  cwd?: string;
 }
 
 function spawnEntry(command: string, args: string[], env: Record<string, string>, options: StartOptions) {
@@ -56,11 +61,15 @@ function spawnEntry(command: string, args: string[], env: Record<string, string>
           "/bin/sh",
           ["-c", `umask ${options.umask.toString(8).padStart(3, "0")} && exec "$@"`, "sh", command, ...args],
         ];
-  return spawn(file, argv, { cwd: root, env: { ...baseEnv(), ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  return spawn(file, argv, {
+    cwd: options.cwd ?? root,
+    env: { ...baseEnv(), ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
 }
 
 export function startNode(env: Record<string, string>, options: StartOptions = {}): ChildProcess {
-  return spawnEntry(process.execPath, ["--import", "tsx", nodeEntry], env, options);
+  return spawnEntry(process.execPath, ["--import", tsxLoader, nodeEntry], env, options);
 }
 
 export function startDeno(env: Record<string, string>, options: StartOptions = {}): ChildProcess {
