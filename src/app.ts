@@ -56,6 +56,8 @@ export interface AppConfig {
   cronToken: string | null;
   maxDocumentBytes: number;
   catchupMs: number;
+  /** MEMORIA_INDEX_MEMORY_MB in bytes: the loaded indexes' budget (see live/budget.ts). Unset: no bound. */
+  indexMemoryBytes?: number;
   /** Notion's API base URL (MEMORIA_NOTION_API_URL); tests point it at a local stand-in. */
   notionApiUrl?: string;
   /** MEMORIA_METRICS_TOKEN: GET /metrics accepts it besides the admin token. */
@@ -103,6 +105,7 @@ export function createApp(deps: AppDeps): Memoria {
     clock,
     logger,
     catchupMs: config.catchupMs,
+    ...(config.indexMemoryBytes !== undefined ? { memoryBudgetBytes: config.indexMemoryBytes } : {}),
     ...(deps.indexOptions ? { indexOptions: deps.indexOptions } : {}),
   });
   const directory = new TeamService({ storage, keyring, clock, indexes });

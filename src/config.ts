@@ -124,6 +124,13 @@ export const envSchema = z.object({
   MEMORIA_TRUST_PROXY: headerName.optional(),
   MEMORIA_ALLOWED_ORIGINS: originList.optional(),
   MEMORIA_MAX_DOCUMENT_BYTES: positiveInt(5 * 1024 * 1024),
+  // The in-memory indexes' budget in MiB. Unset: the server takes a share of the machine (runtime/start.ts),
+  // since this file stays free of node:os for the Worker.
+  MEMORIA_INDEX_MEMORY_MB: z
+    .string()
+    .regex(/^[1-9]\d*$/, "must be a whole number of MiB, at least 1")
+    .transform(Number)
+    .optional(),
   MEMORIA_CATCHUP_MS: z
     .string()
     .regex(/^\d+$/, "must be a whole number of milliseconds")
@@ -153,6 +160,8 @@ export interface Config {
   allowedOrigins: string[];
   maxDocumentBytes: number;
   catchupMs: number;
+  /** MEMORIA_INDEX_MEMORY_MB; null: the runtime picks a share of the machine. */
+  indexMemoryMb: number | null;
   notionApiUrl: string;
   logLevel: LogLevel;
 }
@@ -197,6 +206,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     allowedOrigins: e.MEMORIA_ALLOWED_ORIGINS ?? [],
     maxDocumentBytes: e.MEMORIA_MAX_DOCUMENT_BYTES,
     catchupMs: e.MEMORIA_CATCHUP_MS,
+    indexMemoryMb: e.MEMORIA_INDEX_MEMORY_MB ?? null,
     notionApiUrl: e.MEMORIA_NOTION_API_URL,
     logLevel: e.MEMORIA_LOG_LEVEL,
   };

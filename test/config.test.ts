@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, parseConfig } from "../src/config.js";
+import { defaultIndexMemoryMb } from "../src/runtime/start.js";
 import { toBase64Url } from "../src/seal/bytes.js";
 
 const key = toBase64Url(new Uint8Array(32).fill(7));
@@ -92,6 +93,18 @@ describe("configuration", () => {
     "db-1.example.com",
   ])("listens on MEMORIA_HOST=%s as given", (host) => {
     expect(parseConfig({ MEMORIA_HOST: host }).host).toBe(host);
+  });
+
+  it("takes an index memory budget in MiB, leaving the default to the runtime: a quarter, capped", () => {
+    expect(parseConfig({}).indexMemoryMb).toBeNull();
+    expect(parseConfig({ MEMORIA_INDEX_MEMORY_MB: "512" }).indexMemoryMb).toBe(512);
+    for (const bad of ["0", "-1", "1.5", "lots"]) {
+      expect(() => parseConfig({ MEMORIA_INDEX_MEMORY_MB: bad }), bad).toThrow(ConfigError);
+    }
+    const gib = 1024 * 1024 * 1024;
+    expect(defaultIndexMemoryMb(8 * gib)).toBe(2048);
+    expect(defaultIndexMemoryMb(256 * gib)).toBe(8192);
+    expect(defaultIndexMemoryMb(1024 * 1024)).toBe(1);
   });
 
   it("limits 1200 requests a minute per credential by default, and none at 0", () => {

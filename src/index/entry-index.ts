@@ -5,6 +5,7 @@
 import Database from "libsql";
 import type { MemoryEntry } from "../memory/entry.js";
 import type { EntrySource } from "../memory/gather.js";
+import { databaseBytes, INDEX_OVERHEAD_BYTES } from "./passage-index.js";
 import { type MatchQuery, matchQuery } from "./query.js";
 
 export interface IndexedEntry extends MemoryEntry {
@@ -223,6 +224,11 @@ export class EntryIndex implements EntrySource<MatchQuery> {
   backingFile(): string {
     const rows = this.#db.prepare("PRAGMA database_list").all() as { name: string; file: string }[];
     return rows.find((r) => r.name === "main")?.file ?? "";
+  }
+
+  /** What this index holds in memory, estimated as PassageIndex.memoryBytes() estimates it. */
+  memoryBytes(): number {
+    return databaseBytes(this.#db) + INDEX_OVERHEAD_BYTES;
   }
 
   isOpen(): boolean {

@@ -15,6 +15,7 @@ import type { PassageIndex, PassageIndexOptions } from "../index/passage-index.j
 import type { Logger } from "../logger.js";
 import type { TeamKey } from "../seal/team-key.js";
 import type { Storage } from "../store/storage.js";
+import { MemoryBudget } from "./budget.js";
 import { type BuildDeps, build } from "./build.js";
 import { catchUp } from "./catch-up.js";
 import { MergeScheduler } from "./merges.js";
@@ -44,6 +45,8 @@ export interface IndexStatus {
   appliedSeq: number | null;
   builtAt: string | null;
   buildMs: number | null;
+  /** Both indexes' estimated bytes in memory (see MemoryBudget); null unless ready. */
+  memoryBytes: number | null;
 }
 
 export interface LiveIndexesDeps {
@@ -54,6 +57,8 @@ export interface LiveIndexesDeps {
   catchupMs: number;
   /** Options for every team index built; tests use them to make rowid ranges run out early. */
   indexOptions?: PassageIndexOptions;
+  /** MEMORIA_INDEX_MEMORY_MB in bytes: over it, the least recently used teams' indexes close. None: no bound. */
+  memoryBudgetBytes?: number;
 }
 
 export class LiveIndexes {
@@ -61,8 +66,10 @@ export class LiveIndexes {
   readonly #build: BuildDeps;
   readonly #merges: MergeScheduler;
   readonly #repacker: Repacker;
+  readonly #budget: MemoryBudget;
 
   constructor(private readonly deps: LiveIndexesDeps) {
+    this.#budget = new MemoryBudget(this.#registry, deps.logger, deps.memoryBudgetBytes ?? Infinity);
     this.#merges = new MergeScheduler(deps.logger);
     this.#build = {
       storage: deps.storage,
@@ -77,12 +84,13 @@ export class LiveIndexes {
 
   status(teamId: string): IndexStatus {
     const team = this.#registry.get(teamId);
-    if (!team) return { state: "cold", appliedSeq: null, builtAt: null, buildMs: null };
+    if (!team) return { state: "cold", appliedSeq: null, builtAt: null, buildMs: null, memoryBytes: null };
     return {
       state: team.state,
       appliedSeq: team.state === "ready" ? team.appliedSeq : null,
       builtAt: team.builtAt?.toISOString() ?? null,
       buildMs: team.buildMs,
+      memoryBytes: team.state === "ready" ? team.memoryBytes : null,
     };
   }
 
@@ -99,12 +107,21 @@ export class LiveIndexes {
   /** The team's indexes, built if this is its first use and caught up if they may be stale. */
   async ready(key: TeamKey): Promise<TeamIndex> {
     const team = this.#registry.open(key.teamId);
+    this.#budget.touch(team);
     if (team.state === "cold") team.markBuilding();
-    await team.queue.run(async () => {
-      if (team.state !== "ready") return build(this.#build, key, team);
-      if (this.deps.clock.now().getTime() - team.checkedAt >= this.deps.catchupMs)
+    const built = await team.queue.run(async () => {
+      if (team.state !== "ready") {
+        await build(this.#build, key, team);
+        team.measureMemory();
+        return true;
+      }
+      if (this.deps.clock.now().getTime() - team.checkedAt >= this.deps.catchupMs) {
         await catchUp(this.#build, key, team);
+        team.measureMemory();
+      }
+      return false;
     });
+    if (built) this.#budget.enforce(team);
     // Only a drop (the team was deleted meanwhile) leaves a successful run without an index.
     const { passages, entries } = team;
     if (!passages || !entries)
@@ -123,8 +140,13 @@ export class LiveIndexes {
   async committed(key: TeamKey): Promise<void> {
     const team = this.#registry.get(key.teamId);
     if (!team || team.state === "cold") return;
-    await team.queue.run(() => catchUp(this.#build, key, team));
+    this.#budget.touch(team);
+    await team.queue.run(async () => {
+      await catchUp(this.#build, key, team);
+      team.measureMemory();
+    });
     this.#repacker.repackIfNeeded(key, team);
+    this.#budget.enforce(team);
   }
 
   /**
@@ -141,6 +163,21 @@ export class LiveIndexes {
   /** The teams whose indexes this instance holds (built or being built). */
   loadedTeams(): string[] {
     return this.#registry.loadedTeamIds();
+  }
+
+  /** The loaded indexes' estimated bytes in memory, summed over teams, as of their last build or write. */
+  memoryBytes(): number {
+    return this.#budget.heldBytes();
+  }
+
+  /** The memory budget in bytes; Infinity when there is none. */
+  memoryBudgetBytes(): number {
+    return this.#budget.budgetBytes;
+  }
+
+  /** Resolves once every eviction the memory budget has queued so far has run. Tests wait for it. */
+  async evictionsSettled(): Promise<void> {
+    await this.#budget.settled();
   }
 
   /**
@@ -169,7 +206,14 @@ export class LiveIndexes {
   async reconcile(key: TeamKey): Promise<Reconciled> {
     const team = this.#registry.open(key.teamId);
     if (team.state === "cold") team.markBuilding();
-    return team.queue.run(() => reconcile(this.#build, key, team));
+    this.#budget.touch(team);
+    const reconciled = await team.queue.run(async () => {
+      const result = await reconcile(this.#build, key, team);
+      team.measureMemory();
+      return result;
+    });
+    this.#budget.enforce(team);
+    return reconciled;
   }
 
   /** Forgets a team's index (its team was deleted). */

@@ -23,6 +23,12 @@ export class LiveTeam {
   #buildMs: number | null = null;
   /** When this instance last compared its applied seq with storage's (epoch ms); 0 when it must now. */
   #checkedAt = 0;
+  /** The registry's use counter at this team's last ready() or committed(): the memory budget's LRU order. */
+  #lastUsed = 0;
+  /** Both indexes' estimated bytes as of their last measure (after a build, catch-up or write); 0 when cold. */
+  #memoryBytes = 0;
+  /** The memory budget queued this team's eviction and it has not run yet. */
+  #evicting = false;
 
   get state(): IndexState {
     return this.#state;
@@ -61,6 +67,35 @@ export class LiveTeam {
 
   get checkedAt(): number {
     return this.#checkedAt;
+  }
+
+  get lastUsed(): number {
+    return this.#lastUsed;
+  }
+
+  get memoryBytes(): number {
+    return this.#memoryBytes;
+  }
+
+  get evicting(): boolean {
+    return this.#evicting;
+  }
+
+  /** A request used the indexes; `tick` is the registry's use counter, not a time, so order never ties. */
+  touch(tick: number): void {
+    this.#lastUsed = tick;
+  }
+
+  /** Re-estimates what the indexes hold in memory; runs in the queue, where they cannot be closed under it. */
+  measureMemory(): void {
+    const passages = this.#passages?.isOpen() ? this.#passages.memoryBytes() : 0;
+    const entries = this.#entries?.isOpen() ? this.#entries.memoryBytes() : 0;
+    this.#memoryBytes = passages + entries;
+  }
+
+  /** The memory budget queued (true) or ran or gave up (false) this team's eviction. */
+  markEvicting(evicting: boolean): void {
+    this.#evicting = evicting;
   }
 
   /** A build has been asked for (or has started): requests wait for it instead of finding the team cold. */
@@ -138,5 +173,7 @@ export class LiveTeam {
     this.#unreadableEntries = new UnreadableRows();
     this.#state = "cold";
     this.#checkedAt = 0;
+    this.#memoryBytes = 0;
+    this.#evicting = false;
   }
 }

@@ -23,6 +23,13 @@ export const statsAnswer = z.object({
     appliedSeq: z.number().int().nullable(),
     builtAt: z.string().nullable(),
     buildMs: z.number().nullable(),
+    memoryBytes: z
+      .number()
+      .int()
+      .nullable()
+      .describe(
+        "The team's indexes' estimated bytes in memory, as of their last build or write; null unless ready.",
+      ),
   }),
 });
 

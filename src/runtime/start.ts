@@ -2,6 +2,7 @@
 // notices, load the keys, check them against storage, migrate it and build the app; the entry then listens
 // on MEMORIA_HOST:PORT. A start that fails prints one line naming the cause and exits 1.
 
+import { totalmem } from "node:os";
 import process from "node:process";
 import { setTimeout } from "node:timers";
 import { createApp, type Memoria } from "../app.js";
@@ -29,6 +30,17 @@ export const SHUTDOWN_GRACE_MS = 10_000;
  */
 export const PRIVATE_UMASK = 0o077;
 
+const MIB = 1024 * 1024;
+
+/**
+ * MEMORIA_INDEX_MEMORY_MB's default: a quarter of the machine's memory, so the indexes leave room for the
+ * process's own heap, the build's transient copies (~5 bytes of RSS a byte of text while building, issue 12)
+ * and other processes; capped at 8 GiB, past which one instance should rather be several.
+ */
+export function defaultIndexMemoryMb(totalBytes = totalmem()): number {
+  return Math.max(1, Math.min(8 * 1024, Math.floor(totalBytes / 4 / MIB)));
+}
+
 export interface Started {
   memoria: Memoria;
   storage: Storage;
@@ -50,7 +62,7 @@ export async function startMemoria(env: Record<string, string | undefined>): Pro
   });
   const chunkPool = new ChunkPool();
   const memoria = createApp({
-    config,
+    config: { ...config, indexMemoryBytes: (config.indexMemoryMb ?? defaultIndexMemoryMb()) * MIB },
     storage,
     keyring: new Keyring(master),
     clock: systemClock,

@@ -99,6 +99,23 @@ export class Metrics {
         this.set(indexes.loadedTeams().length);
       },
     });
+    // The estimate the memory budget (MEMORIA_INDEX_MEMORY_MB) is held to, and the budget itself.
+    new Gauge({
+      name: "memoria_index_memory_bytes",
+      help: "Estimated bytes of the loaded indexes (their database pages plus a fixed overhead), summed over teams.",
+      registers,
+      collect: function () {
+        this.set(indexes.memoryBytes());
+      },
+    });
+    new Gauge({
+      name: "memoria_index_memory_budget_bytes",
+      help: "The index memory budget: over it, the least recently used teams' indexes close. +Inf when none.",
+      registers,
+      collect: function () {
+        this.set(indexes.memoryBudgetBytes());
+      },
+    });
     // What the indexes hold, summed over teams: the measure of index memory LiveIndexes can give (docs/
     // scaling.md turns chunks into bytes).
     for (const [part, help] of [

@@ -42,7 +42,13 @@ describe("a team dropped or deleted around its requests", () => {
     const waiting = [indexes.ready(key), indexes.reconcile(key)];
     indexes.drop(teamId);
     expect(await Promise.all(waiting.map(outcome))).toEqual(["not_found", "not_found"]);
-    expect(indexes.status(teamId)).toEqual({ state: "cold", appliedSeq: null, builtAt: null, buildMs: null });
+    expect(indexes.status(teamId)).toEqual({
+      state: "cold",
+      appliedSeq: null,
+      builtAt: null,
+      buildMs: null,
+      memoryBytes: null,
+    });
     expect(indexes.loadedTeams()).toEqual([]);
   });
 

@@ -51,6 +51,8 @@ describe("GET /metrics", () => {
         "memoria_index_documents",
         "memoria_index_chunks",
         "memoria_index_entries",
+        "memoria_index_memory_bytes",
+        "memoria_index_memory_budget_bytes",
         "memoria_storage_errors_total",
         "memoria_rate_limited_total",
       ]) {
@@ -70,6 +72,12 @@ describe("GET /metrics", () => {
       expect(sampleValue(first, "memoria_index_chunks")).toBeGreaterThanOrEqual(1);
       expect(sampleValue(first, "memoria_index_builds_total")).toBe(1);
       expect(sampleValue(first, "memoria_index_build_seconds_count")).toBe(1);
+      // The one loaded team's estimate, as its own /v1/stats gives it; no budget configured here.
+      expect(sampleValue(first, "memoria_index_memory_bytes")).toBe(
+        app.memoria.indexes.status(app.memoria.indexes.loadedTeams()[0] ?? "").memoryBytes,
+      );
+      expect(sampleValue(first, "memoria_index_memory_bytes") ?? 0).toBeGreaterThan(0);
+      expect(first).toContain("\nmemoria_index_memory_budget_bytes +Inf\n");
 
       await search(app, apiKey, "wombat");
       const second = await scrape(app);

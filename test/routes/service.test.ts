@@ -106,7 +106,7 @@ describe("GET /v1/stats", () => {
         chunks: 0,
         entries: 0,
         unreadable: null,
-        index: { state: "cold", appliedSeq: null, builtAt: null, buildMs: null },
+        index: { state: "cold", appliedSeq: null, builtAt: null, buildMs: null, memoryBytes: null },
       });
       const a = await addDocument(app, apiKey, { title: "One", content: "# A\n\na\n\n# B\n\nb" });
       const b = await addDocument(app, apiKey, { title: "Two", content: "two" });
@@ -116,7 +116,13 @@ describe("GET /v1/stats", () => {
       expect(counted.index.state).toBe("cold");
       // Asking again still finds it cold: stats never builds.
       const again = await stats(app, apiKey);
-      expect(again.index).toEqual({ state: "cold", appliedSeq: null, builtAt: null, buildMs: null });
+      expect(again.index).toEqual({
+        state: "cold",
+        appliedSeq: null,
+        builtAt: null,
+        buildMs: null,
+        memoryBytes: null,
+      });
       expect(app.memoria.indexes.status((await app.memoria.directory.list()).teams[0]?.id ?? "").state).toBe(
         "cold",
       );
@@ -133,6 +139,7 @@ describe("GET /v1/stats", () => {
       expect(ready.index.builtAt).toEqual(expect.any(String));
       expect(Number.isNaN(Date.parse(ready.index.builtAt ?? ""))).toBe(false);
       expect(ready.index.buildMs).toEqual(expect.any(Number));
+      expect(ready.index.memoryBytes ?? 0).toBeGreaterThan(0);
       expect(ready.documents).toBe(1);
 
       await addDocument(app, apiKey, { title: "Two", content: "two" });
@@ -140,6 +147,7 @@ describe("GET /v1/stats", () => {
       expect(after.index.state).toBe("ready");
       expect(after.index.appliedSeq ?? 0).toBeGreaterThan(ready.index.appliedSeq ?? 0);
       expect(after.documents).toBe(2);
+      expect(after.index.memoryBytes ?? 0).toBeGreaterThanOrEqual(ready.index.memoryBytes ?? 0);
     }));
 
   it("keeps each team's index state its own", () =>
