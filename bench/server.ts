@@ -2,13 +2,11 @@
 // apart from the client's), and the client side that starts it and reads its port.
 
 import { spawn } from "node:child_process";
-import type { Server } from "node:http";
-import { serve } from "@hono/node-server";
 import { createApp } from "../src/app.js";
 import { systemClock } from "../src/clock.js";
 import { silentLogger } from "../src/logger.js";
 import { ChunkPool } from "../src/runtime/chunk-pool.js";
-import { closeIdleAfterPendingReads } from "../src/runtime/keep-alive.js";
+import { serveNode } from "../src/runtime/node-server.js";
 import { Keyring } from "../src/seal/keyring.js";
 import { importMasterKeys } from "../src/seal/master.js";
 import { openStorage } from "../src/store/storage.js";
@@ -41,10 +39,9 @@ export async function serveBenchApp(options: {
     logger: silentLogger,
     ...(pool ? { chunker: pool.chunker } : {}),
   });
-  const server = serve({ fetch: memoria.app.fetch, port: 0, hostname: "127.0.0.1" }, (info) =>
+  serveNode({ fetch: memoria.app.fetch, port: 0, hostname: "127.0.0.1" }, (info) =>
     console.log(JSON.stringify({ message: "listening", port: info.port })),
   );
-  closeIdleAfterPendingReads(server as Server);
   process.on("SIGTERM", () => {
     void (pool?.close() ?? Promise.resolve()).then(() => {
       memoria.close();

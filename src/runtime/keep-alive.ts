@@ -14,12 +14,21 @@ import { setImmediate } from "node:timers";
 
 export function closeIdleAfterPendingReads(server: Server): void {
   const requests = new WeakMap<Socket, number>();
-  server.on("request", (req: { socket: Socket }) => {
-    requests.set(req.socket, (requests.get(req.socket) ?? 0) + 1);
-  });
-  // With a listener, Node leaves the timed-out socket to it. The only socket timer the server sets is the
-  // keep-alive one (server.timeout is 0; header and request timeouts are checked on their own interval).
+  // Sockets with a request being received or answered: not idle, whatever timer fired. The server's idle
+  // request timeout (src/runtime/node-server.ts) also fires "timeout", and decides those sockets itself.
+  const answering = new WeakSet<Socket>();
+  server.on(
+    "request",
+    (req: { socket: Socket }, res: { once(event: "close", listener: () => void): void }) => {
+      requests.set(req.socket, (requests.get(req.socket) ?? 0) + 1);
+      answering.add(req.socket);
+      res.once("close", () => answering.delete(req.socket));
+    },
+  );
+  // With a listener, Node leaves the timed-out socket to it: the keep-alive timer of a socket between
+  // requests, and the idle timeout of one mid-request (left to node-server.ts's listener).
   server.on("timeout", (socket: Socket) => {
+    if (answering.has(socket)) return;
     const seen = requests.get(socket);
     setImmediate(() => {
       if (requests.get(socket) === seen) socket.destroy();

@@ -3,7 +3,6 @@
 // close storage). A listen that fails (a busy port, a host that is not this machine's) is one line, exit 1.
 
 import type { Server } from "node:http";
-import { closeIdleAfterPendingReads } from "./keep-alive.js";
 import { serveNode } from "./node-server.js";
 import { closeMemoria, listenError, logListening, startMemoria, startupFailure, stopOnce } from "./start.js";
 
@@ -31,7 +30,6 @@ async function main(): Promise<void> {
     await closeMemoria(started);
     throw listenError(error, config);
   }
-  closeIdleAfterPendingReads(server as Server);
 
   const stop = stopOnce(
     started,

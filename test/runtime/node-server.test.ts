@@ -157,6 +157,19 @@ describe("idle request timeout", () => {
     client.socket.destroy();
   });
 
+  it("keeps a socket whose answer takes longer than the idle timeout, keep-alive handling included", async () => {
+    // Regression: the keep-alive listener took the idle timeout of a slow answer for a keep-alive timer and
+    // destroyed the socket mid-answer (a long reindex or batch lost its answer, its work done).
+    const { app, port } = await served(200);
+    app.memoria.app.get("/slower-for-test", async (c) => {
+      await new Promise((r) => setTimeout(r, 1200));
+      return c.text("finished");
+    });
+    const res = await fetch(`http://127.0.0.1:${port}/slower-for-test`);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe("finished");
+  });
+
   it("keeps a socket whose complete request is still being answered", async () => {
     const { app, port } = await served(200);
     // A request whose answer is slow to come; its socket is idle meanwhile. Added before any request.
