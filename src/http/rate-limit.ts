@@ -74,11 +74,17 @@ export class FixedWindowCounter {
     return window.count > this.options.limit ? this.#retryAfter(window, now) : null;
   }
 
-  /** Without counting: the seconds to wait when the key has used its whole allowance, else null. */
-  exhausted(key: string): number | null {
+  /**
+   * Without counting: the seconds to wait when the key has used its whole allowance, `alsoPending` hits not
+   * yet counted included, else null.
+   */
+  exhausted(key: string, alsoPending = 0): number | null {
     const now = this.options.clock.now().getTime();
     const window = this.#live(key, now);
-    return window && window.count >= this.options.limit ? this.#retryAfter(window, now) : null;
+    const used = (window?.count ?? 0) + alsoPending;
+    if (used < this.options.limit) return null;
+    // Pending attempts with no window yet: the window they will open is a full one from now.
+    return window ? this.#retryAfter(window, now) : Math.ceil(this.options.windowMs / 1000);
   }
 
   /** Keys counted now (at most maxKeys). */
@@ -118,6 +124,25 @@ export interface RateLimits {
   perCredential(auth: MiddlewareHandler<AppEnv>): MiddlewareHandler<AppEnv>;
 }
 
+/**
+ * Requests that try a credential: a bearer header, a webhook delivery (its path token or its signature is the
+ * credential), or a sign-in on the page (a key in a form). Their failures are what the per-address limit
+ * counts, whatever carries the credential.
+ */
+function presentsCredentials(c: Context<AppEnv>): boolean {
+  if (c.req.header("authorization") !== undefined) return true;
+  const path = c.req.path;
+  return path.startsWith("/v1/webhooks/") || (c.req.method === "POST" && path === "/page/sign-in");
+}
+
+/**
+ * A credential that did not hold: 401, or the 404 a webhook path answers for a wrong team or token (it says
+ * no more than "no such route", so a caller cannot tell a team id from a guess).
+ */
+function failedAuthentication(c: Context<AppEnv>): boolean {
+  return c.res.status === 401 || (c.res.status === 404 && c.req.path.startsWith("/v1/webhooks/"));
+}
+
 function rateLimited(c: Context<AppEnv>, retryAfter: number, message: string): Response {
   const response = errorResponse(c, "rate_limited", message);
   response.headers.set("retry-after", String(retryAfter));
@@ -138,21 +163,33 @@ export function rateLimits(deps: RateLimitDeps): RateLimits {
     clock: deps.clock,
   });
 
+  // Attempts from each address still being answered: counted against its allowance too, so guesses sent all
+  // at once cannot each pass the check before the first of them has failed.
+  const pending = new Map<string, number>();
+
   const authFailures: MiddlewareHandler<AppEnv> = async (c, next) => {
     // Only requests that present credentials are counted or refused: a client sending none is not guessing,
     // and must not lock out others behind the same address (a NAT, an office proxy).
-    if (c.req.header("authorization") === undefined) return next();
+    if (!presentsCredentials(c)) return next();
     const address = clientAddress(c, deps.trustProxy);
     // No address at all only happens in process (app.request() in a test): one bucket shared by every such
     // request would let one client lock out all the others, so they are not counted.
     if (address === null) return next();
-    const wait = failures.exhausted(address);
+    const inFlight = pending.get(address) ?? 0;
+    const wait = failures.exhausted(address, inFlight);
     if (wait !== null) {
       deps.onLimited?.("auth_failures");
       return rateLimited(c, wait, "Too many failed authentications from this address; retry later.");
     }
-    await next();
-    if (c.res.status === 401) failures.hit(address);
+    pending.set(address, inFlight + 1);
+    try {
+      await next();
+    } finally {
+      const left = (pending.get(address) ?? 1) - 1;
+      if (left > 0) pending.set(address, left);
+      else pending.delete(address);
+    }
+    if (failedAuthentication(c)) failures.hit(address);
   };
 
   const perCredential = (auth: MiddlewareHandler<AppEnv>): MiddlewareHandler<AppEnv> => {

@@ -80,6 +80,57 @@ describe("failed authentications per client address", () => {
     expect((await get(http, "/v1/stats", wrong)).status).toBe(401);
   });
 
+  it("counts guesses sent all at once before any of them has failed", async () => {
+    const { app, http } = await served({}, manualClock());
+    const { teamId } = await makeTeam(app);
+    const wrong = `mem_${teamId}_not-the-secret-at-all-0123456789`;
+    const statuses = await Promise.all(
+      Array.from(
+        { length: AUTH_FAILURES_PER_MINUTE + 10 },
+        async () => (await get(http, "/v1/stats", wrong)).status,
+      ),
+    );
+    expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(AUTH_FAILURES_PER_MINUTE);
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(10);
+  });
+
+  it("counts webhook deliveries to a wrong path and sign-ins with a wrong key, which carry no bearer header", async () => {
+    const { app, http } = await served({}, manualClock());
+    const { teamId, apiKey } = await makeTeam(app);
+    for (let i = 0; i < AUTH_FAILURES_PER_MINUTE; i += 1) {
+      const res = await fetch(`${http.base}/v1/webhooks/notion/${teamId}/not-the-url-token`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: "{}",
+      });
+      expect(res.status).toBe(404);
+    }
+    const limited = await fetch(`${http.base}/v1/webhooks/ingest/${teamId}`, { method: "POST", body: "{}" });
+    await expectRateLimited(limited);
+    // The page's sign-in from the same address is refused too, the right key included, until the window ends.
+    const signIn = await fetch(`${http.base}/page/sign-in`, {
+      method: "POST",
+      headers: { origin: http.base, "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ key: apiKey }).toString(),
+      redirect: "manual",
+    });
+    await expectRateLimited(signIn);
+  });
+
+  it("counts sign-ins on the page with a wrong key", async () => {
+    const { app, http } = await served({}, manualClock());
+    const { teamId } = await makeTeam(app);
+    const signIn = () =>
+      fetch(`${http.base}/page/sign-in`, {
+        method: "POST",
+        headers: { origin: http.base, "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ key: `mem_${teamId}_wrong-wrong-wrong-wrong` }).toString(),
+        redirect: "manual",
+      });
+    for (let i = 0; i < AUTH_FAILURES_PER_MINUTE; i += 1) expect((await signIn()).status).toBe(401);
+    await expectRateLimited(await signIn());
+  });
+
   it("counts successful authentications as nothing", async () => {
     const { app, http } = await served({}, manualClock());
     const { apiKey } = await makeTeam(app);
