@@ -125,10 +125,17 @@ export function bodyLimitOf(maxDocumentBytes: number): BodyLimitOf {
     if (path === BATCH_PATH || path === `${BATCH_PATH}/`) {
       return MAX_BATCH_DOCUMENTS * documentBodyLimit(maxDocumentBytes, "application/json");
     }
+    // A sign-in form holds one key: a body larger than this is not a sign-in, and is read by nobody yet known.
+    if (path === "/page/sign-in") return SIGN_IN_BODY_LIMIT;
     return carriesDocuments(path) ? documentBodyLimit(maxDocumentBytes, mediaType(c)) : DEFAULT_BODY_LIMIT;
   };
 }
 
+/** A sign-in form: a team key (~70 bytes) and its field names, far under 8 KiB. */
+const SIGN_IN_BODY_LIMIT = 8 * 1024;
+
 function carriesDocuments(path: string): boolean {
-  return path.startsWith("/v1/documents") || path.startsWith("/v1/webhooks/ingest/");
+  return (
+    path.startsWith("/v1/documents") || path.startsWith("/v1/webhooks/ingest/") || path === "/page/notes"
+  );
 }

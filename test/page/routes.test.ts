@@ -214,6 +214,16 @@ describe("the page: signed in", () => {
     expect(found.hits.map((h) => h.title)).toEqual(["canteen"]);
   });
 
+  it("adds a file larger than other requests' 1 MiB limit, as the documents API would take it", async () => {
+    const { apiKey, browser } = await signedIn();
+    const data = form({ csrf: await browser.csrf(), title: "Big log", path: "", content: "" });
+    const big = `# Log\n\n${"line of the harbour log\n".repeat(100_000)}walrusword at the end\n`;
+    expect(big.length).toBeGreaterThan(2 * 1024 * 1024);
+    data.set("file", new File([big], "log.md", { type: "text/markdown" }));
+    expect((await browser.post("/page/notes", data)).status).toBe(303);
+    expect((await search(app, apiKey, "walrusword")).hits.map((h) => h.title)).toEqual(["Big log"]);
+  });
+
   it("refuses an empty note on the page and keeps what was typed", async () => {
     const { browser } = await signedIn();
     const res = await browser.post(
