@@ -16,10 +16,12 @@ import type { Storage } from "../store/storage.js";
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 /**
  * How long a pending claim holds its key before another request may take it over: a claim this old belongs
- * to a process that died mid-request. Node ends any request after 300 s (its default requestTimeout), so
- * no live request is still being answered by then.
+ * to a process that died mid-request. Nothing bounds how long a live request is answered (Node's 300 s
+ * requestTimeout only bounds receiving it), and a 500-document batch behind a large team's cold build can
+ * take minutes, so the bound is far above any answer measured: half an hour. A process that died holds its
+ * keys that long, and a retry in the meantime is told the first request is in progress.
  */
-export const PENDING_STALE_MS = 5 * 60 * 1000;
+export const PENDING_STALE_MS = 30 * 60 * 1000;
 /** The least time between two prunings of expired keys (a delete per request would be a write per request). */
 const PRUNE_INTERVAL_MS = 60_000;
 /**
