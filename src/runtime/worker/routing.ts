@@ -2,6 +2,7 @@
 // unknown path) without waking one. Keys and the Authorization header are read by the app's own functions,
 // the path by hono's getPath as the app's router reads it.
 
+import { parse as parseCookies } from "hono/utils/cookie";
 import { getPath } from "hono/utils/url";
 import { teamIdOfApiKey } from "../../api-key.js";
 import { bearerToken } from "../../http/bearer.js";
@@ -26,7 +27,17 @@ export type Route =
   | { kind: "reject"; code: "unauthorized" | "not_found" };
 
 /** The page's session cookie (src/page/routes.tsx), `<teamId>.<secret>`; only the team id is read here. */
-const sessionCookie = /(?:^|;\s*)memoria_session=(t[a-z2-7]{16})\./;
+const SESSION_COOKIE = "memoria_session";
+
+/**
+ * The team id of the session cookie, read with the parser the container's getCookie uses (hono's), so the
+ * two can never pick different cookies out of one header (quoted, escaped or repeated values).
+ */
+function sessionTeamId(cookieHeader: string | null): string | null {
+  if (!cookieHeader) return null;
+  const value = parseCookies(cookieHeader, SESSION_COOKIE)[SESSION_COOKIE];
+  return value?.split(".")[0] ?? null;
+}
 
 const servicePaths = new Set(["/healthz", "/readyz", "/openapi.json", "/docs"]);
 // Notion's webhook path ends in the team's secret URL token, which the team's instance checks.
@@ -61,7 +72,7 @@ export function classify(request: Request): Route {
   if (path === "/" || path.startsWith("/page/")) {
     // Signed in: the team's instance, which checks the session. Signed out (or signing in, which any
     // instance can do: the session is a row in storage): the fixed one.
-    const teamId = sessionCookie.exec(request.headers.get("cookie") ?? "")?.[1];
+    const teamId = sessionTeamId(request.headers.get("cookie"));
     return teamId && teamIdPattern.test(teamId)
       ? { kind: "team", teamId, via: "cookie" }
       : { kind: "service" };
