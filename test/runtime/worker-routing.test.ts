@@ -130,6 +130,12 @@ describe("classify", () => {
         expect(classify(req(path, { headers })), path).toEqual({ kind: "service" });
       }
     }
+    // Read as the container's getCookie reads it (hono's parser): a quoted value is the same cookie, and of
+    // two, the first is the one both sides take — never one team's container for another team's session.
+    const other = "tbbbbbbbbbbbbbbbb";
+    expect(
+      classify(req("/", { headers: { cookie: `memoria_session="${other}.${"B".repeat(43)}"; ${cookie}` } })),
+    ).toMatchObject({ teamId: other });
     // A cookie routes only the page: the API still needs a key.
     expect(classify(req("/v1/search", { headers: { cookie } }))).toEqual({
       kind: "reject",
