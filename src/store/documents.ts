@@ -143,10 +143,10 @@ function writeStatements(write: DocumentWrite, replacing: number | null): InStat
 }
 
 /**
- * Rows one multi-row insert carries: 100 × at most 10 parameters stays under 999, the smallest limit of
- * parameters a SQLite build may have.
+ * Rows one multi-row insert carries: 99 × at most 10 parameters (a document row's) stays under 999, the
+ * smallest limit of parameters a SQLite build may have (libSQL's is 32,766).
  */
-const ROWS_PER_INSERT = 100;
+const ROWS_PER_INSERT = 99;
 
 function slices<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];
