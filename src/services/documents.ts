@@ -108,6 +108,14 @@ export interface DocumentsDeps {
   chunker?: Chunker;
 }
 
+/** An item of a batch that was not stored, and can be sent again as it was. */
+function notStored(why: string): DomainError {
+  return new DomainError(
+    "unavailable",
+    `Not stored: ${why} part way through the batch; send this document again.`,
+  );
+}
+
 export class DocumentService {
   /**
    * Writes of one document (by id or by external id) in this instance run one at a time, so they never race
@@ -160,9 +168,23 @@ export class DocumentService {
       }
     }
     try {
+      let committed = false;
       for (const group of groupsOf(pending)) {
         const refKeys = group.flatMap((p) => (p.ref ? [this.#refKey(key, p.ref)] : []));
-        await this.#holding(refKeys.sort(), () => this.#storeGroup(key, group, outcomes));
+        try {
+          await this.#holding(refKeys.sort(), () => this.#storeGroup(key, group, outcomes));
+        } catch (error) {
+          // Nothing stored yet: the whole request fails, and a retry (with its Idempotency-Key) is safe.
+          if (!committed) throw error;
+          // Groups before this one are stored: the answer says which items were not, and is final (an
+          // Idempotency-Key remembers it), so a retry of the same batch cannot store the first groups twice.
+          for (const item of pending) {
+            if (outcomes[item.index] === undefined)
+              outcomes[item.index] = { error: notStored("storage failed part way through the batch") };
+          }
+          break;
+        }
+        committed = true;
       }
     } finally {
       // Also when storage failed part way: the groups already committed are brought into the index now.
@@ -272,12 +294,19 @@ export class DocumentService {
     for (const row of await storage.documents.findByExternalRefs(key.teamId, refs)) {
       if (row.externalRef) existing.set(toHex(row.externalRef), row);
     }
-    const ready = await mapLimit(group, PREPARE_CONCURRENCY, async (item) => {
-      const prepared = await this.#prepare(item.input);
-      const base = item.ref ? (existing.get(toHex(item.ref)) ?? null) : null;
-      const sealed = await this.#seal(key, item.input, prepared, item.ref, base);
-      return { item, prepared, base, sealed };
+    const made = await mapLimit(group, PREPARE_CONCURRENCY, async (item) => {
+      try {
+        const prepared = await this.#prepare(item.input);
+        const base = item.ref ? (existing.get(toHex(item.ref)) ?? null) : null;
+        const sealed = await this.#seal(key, item.input, prepared, item.ref, base);
+        return { item, prepared, base, sealed };
+      } catch (error) {
+        // One document that cannot be chunked (a pool worker that crashed or timed out on it) fails alone.
+        outcomes[item.index] = { error: isDomainError(error) ? error : notStored("it could not be chunked") };
+        return null;
+      }
     });
+    const ready = made.filter((r): r is NonNullable<typeof r> => r !== null);
     let applied: boolean[];
     try {
       applied = await storage.documents.writeMany(

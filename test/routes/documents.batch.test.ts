@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { MAX_BATCH_DOCUMENTS } from "../../src/http/body-limit.js";
+import { inlineChunker } from "../../src/ingest/chunker.js";
 import { batchAnswer, documentAnswer } from "../../src/routes/documents.js";
 import { addDocument, makeTeam, search, type TestApp } from "../support/app.js";
 import { expectError, expectOk, withApp } from "./contract.js";
@@ -163,6 +164,72 @@ describe("POST /v1/documents/batch", () => {
       const other = await postBatch(app, apiKey, documents.slice(0, 1), headers);
       await expectError(other, 422, "invalid_request");
     }));
+
+  it("stores the groups it could when storage fails part way, says which items were not, and replays that", () =>
+    withApp(async (app) => {
+      const { apiKey } = await makeTeam(app);
+      // A real storage failure, from the 101st document on: the first group of 100 commits, the second cannot.
+      await app.storage.client.execute(
+        `CREATE TRIGGER storage_full BEFORE INSERT ON documents
+         WHEN (SELECT count(*) FROM documents) >= 100 BEGIN SELECT RAISE(ABORT, 'storage full'); END`,
+      );
+      const documents = Array.from({ length: 150 }, (_, i) => ({
+        title: `Note ${i}`,
+        content: `dugong note ${i}`,
+      }));
+      const headers = { "idempotency-key": "batch-partial-1" };
+      const first = await expectOk(await postBatch(app, apiKey, documents, headers), 200, batchAnswer);
+      const stored = first.results.filter((r) => "document" in r).length;
+      expect(stored).toBe(100);
+      expect(first.results.slice(100).every((r) => "error" in r && r.error.code === "unavailable")).toBe(
+        true,
+      );
+      // The same batch sent again is told the same: the first 100 are not stored twice.
+      const again = await postBatch(app, apiKey, documents, headers);
+      expect(again.headers.get("idempotent-replayed")).toBe("true");
+      expect(await expectOk(again, 200, batchAnswer)).toEqual(first);
+      expect((await search(app, apiKey, "dugong", 100)).corpus.documents).toBe(100);
+    }));
+
+  it("fails the whole batch, storing nothing, when storage fails before any group is stored", () =>
+    withApp(async (app) => {
+      const { apiKey } = await makeTeam(app);
+      await app.storage.client.execute(
+        "CREATE TRIGGER storage_full BEFORE INSERT ON documents BEGIN SELECT RAISE(ABORT, 'storage full'); END",
+      );
+      const documents = [{ title: "One", content: "manatee one" }];
+      const headers = { "idempotency-key": "batch-none-1" };
+      expect((await postBatch(app, apiKey, documents, headers)).status).toBe(500);
+      await app.storage.client.execute("DROP TRIGGER storage_full");
+      // Nothing was remembered for the key: the retry stores the batch.
+      const retry = await expectOk(await postBatch(app, apiKey, documents, headers), 200, batchAnswer);
+      expect(retry.results.every((r) => "document" in r)).toBe(true);
+    }));
+
+  it("fails only the item that cannot be chunked", () =>
+    withApp(
+      async (app) => {
+        const { apiKey } = await makeTeam(app);
+        const answer = await batch(app, apiKey, [
+          { title: "A", content: "sirenian a" },
+          { title: "B", content: "explode here" },
+          { title: "C", content: "sirenian c" },
+        ]);
+        expect(answer.results.map((r) => ("document" in r ? "stored" : r.error.code))).toEqual([
+          "stored",
+          "unavailable",
+          "stored",
+        ]);
+        expect((await search(app, apiKey, "sirenian")).corpus.documents).toBe(2);
+      },
+      {
+        // A chunker that fails as a crashed pool worker does: a plain Error, not a domain error.
+        chunker: async (doc) => {
+          if (doc.content.includes("explode")) throw new Error("chunk worker crashed");
+          return inlineChunker(doc);
+        },
+      },
+    ));
 
   it("writes 500 small documents in at most 10 transactions, indexed by one catch-up, all searchable", () =>
     withApp(async (app) => {

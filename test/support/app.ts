@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { type AppConfig, createApp, type Memoria } from "../../src/app.js";
 import type { Clock } from "../../src/clock.js";
 import type { PassageHit, PassageIndexOptions } from "../../src/index/passage-index.js";
+import type { Chunker } from "../../src/ingest/chunker.js";
 import { type Logger, silentLogger } from "../../src/logger.js";
 import { toBase64Url } from "../../src/seal/bytes.js";
 import { Keyring } from "../../src/seal/keyring.js";
@@ -37,6 +38,8 @@ export interface TestAppOptions {
   indexOptions?: PassageIndexOptions;
   /** Silent unless a test reads the log. */
   logger?: Logger;
+  /** How documents are chunked (inline by default, as the app's own default). */
+  chunker?: Chunker;
 }
 
 export function newMasterKey(): Uint8Array<ArrayBuffer> {
@@ -64,6 +67,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     clock: options.clock ?? { now: () => new Date() },
     logger: options.logger ?? silentLogger,
     ...(options.indexOptions ? { indexOptions: options.indexOptions } : {}),
+    ...(options.chunker ? { chunker: options.chunker } : {}),
   });
   return {
     memoria,
