@@ -2,6 +2,7 @@
 // The add-a-note form: a title, optional folders, and the content pasted or as a file. multipart, so one
 // form carries either; the CSRF token rides in it like in every other form.
 
+import { ErrorNote } from "./error-note.js";
 import { Layout } from "./layout.js";
 
 export interface AddNotePageProps {
@@ -14,11 +15,7 @@ export function AddNotePage({ csrf, values, error }: AddNotePageProps) {
   return (
     <Layout title="Add a note" csrf={csrf}>
       <h1>Add a note</h1>
-      {error ? (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <ErrorNote message={error} />
       <form method="post" action="/page/notes" enctype="multipart/form-data">
         <input type="hidden" name="csrf" value={csrf} />
         <label for="title">Title</label>

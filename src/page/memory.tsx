@@ -3,6 +3,7 @@
 // rendered block, and how it was cut to the budget.
 
 import type { WorkingMemory } from "../services/memory.js";
+import { ErrorNote } from "./error-note.js";
 import { Layout } from "./layout.js";
 
 export interface MemoryPageProps {
@@ -36,11 +37,7 @@ export function MemoryPage({ csrf, form, defaultBudget, maxBudget, result, error
         <input type="hidden" name="ask" value="1" />
         <button type="submit">Ask</button>
       </form>
-      {error ? (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <ErrorNote message={error} />
       {result ? (
         <section aria-label="Working memory block">
           <h2>Accounting</h2>

@@ -3,6 +3,7 @@
 // "nothing matched among N documents", never as "there is nothing".
 
 import type { SearchResult } from "../services/search.js";
+import { ErrorNote } from "./error-note.js";
 import { Hit } from "./hit.js";
 import { Layout } from "./layout.js";
 
@@ -31,11 +32,7 @@ export function SearchPage({ csrf, query, result, error }: SearchPageProps) {
           <button type="submit">Search</button>
         </form>
       </search>
-      {error ? (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <ErrorNote message={error} />
       {result ? (
         <section aria-label="Results">
           <p class="corpus" role="status">

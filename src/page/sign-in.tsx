@@ -1,6 +1,7 @@
 /** @jsxRuntime automatic @jsxImportSource hono/jsx */
 // The sign-in page: one "Team key" field. A wrong key is said so here, never which part was wrong.
 
+import { ErrorNote } from "./error-note.js";
 import { Layout } from "./layout.js";
 
 export function SignInPage({ error, notice }: { error?: string; notice?: string }) {
@@ -13,11 +14,7 @@ export function SignInPage({ error, notice }: { error?: string; notice?: string 
           {notice}
         </p>
       ) : null}
-      {error ? (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <ErrorNote message={error} />
       <form method="post" action="/page/sign-in">
         <label for="key">Team key</label>
         <input
