@@ -15,9 +15,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { BENCH_ADMIN as ADMIN } from "./app-config.js";
 import { CORPUS_SEED, type CorpusPassage, corpusPassages, generateCorpus, PATH_SEPARATOR } from "./corpus.js";
 import { measureFloor } from "./floor.js";
-import { BENCH_ADMIN as ADMIN, serveBenchApp, startBenchServer } from "./server.js";
+import { serveBenchApp, startBenchServer } from "./server.js";
 
 /** Requests in flight one document a request: what the import sent before batches (its CONCURRENCY). */
 const SINGLE_IN_FLIGHT = 4;

@@ -12,6 +12,7 @@ import { fromBase64 } from "../src/seal/bytes.js";
 import { Keyring } from "../src/seal/keyring.js";
 import { importMasterKeys } from "../src/seal/master.js";
 import { openStorage } from "../src/store/storage.js";
+import { benchConfig } from "./app-config.js";
 import { corpusPassages, queryMix } from "./corpus.js";
 import { measureFloor, measureQueryFloor, SEARCH_LIMIT } from "./floor.js";
 import { longQueryMix } from "./queries.js";
@@ -49,13 +50,7 @@ async function cold(corpusFile: string, rounds: number) {
   const keyring = new Keyring(await importMasterKeys(fromBase64(corpus.key) as Uint8Array<ArrayBuffer>));
   // No rate limit: the bench sends thousands of requests a minute with one key, on purpose.
   const memoria = createApp({
-    config: {
-      adminToken: null,
-      cronToken: null,
-      maxDocumentBytes: 5 * 1024 * 1024,
-      catchupMs: 60_000,
-      rateLimit: 0,
-    },
+    config: benchConfig({ adminToken: null }),
     storage,
     keyring,
     clock: { now: () => new Date() },

@@ -8,9 +8,9 @@ import { silentLogger } from "../src/logger.js";
 import { Keyring } from "../src/seal/keyring.js";
 import { importMasterKeys } from "../src/seal/master.js";
 import { openStorage } from "../src/store/storage.js";
+import { BENCH_ADMIN as ADMIN, benchConfig } from "./app-config.js";
 import { getSampler, mulberry32, passageBody, phrase, randomInt } from "./corpus.js";
 
-const ADMIN = "bench-admin-token-0123456789";
 const ORIGIN = "http://localhost";
 /** Documents of one ~1 KB passage each: enough for searches to do real work, quick to load. */
 const DOCUMENTS = 3000;
@@ -24,13 +24,7 @@ function percentile(sorted: number[], p: number): number {
 export async function benchPage(): Promise<void> {
   const storage = await openStorage({ url: ":memory:" });
   const memoria = createApp({
-    config: {
-      adminToken: ADMIN,
-      cronToken: null,
-      maxDocumentBytes: 5 * 1024 * 1024,
-      catchupMs: 60_000,
-      rateLimit: 0,
-    },
+    config: benchConfig(),
     storage,
     keyring: new Keyring(await importMasterKeys(crypto.getRandomValues(new Uint8Array(32)))),
     clock: { now: () => new Date() },

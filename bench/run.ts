@@ -45,6 +45,7 @@ import { Keyring } from "../src/seal/keyring.js";
 import { importMasterKeys } from "../src/seal/master.js";
 import { migrations } from "../src/store/migrations/index.js";
 import { openStorage } from "../src/store/storage.js";
+import { BENCH_ADMIN as ADMIN, benchConfig } from "./app-config.js";
 import { type ChartRow, peersChart } from "./chart.js";
 import { benchChunk } from "./chunk.js";
 import { CORPUS_SEED } from "./corpus.js";
@@ -54,8 +55,6 @@ import { benchPage } from "./page.js";
 import { PEERS } from "./peers.js";
 import { type CorpusShape, generateShape, isCorpusShape } from "./shapes.js";
 import { benchUpload } from "./upload.js";
-
-const ADMIN = "bench-admin-token-0123456789";
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -76,13 +75,7 @@ async function sealedCorpus(dir: string, shape: CorpusShape, chunks: number): Pr
   const storage = await openStorage({ url: dbUrl });
   // No rate limit: the bench sends thousands of requests a minute with one key, on purpose.
   const memoria = createApp({
-    config: {
-      adminToken: ADMIN,
-      cronToken: null,
-      maxDocumentBytes: 5 * 1024 * 1024,
-      catchupMs: 60_000,
-      rateLimit: 0,
-    },
+    config: benchConfig(),
     storage,
     keyring: new Keyring(await importMasterKeys(masterKey)),
     clock: { now: () => new Date() },

@@ -10,8 +10,7 @@ import { serveNode } from "../src/runtime/node-server.js";
 import { Keyring } from "../src/seal/keyring.js";
 import { importMasterKeys } from "../src/seal/master.js";
 import { openStorage } from "../src/store/storage.js";
-
-export const BENCH_ADMIN = "bench-admin-token-0123456789";
+import { benchConfig } from "./app-config.js";
 
 /** Serves memoria on a loopback port until SIGTERM, printing `{"message":"listening","port":…}` once. */
 export async function serveBenchApp(options: {
@@ -24,15 +23,7 @@ export async function serveBenchApp(options: {
   const keyring = new Keyring(await importMasterKeys(crypto.getRandomValues(new Uint8Array(32))));
   const pool = options.pool ? new ChunkPool() : null;
   const memoria = createApp({
-    config: {
-      adminToken: BENCH_ADMIN,
-      cronToken: null,
-      maxDocumentBytes: options.maxDocumentBytes,
-      catchupMs: 60_000,
-      // The bench is its own only client and sends thousands of requests a minute: the default 1,200 would
-      // measure the limit, not memoria.
-      rateLimit: 0,
-    },
+    config: benchConfig({ maxDocumentBytes: options.maxDocumentBytes }),
     storage,
     keyring,
     clock: systemClock,

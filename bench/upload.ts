@@ -13,8 +13,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { BENCH_ADMIN as ADMIN } from "./app-config.js";
 import { CORPUS_SEED, generateCorpus, queryMix } from "./corpus.js";
-import { BENCH_ADMIN as ADMIN, serveBenchApp, startBenchServer } from "./server.js";
+import { serveBenchApp, startBenchServer } from "./server.js";
 
 type Mode = "pool" | "inline";
 
