@@ -5,10 +5,12 @@
 // docs/decisions/0002-index-engine.md.
 
 import Database from "libsql";
-import { type MatchQuery, orExpression } from "./query.js";
+import { prunedRanking, type RankedRow } from "./pruned-ranking.js";
+import type { MatchQuery } from "./query.js";
 import { OrderedRanges, UNORDERED_ROWIDS_START } from "./rowids.js";
 import { withoutMarkers } from "./snippet.js";
 import { SnippetTable } from "./snippet-table.js";
+import { TermCounts } from "./term-counts.js";
 import { bm25Weights } from "./weights.js";
 
 /** Joins a heading trail or an ancestry path into one indexed string. */
@@ -87,7 +89,8 @@ const BUILD_AUTOMERGE = 16;
 /** Pages of merging per step after a build: a few milliseconds, so a search never waits long behind one. */
 const MERGE_STEP_PAGES = 64;
 
-// How many passages a quoted term matches: bm25()'s own document count for the phrase. FTS5 counts a
+// How many passages a quoted term matches: bm25()'s own document count for the phrase, which pruning's
+// bounds need (term-counts.ts keeps them between writes). FTS5 counts a
 // doclist without decoding positions (measured at 90k passages: 1.2 ms for a term in 39k of them, 2.7 ms for
 // one in all), which is cheaper than reading the same number from an fts5vocab table (5.8 ms).
 const termCountSql = "SELECT count(*) AS n FROM passages WHERE passages MATCH ?";
@@ -120,8 +123,8 @@ export class PassageIndex {
   readonly #termCount: Database.Statement;
   readonly #mergeStep: Database.Statement;
   readonly #totalChanges: Database.Statement;
-  /** Passages matching each query term, valid until the next change to the index. */
-  readonly #frequencies = new Map<string, number>();
+  /** Passages matching each query term, as lower bounds kept across writes. */
+  readonly #termCounts: TermCounts;
   #passages = 0;
   #nextUnorderedRowid = UNORDERED_ROWIDS_START;
   readonly #ranges: OrderedRanges;
@@ -144,6 +147,7 @@ export class PassageIndex {
     this.#passage = this.#db.prepare(passageSql);
     this.#snippets = new SnippetTable(this.#db);
     this.#termCount = this.#db.prepare(termCountSql);
+    this.#termCounts = new TermCounts((term) => (this.#termCount.get(`"${term}"`) as { n: number }).n);
     this.#mergeStep = this.#db.prepare(
       `INSERT INTO passages (passages, rank) VALUES ('merge', ${MERGE_STEP_PAGES})`,
     );
@@ -155,28 +159,39 @@ export class PassageIndex {
    * and a document's old passages are gone before its new ones are in.
    */
   apply(put: IndexedDocument[], remove: string[] = []): void {
-    this.#frequencies.clear();
-    this.#db.transaction(() => {
-      for (const id of remove) this.#removeDocument(id);
-      for (const doc of put) {
-        this.#removeDocument(doc.id);
-        this.#addDocument(doc);
-      }
-    })();
+    const before = this.#passages;
+    try {
+      this.#db.transaction(() => {
+        for (const id of remove) this.#removeDocument(id);
+        for (const doc of put) {
+          this.#removeDocument(doc.id);
+          this.#addDocument(doc);
+        }
+      })();
+    } catch (error) {
+      this.#termCounts.clear();
+      throw error;
+    }
+    // Passages now = before − removed + added, so this is what left, replaced passages included.
+    const added = put.reduce((n, doc) => n + doc.passages.length, 0);
+    this.#termCounts.removed(before + added - this.#passages);
   }
 
   /**
-   * Answers a query as its full expression would, leaving terms found in half of all passages out of the OR
-   * (they stay in the NEAR group); docs/decisions/0006-common-terms.md says why and what it saves.
+   * Answers a query as its full expression would, without scoring the passages that can only hold terms too
+   * weak to reach the top `limit` (pruned-ranking.ts; docs/decisions/0022-long-query-pruning.md). Snippets
+   * highlight with the full expression.
    */
   find(query: MatchQuery, limit: number): PassageHit[] {
-    // One term has nothing to leave out.
-    if (query.terms.length < 2) return this.search(query.expression, limit);
-    const common = this.#commonTerms(query.terms);
-    const kept = query.terms.filter((_, i) => !common[i]);
-    if (kept.length === 0 || kept.length === query.terms.length) return this.search(query.expression, limit);
-    const hits = this.search(orExpression(kept, query.terms), limit, query.expression);
-    return hits.length < limit ? this.search(query.expression, limit) : hits;
+    // Pruning merges lists by rowid for ties, which is the contract's order only while every document's
+    // rowids are ordered (rowids.ts); until a rebuild restores that, the full expression answers.
+    if (this.#unordered > 0 || query.expression === "") return this.search(query.expression, limit);
+    const ranked = prunedRanking(query.terms, limit, {
+      rank: (expression, n) => this.#rankByRowid.all(expression, n) as RankedRow[],
+      matchingAtLeast: (term) => this.#termCounts.matchingAtLeast(term, this.#passages),
+      passages: this.#passages,
+    });
+    return this.#answer(ranked, query.expression);
   }
 
   /**
@@ -185,19 +200,23 @@ export class PassageIndex {
    */
   search(expression: string, limit: number, highlight = expression): PassageHit[] {
     if (expression === "") return [];
-    type Ranked = { rowid: number; rank: number };
-    let ranked: Ranked[];
+    let ranked: RankedRow[];
     if (this.#unordered === 0) {
-      ranked = this.#rankByRowid.all(expression, limit) as Ranked[];
+      ranked = this.#rankByRowid.all(expression, limit) as RankedRow[];
     } else {
-      ranked = this.#rank.all(expression, limit + 1) as Ranked[];
+      ranked = this.#rank.all(expression, limit + 1) as RankedRow[];
       if (ranked.length > limit) {
         ranked =
           ranked[limit]?.rank === ranked[limit - 1]?.rank
-            ? (this.#rankWithTies.all(expression, limit) as Ranked[])
+            ? (this.#rankWithTies.all(expression, limit) as RankedRow[])
             : ranked.slice(0, limit);
       }
     }
+    return this.#answer(ranked, highlight);
+  }
+
+  /** The hits for ranked rows: their stored columns, snippets marking what `highlight` matches, sorted. */
+  #answer(ranked: readonly RankedRow[], highlight: string): PassageHit[] {
     if (ranked.length === 0) return [];
     const stored = ranked.map(
       (r) =>
@@ -232,21 +251,6 @@ export class PassageIndex {
         b.score - a.score ||
         (a.documentId < b.documentId ? -1 : a.documentId > b.documentId ? 1 : a.ordinal - b.ordinal),
     );
-  }
-
-  /** For each term, whether it is in at least half of all passages (where FTS5 clamps its IDF). */
-  #commonTerms(terms: readonly string[]): boolean[] {
-    const half = this.#passages / 2;
-    return terms.map((term) => this.#frequency(term) >= half);
-  }
-
-  #frequency(term: string): number {
-    let n = this.#frequencies.get(term);
-    if (n === undefined) {
-      n = (this.#termCount.get(`"${term}"`) as { n: number }).n;
-      this.#frequencies.set(term, n);
-    }
-    return n;
   }
 
   counts(): { documents: number; chunks: number } {

@@ -1,0 +1,82 @@
+// Runs the long-query pruning plan (prune.ts) as a handful of FTS5 expressions, each holding some of the full
+// expression's phrases, and merges their top k into the full expression's top k. The rule, the proof and
+// the measurements: docs/decisions/0022-long-query-pruning.md.
+
+import { phraseBound, splitByThreshold, thresholdTerms } from "./prune.js";
+import { orExpression } from "./query.js";
+
+export interface RankedRow {
+  rowid: number;
+  /** bm25() as FTS5 returns it: negative, smaller is better. */
+  rank: number;
+}
+
+export interface RankingSource {
+  /** Rows matching `expression`, best first, ties by rowid (which is the contract's tie order here). */
+  rank(expression: string, limit: number): RankedRow[];
+  /** A lower bound on the rows holding `term` now; only the bounds and the threshold query depend on it. */
+  matchingAtLeast(term: string): number;
+  /** Rows in the table, as bm25() counts them. */
+  passages: number;
+}
+
+const group = (terms: readonly string[]) => `(${orExpression(terms, [])})`;
+
+/**
+ * The top `limit` rows of the full expression of `terms` (every term ORed plus the NEAR group of all of
+ * them), with its scores, ranked without scoring the rows that can only hold terms too weak to reach the top.
+ *
+ * 1. Threshold: the OR of the rarest terms; its k-th score θ is a lower bound of the answer's k-th score,
+ *    since a row's score over some phrases never exceeds its score over all of them.
+ * 2. Split (prune.ts): non-essential terms, whose bounds summed stay below θ, and essential ones. A row
+ *    holding only non-essential terms cannot reach θ, so the answer's rows all hold an essential term.
+ * 3. Three expressions cover those rows, each scoring its rows with exactly their full-expression score:
+ *    - the essential terms' OR, for rows holding no non-essential term (the other phrases add nothing there);
+ *    - essential AND non-essential, for rows holding both (every phrase present is in it);
+ *    - every term AND the NEAR group, for rows where the NEAR group matches (every phrase, in the full
+ *      expression's order). Without a match FTS5 never scores a row, so this costs a few seeks.
+ *    A row's score from an expression lacking some of its phrases is below its full score, so when it
+ *    surfaces in a list it does not belong to, its full-score list holds k rows above it: the top k of the
+ *    merged lists, each row at its most complete score, is the full expression's top k.
+ *
+ * The one difference: the essential-AND-non-essential expression orders the phrases essential first, so a
+ * row holding both sums the same shares in another order than the full expression would, which can differ
+ * in the last bits (measured: at most 7.1e-15 on scores of ~10–40). 0022 records it.
+ */
+export function prunedRanking(terms: readonly string[], limit: number, source: RankingSource): RankedRow[] {
+  const full = orExpression(terms, terms);
+  if (terms.length < 2 || limit < 1) return source.rank(full, limit);
+  const matching = new Map<string, number>();
+  for (const term of terms) if (!matching.has(term)) matching.set(term, source.matchingAtLeast(term));
+
+  const threshold = source.rank(orExpression(thresholdTerms(terms, matching, limit), []), limit);
+  const kth = threshold[limit - 1];
+  // Fewer rows than asked for: every row of the full expression may be in the answer.
+  if (kth === undefined) return source.rank(full, limit);
+
+  const bounds = new Map([...matching].map(([term, n]) => [term, phraseBound(source.passages, n)]));
+  const first = splitByThreshold(terms, bounds, -kth.rank);
+  if (first.nonEssential.length === 0 || first.essential.length === 0) return source.rank(full, limit);
+
+  const essentialOnly = source.rank(group(first.essential), limit);
+  // The essential terms' k-th score is a higher threshold than the rarest terms' (more phrases, same rows
+  // and more), so a second split leaves more terms out of the costly list below. The first list still
+  // serves: a row holding none of the second split's non-essential terms holds only first-split essential
+  // ones, and there its score is the full one.
+  const higher = essentialOnly[limit - 1];
+  const { essential, nonEssential } =
+    higher !== undefined && higher.rank < kth.rank ? splitByThreshold(terms, bounds, -higher.rank) : first;
+
+  const best = new Map<number, number>();
+  // Later lists score their rows more completely, so they overwrite.
+  const lists = [
+    essentialOnly,
+    source.rank(`${group(essential)} AND ${group(nonEssential)}`, limit),
+    source.rank(`${group(terms)} AND ${orExpression([], terms)}`, limit),
+  ];
+  for (const list of lists) for (const row of list) best.set(row.rowid, row.rank);
+  return [...best]
+    .map(([rowid, rank]) => ({ rowid, rank }))
+    .sort((a, b) => a.rank - b.rank || a.rowid - b.rowid)
+    .slice(0, limit);
+}

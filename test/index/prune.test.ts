@@ -1,0 +1,321 @@
+// Long-query pruning (src/index/prune.ts, pruned-ranking.ts): the pure planning, the FTS5 facts it relies
+// on, and the oracle — PassageIndex.find must answer as the full expression does, over generated corpora and
+// generated 1–20-word queries: the same passages in the same order with the same snippets, scores equal to
+// within the last bits (docs/decisions/0022-long-query-pruning.md says why they may differ there).
+
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { type IndexedDocument, type PassageHit, PassageIndex } from "../../src/index/passage-index.js";
+import {
+  BOUND_MARGIN,
+  IDF_FLOOR,
+  phraseBound,
+  phraseIdf,
+  splitByThreshold,
+  THRESHOLD_ROWS_PER_LIMIT,
+  thresholdTerms,
+} from "../../src/index/prune.js";
+import { prunedRanking, type RankedRow } from "../../src/index/pruned-ranking.js";
+import { matchQuery } from "../../src/index/query.js";
+import { MAX_COUNTED_TERMS, RECOUNT_REMOVED_SHARE, TermCounts } from "../../src/index/term-counts.js";
+
+/** Scores may differ from the full expression's in the last bits only: 0022 measured at most 7.1e-15. */
+const SCORE_TOLERANCE = 1e-12;
+
+describe("planning", () => {
+  it("computes FTS5's IDF and clamps it where a term is in half of all rows or more", () => {
+    expect(phraseIdf(1000, 10)).toBeCloseTo(Math.log(990.5 / 10.5), 12);
+    expect(phraseIdf(1000, 500)).toBe(IDF_FLOOR);
+    expect(phraseIdf(1000, 1000)).toBe(IDF_FLOOR);
+    expect(phraseBound(1000, 10)).toBeCloseTo(phraseIdf(1000, 10) * 2.2 * (1 + BOUND_MARGIN), 12);
+  });
+
+  it("bounds a rarer term higher, so an undercount only loosens the bound", () => {
+    expect(phraseBound(1000, 5)).toBeGreaterThan(phraseBound(1000, 50));
+    expect(phraseBound(1000, -3)).toBe(phraseBound(1000, 0));
+  });
+
+  it("leaves out the weakest terms while their bounds summed stay strictly below the threshold", () => {
+    const bounds = new Map([
+      ["the", 0.25],
+      ["of", 0.25],
+      ["cell", 3],
+      ["protein", 4],
+      ["walrus", 12],
+    ]);
+    const terms = ["walrus", "the", "protein", "of", "cell"];
+    expect(splitByThreshold(terms, bounds, 7)).toEqual({
+      essential: ["walrus", "protein"],
+      nonEssential: ["the", "of", "cell"],
+    });
+    // Exactly at the threshold is not below it: a row scoring θ could still tie into the top k.
+    expect(splitByThreshold(terms, bounds, 3.5).nonEssential).toEqual(["the", "of"]);
+    expect(splitByThreshold(terms, bounds, 7.75).nonEssential).toEqual(["the", "protein", "of", "cell"]);
+    expect(splitByThreshold(terms, bounds, 0).nonEssential).toEqual([]);
+  });
+
+  it("counts a term typed twice as two phrases, and keeps both in its list", () => {
+    const bounds = new Map([
+      ["cell", 3],
+      ["walrus", 12],
+    ]);
+    expect(splitByThreshold(["cell", "walrus", "cell"], bounds, 5)).toEqual({
+      essential: ["cell", "walrus", "cell"],
+      nonEssential: [],
+    });
+    expect(splitByThreshold(["cell", "walrus", "cell"], bounds, 6.5)).toEqual({
+      essential: ["walrus"],
+      nonEssential: ["cell", "cell"],
+    });
+  });
+
+  it("takes the rarest terms for the threshold query until their rows reach a multiple of the limit", () => {
+    const matching = new Map([
+      ["the", 900],
+      ["cell", 60],
+      ["walrus", 3],
+      ["protein", 40],
+    ]);
+    expect(THRESHOLD_ROWS_PER_LIMIT).toBe(8);
+    expect(thresholdTerms(["the", "cell", "walrus", "protein"], matching, 10)).toEqual([
+      "walrus",
+      "protein",
+      "cell",
+    ]);
+    expect(thresholdTerms(["the", "walrus", "walrus"], matching, 1)).toEqual(["walrus", "the"]);
+    expect(thresholdTerms(["walrus"], matching, 100)).toEqual(["walrus"]);
+  });
+});
+
+describe("term counts", () => {
+  it("keeps a count across writes as a lower bound, and recounts once removals pass their share", () => {
+    let asked = 0;
+    let real = 50;
+    const counts = new TermCounts(() => {
+      asked++;
+      return real;
+    });
+    expect(counts.matchingAtLeast("cell", 1000)).toBe(50);
+    real = 47;
+    counts.removed(3);
+    expect(counts.matchingAtLeast("cell", 1000)).toBe(47);
+    expect(asked).toBe(1);
+    counts.removed(1000 * RECOUNT_REMOVED_SHARE);
+    expect(counts.matchingAtLeast("cell", 1000)).toBe(47);
+    expect(asked).toBe(2);
+    counts.clear();
+    counts.matchingAtLeast("cell", 1000);
+    expect(asked).toBe(3);
+  });
+
+  it("forgets every count once it holds the most terms it may", () => {
+    let asked = 0;
+    const counts = new TermCounts(() => ++asked);
+    for (let i = 0; i < MAX_COUNTED_TERMS; i++) counts.matchingAtLeast(`t${i}`, 10);
+    expect(counts.matchingAtLeast("t0", 10)).toBe(1);
+    counts.matchingAtLeast("one more", 10);
+    expect(counts.matchingAtLeast("t0", 10)).toBe(MAX_COUNTED_TERMS + 2);
+  });
+});
+
+// A vocabulary whose words are found in shrinking shares of passages: the first in every one (clamped IDF),
+// a few in about half, then rarer and rarer ones, so queries mix every kind of term pruning distinguishes.
+const vocabulary = Array.from({ length: 40 }, (_, i) => `w${String.fromCharCode(97 + (i % 26))}${i}x`);
+const share = (i: number) => (i === 0 ? 1 : 0.6 / (1 + i * 0.6));
+
+interface CorpusShape {
+  seed: number;
+  documents: number;
+  /** Passages per document at most. */
+  sections: number;
+}
+
+function mulberry(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Passages with words in every column, repeated words, and duplicated passages (exact score ties). */
+function corpus({ seed, documents, sections }: CorpusShape): IndexedDocument[] {
+  const random = mulberry(seed);
+  const words = (count: number) =>
+    Array.from({ length: count }, () => {
+      for (;;) {
+        const i = Math.floor(random() * vocabulary.length);
+        if (random() < share(i) || i === 0) return vocabulary[i] as string;
+      }
+    }).join(" ");
+  const docs: IndexedDocument[] = [];
+  for (let d = 0; d < documents; d++) {
+    const id = `d${String(d).padStart(4, "0")}`;
+    const twin = d > 0 && random() < 0.1 ? docs[d - 1] : undefined;
+    const count = 1 + Math.floor(random() * sections);
+    const passages = twin
+      ? twin.passages.map((p) => ({ ...p, chunkId: `${id}.${p.ordinal}` }))
+      : Array.from({ length: count }, (_, ordinal) => ({
+          chunkId: `${id}.${ordinal}`,
+          ordinal,
+          heading: random() < 0.3 ? words(1 + Math.floor(random() * 3)) : "",
+          text: words(4 + Math.floor(random() * 40)),
+        }));
+    docs.push({
+      id,
+      title: twin?.title ?? words(1 + Math.floor(random() * 3)),
+      path: twin?.path ?? (random() < 0.5 ? [words(1)] : []),
+      passages,
+    });
+  }
+  return docs;
+}
+
+const query = fc
+  .array(fc.oneof(fc.constantFrom(...vocabulary), fc.constantFrom("absentword", vocabulary[0] as string)), {
+    minLength: 1,
+    maxLength: 20,
+  })
+  .map((words) => words.join(" "));
+
+/** find() against the oracle: the full expression, run as it is. */
+function expectAsFullExpression(index: PassageIndex, q: string, limit: number): void {
+  const match = matchQuery(q);
+  const found = index.find(match, limit);
+  const full = index.search(match.expression, limit);
+  const view = (hits: PassageHit[]) => hits.map((h) => ({ ...h, score: 0 }));
+  expect(view(found), q).toEqual(view(full));
+  for (const [i, hit] of found.entries()) {
+    const expected = full[i]?.score ?? 0;
+    expect(Math.abs(hit.score - expected), q).toBeLessThanOrEqual(SCORE_TOLERANCE * Math.max(1, expected));
+  }
+}
+
+/** How many expressions prunedRanking asks for, over the index's own search: 4 when it pruned. */
+function listsAsked(index: PassageIndex, q: string, limit: number): number {
+  let asked = 0;
+  // Stand-in rowids: only which expressions pruning asks for is counted here, not its merge.
+  const rowids = new Map<string, number>();
+  const rowid = (chunkId: string) => rowids.get(chunkId) ?? rowids.set(chunkId, rowids.size).size - 1;
+  prunedRanking(matchQuery(q).terms, limit, {
+    rank: (expression, n) => {
+      asked++;
+      return index.search(expression, n).map((h): RankedRow => ({ rowid: rowid(h.chunkId), rank: -h.score }));
+    },
+    matchingAtLeast: (term) => index.search(`"${term}"`, 100_000).length,
+    passages: index.counts().chunks,
+  });
+  return asked;
+}
+
+describe("the oracle: pruned find() answers as the full expression", () => {
+  it("property: generated corpora and 1–20-word queries, at limits from 1 to 30", () => {
+    let queries = 0;
+    let pruned = 0;
+    fc.assert(
+      fc.property(
+        fc.record({
+          seed: fc.integer(),
+          documents: fc.integer({ min: 1, max: 160 }),
+          sections: fc.integer({ min: 1, max: 4 }),
+        }),
+        fc.array(fc.tuple(query, fc.integer({ min: 1, max: 30 })), { minLength: 1, maxLength: 12 }),
+        (shape, asked) => {
+          const index = new PassageIndex();
+          try {
+            index.apply(corpus(shape));
+            for (const [q, limit] of asked) {
+              expectAsFullExpression(index, q, limit);
+              queries++;
+              if (listsAsked(index, q, limit) === 4) pruned++;
+            }
+          } finally {
+            index.close();
+          }
+        },
+      ),
+      { numRuns: 80 },
+    );
+    // Not a vacuous oracle: most generated queries take the pruned path (measured: 455 of 722).
+    expect(pruned).toBeGreaterThan(queries / 3);
+  });
+
+  it("property: after removals and replacements, counts kept as lower bounds still give the same answer", () => {
+    fc.assert(
+      fc.property(
+        fc.integer(),
+        fc.array(query, { minLength: 1, maxLength: 8 }),
+        fc.integer({ min: 1, max: 25 }),
+        (seed, queries, limit) => {
+          const docs = corpus({ seed, documents: 150, sections: 2 });
+          const index = new PassageIndex();
+          try {
+            index.apply(docs);
+            for (const q of queries) expectAsFullExpression(index, q, limit);
+            // Few enough removals that the counts are kept (under RECOUNT_REMOVED_SHARE of the index) …
+            index.apply([], [docs[3]?.id ?? ""]);
+            for (const q of queries) expectAsFullExpression(index, q, limit);
+            // … and many: half the documents go, the other half are rewritten with another document's text.
+            const rewritten = docs.slice(75).map((d, i) => ({ ...d, passages: docs[i]?.passages ?? [] }));
+            index.apply(
+              rewritten,
+              docs.slice(0, 75).map((d) => d.id),
+            );
+            for (const q of queries) expectAsFullExpression(index, q, limit);
+          } finally {
+            index.close();
+          }
+        },
+      ),
+      { numRuns: 25 },
+    );
+  });
+
+  it("a long query over a corpus with common words prunes, and still answers as the full expression", () => {
+    const index = new PassageIndex();
+    index.apply(corpus({ seed: 5, documents: 400, sections: 3 }));
+    const q = vocabulary.slice(0, 16).join(" ");
+    // Threshold, essential terms, essential AND the others, NEAR: the full expression never runs.
+    expect(listsAsked(index, q, 10)).toBe(4);
+    expectAsFullExpression(index, q, 10);
+    index.close();
+  });
+});
+
+describe("the FTS5 facts pruning relies on", () => {
+  const index = new PassageIndex();
+  index.apply(corpus({ seed: 9, documents: 200, sections: 3 }));
+  const passages = index.counts().chunks;
+
+  it("no row's share of a phrase reaches the phrase's bound", () => {
+    for (const term of vocabulary) {
+      const hits = index.search(`"${term}"`, 100_000);
+      for (const hit of hits) expect(hit.score).toBeLessThan(phraseBound(passages, hits.length));
+    }
+  });
+
+  it("a row's score over some of the phrases is the sum of their shares, and never above the full score", () => {
+    const terms = vocabulary.slice(3, 9);
+    const full = new Map(
+      index.search(matchQuery(terms.join(" ")).expression, 100_000).map((h) => [h.chunkId, h]),
+    );
+    const shares = terms.map(
+      (t) => new Map(index.search(`"${t}"`, 100_000).map((h) => [h.chunkId, h.score])),
+    );
+    const subset = index.search(
+      terms
+        .slice(0, 3)
+        .map((t) => `"${t}"`)
+        .join(" OR "),
+      100_000,
+    );
+    for (const hit of subset) {
+      const sum = shares.slice(0, 3).reduce((s, m) => s + (m.get(hit.chunkId) ?? 0), 0);
+      expect(hit.score).toBe(sum);
+      expect(hit.score).toBeLessThanOrEqual(full.get(hit.chunkId)?.score ?? 0);
+    }
+  });
+});
