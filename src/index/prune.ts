@@ -27,6 +27,14 @@ export const BOUND_MARGIN = 1e-9;
  */
 export const THRESHOLD_ROWS_PER_LIMIT = 8;
 
+/**
+ * The most rows the threshold query may reach, as a multiple of the limit: a query whose rare words are too
+ * few would otherwise pull in a common one, and the threshold query would cost what the full expression
+ * costs before the full expression runs anyway (measured on the short mix at 20k passages: p99 22.9 ms
+ * against 17.4 ms for the full expression alone, before this cap).
+ */
+export const THRESHOLD_ROWS_CAP_PER_LIMIT = 64;
+
 /** FTS5's IDF for a phrase found in `matching` of `passages` rows, clamped as FTS5 clamps it. */
 export function phraseIdf(passages: number, matching: number): number {
   const idf = Math.log((passages - matching + 0.5) / (matching + 0.5));
@@ -42,8 +50,9 @@ export function phraseBound(passages: number, matchingAtLeast: number): number {
 }
 
 /**
- * The rarest terms whose rows together reach THRESHOLD_ROWS_PER_LIMIT × limit (all terms if they never do),
- * rarest first. `matching` is each term's row count; the threshold query ORs these.
+ * The rarest terms whose rows together reach THRESHOLD_ROWS_PER_LIMIT × limit, rarest first, stopping before
+ * a term that would take them past THRESHOLD_ROWS_CAP_PER_LIMIT × limit (the rarest is always taken).
+ * `matching` is each term's row count; the threshold query ORs these.
  */
 export function thresholdTerms(
   terms: readonly string[],
@@ -54,8 +63,10 @@ export function thresholdTerms(
   const chosen: string[] = [];
   let rows = 0;
   for (const term of rarest) {
+    const more = matching.get(term) ?? 0;
+    if (chosen.length > 0 && rows + more > THRESHOLD_ROWS_CAP_PER_LIMIT * limit) break;
     chosen.push(term);
-    rows += matching.get(term) ?? 0;
+    rows += more;
     if (rows >= THRESHOLD_ROWS_PER_LIMIT * limit) break;
   }
   return chosen;

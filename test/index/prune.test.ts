@@ -12,6 +12,7 @@ import {
   phraseBound,
   phraseIdf,
   splitByThreshold,
+  THRESHOLD_ROWS_CAP_PER_LIMIT,
   THRESHOLD_ROWS_PER_LIMIT,
   thresholdTerms,
 } from "../../src/index/prune.js";
@@ -77,12 +78,15 @@ describe("planning", () => {
       ["protein", 40],
     ]);
     expect(THRESHOLD_ROWS_PER_LIMIT).toBe(8);
+    expect(THRESHOLD_ROWS_CAP_PER_LIMIT).toBe(64);
     expect(thresholdTerms(["the", "cell", "walrus", "protein"], matching, 10)).toEqual([
       "walrus",
       "protein",
       "cell",
     ]);
-    expect(thresholdTerms(["the", "walrus", "walrus"], matching, 1)).toEqual(["walrus", "the"]);
+    expect(thresholdTerms(["the", "walrus", "walrus"], matching, 20)).toEqual(["walrus", "the"]);
+    // A common word would make the threshold query cost what the full expression does: it stops short.
+    expect(thresholdTerms(["the", "walrus", "walrus"], matching, 1)).toEqual(["walrus"]);
     expect(thresholdTerms(["walrus"], matching, 100)).toEqual(["walrus"]);
   });
 });
