@@ -31,17 +31,18 @@ const group = (terms: readonly string[]) => `(${orExpression(terms, [])})`;
  * 2. Split (prune.ts): non-essential terms, whose bounds summed stay below θ, and essential ones. A row
  *    holding only non-essential terms cannot reach θ, so the answer's rows all hold an essential term.
  * 3. Three expressions cover those rows, each scoring its rows with exactly their full-expression score:
- *    - the essential terms' OR, for rows holding no non-essential term (the other phrases add nothing there);
- *    - essential AND non-essential, for rows holding both (every phrase present is in it);
- *    - every term AND the NEAR group, for rows where the NEAR group matches (every phrase, in the full
- *      expression's order). Without a match FTS5 never scores a row, so this costs a few seeks.
- *    A row's score from an expression lacking some of its phrases is below its full score, so when it
- *    surfaces in a list it does not belong to, its full-score list holds k rows above it: the top k of the
- *    merged lists, each row at its most complete score, is the full expression's top k.
+ *    - essential NOT non-essential: rows holding no non-essential term, where the other phrases add nothing
+ *      (nor can the NEAR group match: it needs every term);
+ *    - essential AND non-essential: rows holding both, scored with every term's phrase;
+ *    - every term AND the NEAR group: rows where the NEAR group matches, with every phrase in the full
+ *      expression's order. Without a match FTS5 never scores a row, so this costs a few seeks.
+ *    Only a NEAR row can surface in the second list below its full score, and then the third list holds k
+ *    rows above it: the top k of the merged lists, each row at its most complete score, is the full
+ *    expression's top k.
  *
- * The one difference: the essential-AND-non-essential expression orders the phrases essential first, so a
- * row holding both sums the same shares in another order than the full expression would, which can differ
- * in the last bits (measured: at most 7.1e-15 on scores of ~10–40). 0022 records it.
+ * The one difference: the second expression orders the phrases essential first, so a row holding both
+ * kinds sums the same shares in another order than the full expression would, which can differ in the last
+ * bits (measured: at most 7.1e-15 on scores of ~10–40). 0022 records it.
  */
 export function prunedRanking(terms: readonly string[], limit: number, source: RankingSource): RankedRow[] {
   const full = orExpression(terms, terms);
@@ -55,22 +56,13 @@ export function prunedRanking(terms: readonly string[], limit: number, source: R
   if (kth === undefined) return source.rank(full, limit);
 
   const bounds = new Map([...matching].map(([term, n]) => [term, phraseBound(source.passages, n)]));
-  const first = splitByThreshold(terms, bounds, -kth.rank);
-  if (first.nonEssential.length === 0 || first.essential.length === 0) return source.rank(full, limit);
-
-  const essentialOnly = source.rank(group(first.essential), limit);
-  // The essential terms' k-th score is a higher threshold than the rarest terms' (more phrases, same rows
-  // and more), so a second split leaves more terms out of the costly list below. The first list still
-  // serves: a row holding none of the second split's non-essential terms holds only first-split essential
-  // ones, and there its score is the full one.
-  const higher = essentialOnly[limit - 1];
-  const { essential, nonEssential } =
-    higher !== undefined && higher.rank < kth.rank ? splitByThreshold(terms, bounds, -higher.rank) : first;
+  const { essential, nonEssential } = splitByThreshold(terms, bounds, -kth.rank);
+  if (nonEssential.length === 0 || essential.length === 0) return source.rank(full, limit);
 
   const best = new Map<number, number>();
-  // Later lists score their rows more completely, so they overwrite.
+  // The NEAR list comes last: it scores its rows more completely than the second one, so it overwrites.
   const lists = [
-    essentialOnly,
+    source.rank(`${group(essential)} NOT ${group(nonEssential)}`, limit),
     source.rank(`${group(essential)} AND ${group(nonEssential)}`, limit),
     source.rank(`${group(terms)} AND ${orExpression([], terms)}`, limit),
   ];

@@ -282,7 +282,7 @@ describe("the oracle: pruned find() answers as the full expression", () => {
     const index = new PassageIndex();
     index.apply(corpus({ seed: 5, documents: 400, sections: 3 }));
     const q = vocabulary.slice(0, 16).join(" ");
-    // Threshold, essential terms, essential AND the others, NEAR: the full expression never runs.
+    // Threshold, essential NOT the others, essential AND the others, NEAR: the full expression never runs.
     expect(listsAsked(index, q, 10)).toBe(4);
     expectAsFullExpression(index, q, 10);
     index.close();
