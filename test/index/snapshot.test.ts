@@ -15,6 +15,8 @@ import {
   SnapshotMismatchError,
   schemaFingerprint,
   type TablePage,
+  TableRestore,
+  Utf8Text,
 } from "../../src/index/snapshot.js";
 
 const opened: { close(): void; isOpen(): boolean }[] = [];
@@ -191,7 +193,13 @@ describe("the page codec", () => {
         [9007199254740993n, 2.0, -0],
       ],
     };
-    expect(decodePage(encodePage(page))).toEqual(page);
+    const decoded = decodePage(encodePage(page));
+    // Text comes back as its UTF-8 bytes, to be bound as text again.
+    expect(decoded.rows[0]?.[1]).toBeInstanceOf(Utf8Text);
+    const asStrings = decoded.rows.map((row) => row.map((v) => (v instanceof Utf8Text ? v.toString() : v)));
+    expect({ ...decoded, rows: asStrings }).toEqual(page);
+    // And re-encodes to the same bytes.
+    expect(encodePage(decoded)).toEqual(encodePage(page));
   });
 
   it("reads 64-bit rowids out of an index's tables exactly", () => {
@@ -206,6 +214,27 @@ describe("the page codec", () => {
       { table: "plain", columns: ["rowid", "v"], rows: [[2n ** 60n, "y"]] },
     ]);
     db.close();
+  });
+
+  it("restores text as text, byte for byte, and refuses text that is not UTF-8", () => {
+    const source = new Database(":memory:");
+    source.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, v)");
+    source.prepare("INSERT INTO t VALUES (1, ?), (2, ?), (3, ?), (4, ?)").run("漢字 🙂 é", "", null, 7n);
+    const target = new Database(":memory:");
+    target.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, v)");
+    const restore = new TableRestore(target);
+    for (const page of exportTables(source, 2)) restore.write(decodePage(encodePage(page)));
+    const read = "SELECT id, v, typeof(v) AS type FROM t ORDER BY id";
+    expect(target.prepare(read).all()).toEqual(source.prepare(read).all());
+
+    const bad = encodePage({
+      table: "t",
+      columns: ["id", "v"],
+      rows: [[5n, new Utf8Text(new Uint8Array([0xff, 0xfe]))]],
+    });
+    expect(() => decodePage(bad)).toThrow(SnapshotMismatchError);
+    source.close();
+    target.close();
   });
 
   it("refuses bytes that end early or run past their rows", () => {
