@@ -78,6 +78,8 @@ const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 export class Snapshots {
   readonly counts: SnapshotCounts = { restored: 0, ignored: 0, written: 0 };
   readonly #pending = new Set<Promise<unknown>>();
+  /** Per team, the snapshot write under way (see write). */
+  readonly #writing = new WeakMap<LiveTeam, Promise<boolean>>();
 
   constructor(private readonly deps: SnapshotDeps) {}
 
@@ -185,7 +187,19 @@ export class Snapshots {
    * Takes a snapshot of the team's indexes in its queue (so no write, catch-up or merge changes them between
    * pages; searches of this and other teams run between pages), seals it, then stores it outside the queue.
    */
-  async write(key: TeamKey, team: LiveTeam): Promise<boolean> {
+  write(key: TeamKey, team: LiveTeam): Promise<boolean> {
+    // One write at a time per team: a commit deletes every part but its own, so a second write's parts,
+    // stored meanwhile, would be lost to the first's commit and leave a snapshot that does not open.
+    const previous = this.#writing.get(team) ?? Promise.resolve();
+    const writing = previous.then(
+      () => this.#write(key, team),
+      () => this.#write(key, team),
+    );
+    this.#writing.set(team, writing);
+    return writing;
+  }
+
+  async #write(key: TeamKey, team: LiveTeam): Promise<boolean> {
     const { storage, logger } = this.deps;
     const started = performance.now();
     const snapshotId = newId("s");
