@@ -69,9 +69,13 @@ function runRow(row: Record<string, unknown>): ChunkRunRow {
 }
 
 /**
- * Appends a change record with the team's next seq. `guard` makes it conditional. It filters the one row of
- * an inner aggregate rather than sitting in HAVING: an aggregate without GROUP BY yields a row even when its
- * WHERE matches nothing, and sqld (so Turso) refuses HAVING without GROUP BY as a syntax error.
+ * Appends a change record with the team's next seq. `guard` makes it conditional: the SELECT has no FROM and
+ * no aggregate of its own, so a false guard yields no row (an aggregate without GROUP BY yields one even when
+ * its WHERE matches nothing, and sqld, so Turso, refuses HAVING without GROUP BY). The seq is a scalar
+ * subquery that is a bare MAX, which SQLite answers from the end of the (team_id, seq) key; the earlier form,
+ * MAX inside COALESCE in a FROM subquery, visited every change of the team, so each append cost O(changes):
+ * measured at 20k changes, 540 µs an append against 5 µs now (the 20k-document bench spent most of its
+ * storage time there).
  */
 export function appendChange(
   teamId: string,
@@ -82,9 +86,8 @@ export function appendChange(
 ): { sql: string; args: InValue[] } {
   return {
     sql: `INSERT INTO changes (team_id, seq, kind, entity_id, at)
-          SELECT ?, latest + 1, ?, ?, ?
-          FROM (SELECT COALESCE(MAX(seq), 0) AS latest FROM changes WHERE team_id = ?) WHERE ${guard}`,
-    args: [teamId, kind, entityId, at, teamId],
+          SELECT ?, COALESCE((SELECT MAX(seq) FROM changes WHERE team_id = ?), 0) + 1, ?, ?, ? WHERE ${guard}`,
+    args: [teamId, teamId, kind, entityId, at],
   };
 }
 
