@@ -377,13 +377,17 @@ export class DocumentService {
     const contentBytes = utf8Length(input.content);
     this.#refuseTooLarge(contentBytes);
     const chunker = this.deps.chunker ?? inlineChunker;
-    const passages = await chunker({ title: input.title, content: input.content, format: input.format });
+    // The hash is a WebCrypto call on the thread pool: it runs while the document is chunked.
+    const [passages, contentHash] = await Promise.all([
+      chunker({ title: input.title, content: input.content, format: input.format }),
+      contentHashOf(input.content),
+    ]);
     const meta: DocumentMeta = {
       title: input.title,
       path: input.path,
       format: input.format,
       externalId: input.externalId,
-      contentHash: await contentHashOf(input.content),
+      contentHash,
     };
     return { passages, meta, contentBytes };
   }
@@ -454,32 +458,38 @@ export class DocumentService {
     const now = this.deps.clock.now().toISOString();
     const version = (base?.version ?? 0) + 1;
     const indexed: IndexedDocument = { id, title: input.title, path: input.path, passages: [] };
-    const runs = await Promise.all(
-      chunkRuns(passages).map(async (run) => {
-        const firstOrdinal = run[0]?.ordinal ?? 0;
-        const bodies = run.map((p) => ({ heading: p.heading, text: p.text }));
-        // As a re-read of this run gives its chunks to the index (src/live/load-passages.ts readDocument).
-        for (const [j, body] of bodies.entries()) {
-          const ordinal = firstOrdinal + j;
-          indexed.passages.push({ chunkId: chunkId(id, version, ordinal), ordinal, ...body });
-        }
-        return {
-          documentId: id,
-          firstOrdinal,
-          count: run.length,
-          version,
-          sealed: await sealChunkRun(
-            key,
-            { documentId: id, version, firstOrdinal },
-            { title: input.title, path: input.path, chunks: bodies },
-          ),
-        };
-      }),
-    );
+    // The seals are independent WebCrypto calls, each a round trip to the thread pool: made at once, a
+    // document costs one round trip, not three, and the request thread has other work while they run.
+    const [runs, sealedMeta, content] = await Promise.all([
+      Promise.all(
+        chunkRuns(passages).map(async (run) => {
+          const firstOrdinal = run[0]?.ordinal ?? 0;
+          const bodies = run.map((p) => ({ heading: p.heading, text: p.text }));
+          // As a re-read of this run gives its chunks to the index (src/live/load-passages.ts readDocument).
+          for (const [j, body] of bodies.entries()) {
+            const ordinal = firstOrdinal + j;
+            indexed.passages.push({ chunkId: chunkId(id, version, ordinal), ordinal, ...body });
+          }
+          return {
+            documentId: id,
+            firstOrdinal,
+            count: run.length,
+            version,
+            sealed: await sealChunkRun(
+              key,
+              { documentId: id, version, firstOrdinal },
+              { title: input.title, path: input.path, chunks: bodies },
+            ),
+          };
+        }),
+      ),
+      sealDocumentMeta(key, id, meta),
+      sealContent(key, id, input.content),
+    ]);
     const row: DocumentRow = {
       teamId: key.teamId,
       id,
-      sealed: await sealDocumentMeta(key, id, meta),
+      sealed: sealedMeta,
       externalRef: ref,
       version,
       chunkCount: passages.length,
@@ -487,7 +497,7 @@ export class DocumentService {
       createdAt: base?.createdAt ?? now,
       updatedAt: now,
     };
-    return { write: { row, content: await sealContent(key, id, input.content), runs }, indexed };
+    return { write: { row, content, runs }, indexed };
   }
 
   async #view(key: TeamKey, row: DocumentRow): Promise<DocumentView> {
