@@ -11,7 +11,7 @@ import type { Passage } from "../ingest/chunk.js";
 import { type Chunker, inlineChunker } from "../ingest/chunker.js";
 import type { DocumentFormat } from "../ingest/formats.js";
 import { contentHashOf, describeNotText, notTextReason } from "../ingest/text.js";
-import type { LiveIndexes } from "../live/indexes.js";
+import type { LiveIndexes, WrittenDocuments } from "../live/indexes.js";
 import { toHex } from "../seal/bytes.js";
 import { blindIndex, type TeamKey } from "../seal/team-key.js";
 import {
@@ -102,6 +102,13 @@ interface Sealed {
   indexed: IndexedDocument;
 }
 
+/** A document stored by one transaction, and what that transaction wrote, for the live index. */
+interface Stored {
+  document: DocumentView;
+  created: boolean;
+  written: WrittenDocuments;
+}
+
 /** A batch item that passed its checks, with its place in the batch. */
 interface Pending {
   index: number;
@@ -144,8 +151,8 @@ export class DocumentService {
     const store = async () => {
       const prepared = await this.#prepare(input);
       const existing = ref ? await this.deps.storage.documents.findByExternalRef(key.teamId, ref) : null;
-      const stored = await this.#upsert(key, input, prepared, ref, existing);
-      await this.deps.indexes.committed(key);
+      const { written, ...stored } = await this.#upsert(key, input, prepared, ref, existing);
+      await this.deps.indexes.committedDocuments(key, written);
       return stored;
     };
     return ref ? this.#writing.run(this.#refKey(key, ref), store) : store();
@@ -216,8 +223,8 @@ export class DocumentService {
       if (!existing) throw new DomainError("not_found", `No document ${id}.`);
       try {
         const prepared = await this.#prepare(input);
-        const { document } = await this.#store(key, input, prepared, ref, existing, "not_found");
-        await this.deps.indexes.committed(key);
+        const { document, written } = await this.#store(key, input, prepared, ref, existing, "not_found");
+        await this.deps.indexes.committedDocuments(key, written);
         return document;
       } catch (error) {
         if (error instanceof UniqueExternalRefError) {
@@ -353,7 +360,8 @@ export class DocumentService {
       retried = true;
       try {
         const current = item.ref ? await storage.documents.findByExternalRef(key.teamId, item.ref) : null;
-        outcomes[item.index] = await this.#upsert(key, item.input, prepared, item.ref, current);
+        const { document, created } = await this.#upsert(key, item.input, prepared, item.ref, current);
+        outcomes[item.index] = { document, created };
       } catch (error) {
         if (!(error instanceof DomainError)) throw error;
         outcomes[item.index] = { error };
@@ -402,7 +410,7 @@ export class DocumentService {
     prepared: Prepared,
     ref: Uint8Array | null,
     existing: DocumentRow | null,
-  ): Promise<{ document: DocumentView; created: boolean }> {
+  ): Promise<Stored> {
     try {
       return await this.#store(key, input, prepared, ref, existing, "insert");
     } catch (error) {
@@ -418,7 +426,7 @@ export class DocumentService {
    * version read. A replacement that loses a race (another write or a delete committed since the read) is
    * retried on the current row, so concurrent writes apply one after another and versions only go up; when
    * the document is gone, `whenGone` says whether to store it anew (a POST) or answer 404 (a PUT). The
-   * caller brings the index level once its writes are done.
+   * caller brings the index level once its writes are done, with what the write says it wrote.
    */
   async #store(
     key: TeamKey,
@@ -427,13 +435,19 @@ export class DocumentService {
     ref: Uint8Array | null,
     existing: DocumentRow | null,
     whenGone: "insert" | "not_found",
-  ): Promise<{ document: DocumentView; created: boolean }> {
+  ): Promise<Stored> {
     const { storage } = this.deps;
     let base = existing;
     for (let attempt = 1; ; attempt++) {
-      const { write } = await this.#seal(key, input, prepared, ref, base);
-      const seq = await storage.documents.write(write, base?.version ?? null);
-      if (seq !== null) return { document: this.#viewOf(write.row, prepared.meta), created: base === null };
+      const { write, indexed } = await this.#seal(key, input, prepared, ref, base);
+      const seqs = await storage.documents.write(write, base?.version ?? null);
+      if (seqs !== null) {
+        return {
+          document: this.#viewOf(write.row, prepared.meta),
+          created: base === null,
+          written: { ...seqs, documents: [indexed] },
+        };
+      }
       if (attempt >= MAX_WRITE_ATTEMPTS) {
         throw new DomainError(
           "conflict",

@@ -219,15 +219,19 @@ export class DocumentRows {
 
   /**
    * Inserts a new document (`replacing` null) or replaces the stored one if it is still at version
-   * `replacing`, with all of its chunks and a `document.put` change, in one transaction. Returns the change
-   * seq, or null when the replace found the document gone or at another version (nothing is changed then).
+   * `replacing`, with all of its chunks and a `document.put` change, in one transaction. Returns the team's
+   * latest seq before and after it (as writeMany does: `after` is this write's change), or null when the
+   * replace found the document gone or at another version (nothing is changed then).
    */
-  async write(write: DocumentWrite, replacing: number | null): Promise<number | null> {
-    const statements = writeStatements(write, replacing);
+  async write(
+    write: DocumentWrite,
+    replacing: number | null,
+  ): Promise<{ before: number; after: number } | null> {
+    const statements = [latestSeq(write.row.teamId), ...writeStatements(write, replacing)];
     statements.push(latestSeq(write.row.teamId));
     const results = await this.#batch(statements);
-    if ((results[0]?.rowsAffected ?? 0) === 0) return null;
-    return num(results.at(-1)?.rows[0]?.seq);
+    if ((results[1]?.rowsAffected ?? 0) === 0) return null;
+    return { before: num(results[0]?.rows[0]?.seq), after: num(results.at(-1)?.rows[0]?.seq) };
   }
 
   /**

@@ -1,6 +1,6 @@
-// A batch and the team's live index: a transaction's documents go from memory into an index that is level
-// with the change log, and through a replay of the log when something came between; either way the index
-// answers as one rebuilt from the stored rows, and a team with no index loaded stays without one.
+// A batch (and a single write) and the team's live index: a transaction's documents go from memory into an
+// index that is level with the change log, and through a replay of the log when something came between;
+// either way the index answers as one rebuilt from the stored rows, and a team with no index stays so.
 
 import { afterEach, describe, expect, it } from "vitest";
 import type { Clock } from "../../src/clock.js";
@@ -176,6 +176,33 @@ describe("a batch and the team's live index", () => {
     expect(await answers(one, apiKey)).toEqual(expected);
     expect(await answers(two, apiKey)).toEqual(expected);
     expect(one.memoria.indexes.status(teamId).appliedSeq).toBe(latest);
+  });
+
+  it("takes single writes the same way: a POST and a PUT are searched at once, the old version gone", async () => {
+    const { dbUrl, cleanup } = tempDir();
+    cleanups.push(cleanup);
+    const one = await app(dbUrl);
+    const { apiKey } = await makeTeam(one);
+    expect((await search(one, apiKey, "anything")).hits).toHaveLength(0);
+    const rereads = countRereads(one);
+    const posted = await one.request("/v1/documents", {
+      method: "POST",
+      token: apiKey,
+      json: { title: "Burrows", content: "# Wombat\n\nThe wombat digs.\n\n## Quokka\n\nThe quokka smiles." },
+    });
+    const { document } = (await posted.json()) as { document: { id: string } };
+    expect((await search(one, apiKey, "quokka")).hits.map((h) => h.documentId)).toEqual([document.id]);
+    const put = await one.request(`/v1/documents/${document.id}`, {
+      method: "PUT",
+      token: apiKey,
+      json: { title: "Burrows", content: "The numbat digs instead." },
+    });
+    expect(put.status).toBe(200);
+    expect(rereads.count()).toBe(0);
+    expect((await search(one, apiKey, "quokka")).hits).toHaveLength(0);
+    expect((await search(one, apiKey, "numbat")).hits.map((h) => h.chunkId)).toEqual([`${document.id}.2.0`]);
+    const rebuilt = await app(dbUrl, movableClock(), one.masterKey);
+    expect(await answers(rebuilt, apiKey)).toEqual(await answers(one, apiKey));
   });
 
   it("into a cold team: no index is loaded by it, and the first search builds one from the rows", async () => {
