@@ -11,7 +11,7 @@
 //
 // Also the server side of it: `tsx bench/ingest.ts serve <dbUrl>` (run by the suite).
 
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -64,14 +64,33 @@ function floorPassages(docs: readonly IngestDocument[]): CorpusPassage[] {
   }));
 }
 
-// --- the server, in its own process ------------------------------------------------------------------------
-
 // --- the client: this process ------------------------------------------------------------------------------
 
 type Mode = "single" | "batch";
 
-/** Milliseconds from the first document sent to the last one acknowledged, on a fresh server. */
-async function ingest(mode: Mode, docs: readonly IngestDocument[]): Promise<number> {
+/**
+ * The CPU time a process has used, all of its threads, in ms; null where /proc is not there. On a machine
+ * shared with other work the wall-clock time moves with their load, and this much less.
+ */
+function processCpuMs(pid: number | undefined): number | null {
+  try {
+    // Fields after the command name (which is in parentheses and may hold spaces): utime and stime are the
+    // 12th and 13th, in clock ticks of 10 ms on Linux.
+    const fields = (readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1] ?? "").split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Milliseconds from the first document sent to the last one acknowledged, on a fresh server, and the CPU
+ * time the server used meanwhile (null where it cannot be read).
+ */
+async function ingest(
+  mode: Mode,
+  docs: readonly IngestDocument[],
+): Promise<{ ms: number; cpuMs: number | null }> {
   const dir = mkdtempSync(join(tmpdir(), "memoria-bench-ingest-"));
   const server = startBenchServer("bench/ingest.ts", ["serve", `file:${join(dir, "memoria.db")}`]);
   try {
@@ -98,6 +117,7 @@ async function ingest(mode: Mode, docs: readonly IngestDocument[]): Promise<numb
     const inFlight = mode === "single" ? SINGLE_IN_FLIGHT : BATCH_IN_FLIGHT;
     let next = 0;
     let stored = 0;
+    const cpuBefore = processCpuMs(server.child.pid);
     const started = performance.now();
     const worker = async () => {
       while (next < units.length) {
@@ -121,12 +141,14 @@ async function ingest(mode: Mode, docs: readonly IngestDocument[]): Promise<numb
     };
     await Promise.all(Array.from({ length: inFlight }, worker));
     const ms = performance.now() - started;
+    const cpuAfter = processCpuMs(server.child.pid);
+    const cpuMs = cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore;
     const found = await call("GET", "/v1/search?q=the", apiKey);
     const corpus = found.body.corpus as { documents: number };
     if (stored !== docs.length || corpus.documents !== docs.length) {
       throw new Error(`stored ${stored}, the index holds ${corpus.documents}, of ${docs.length}`);
     }
-    return ms;
+    return { ms, cpuMs };
   } finally {
     server.child.kill("SIGTERM");
     await server.exited;
@@ -138,8 +160,10 @@ export async function benchIngest(count: number): Promise<void> {
   const docs = ingestDocuments(count);
   const bytes = docs.reduce((sum, d) => sum + Buffer.byteLength(d.content), 0);
   const floorMs = measureFloor(floorPassages(docs)).ms;
-  const singleMs = await ingest("single", docs);
-  const batchMs = await ingest("batch", docs);
+  const single = await ingest("single", docs);
+  const batch = await ingest("batch", docs);
+  const singleMs = single.ms;
+  const batchMs = batch.ms;
   const floorAfterMs = measureFloor(floorPassages(docs)).ms;
   // The floor before and after, so a machine that got busier in between shows as a spread.
   const floor = (floorMs + floorAfterMs) / 2;
@@ -147,15 +171,16 @@ export async function benchIngest(count: number): Promise<void> {
     `\n## ingest: ${count.toLocaleString("en")} documents of ~${Math.round(bytes / count)} B over HTTP (${(bytes / 1024 / 1024).toFixed(1)} MiB of text)`,
   );
   const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+  const cpu = (ms: number | null) => (ms === null ? "" : `, server CPU ${s(ms)}`);
   const rows: [string, string][] = [
     ["floor: plain FTS5 load of the same text", `${s(floor)}  [${s(floorMs)}, ${s(floorAfterMs)}]`],
     [
       `one a request, ${SINGLE_IN_FLIGHT} in flight`,
-      `${s(singleMs)}  ${(singleMs / floor).toFixed(1)}× the floor, ${Math.round(count / (singleMs / 1000))} documents/s`,
+      `${s(singleMs)}  ${(singleMs / floor).toFixed(1)}× the floor, ${Math.round(count / (singleMs / 1000))} documents/s${cpu(single.cpuMs)}`,
     ],
     [
       `batch route, ${BATCH_DOCUMENTS} a request, ${BATCH_IN_FLIGHT} in flight (target ≤ 10×)`,
-      `${s(batchMs)}  ${(batchMs / floor).toFixed(1)}× the floor, ${Math.round(count / (batchMs / 1000))} documents/s`,
+      `${s(batchMs)}  ${(batchMs / floor).toFixed(1)}× the floor, ${Math.round(count / (batchMs / 1000))} documents/s${cpu(batch.cpuMs)}`,
     ],
     ["batch speed-up over one a request", `${(singleMs / batchMs).toFixed(1)}×`],
   ];

@@ -17,7 +17,7 @@ import type { TeamKey } from "../seal/team-key.js";
 import type { Storage } from "../store/storage.js";
 import { MemoryBudget } from "./budget.js";
 import { type BuildDeps, build } from "./build.js";
-import { catchUp } from "./catch-up.js";
+import { catchUp, catchUpWith, type WrittenDocuments } from "./catch-up.js";
 import { MergeScheduler } from "./merges.js";
 import { type Reconciled, reconcile } from "./reconcile.js";
 import { TeamRegistry } from "./registry.js";
@@ -25,6 +25,7 @@ import { Repacker } from "./repack.js";
 import { DEFAULT_SNAPSHOT_MIN_CHUNKS, type SnapshotCounts, Snapshots } from "./snapshot.js";
 import type { IndexState } from "./team.js";
 
+export type { WrittenDocuments } from "./catch-up.js";
 export type { Reconciled } from "./reconcile.js";
 export type { IndexState } from "./team.js";
 
@@ -158,6 +159,23 @@ export class LiveIndexes {
     this.#budget.touch(team);
     await team.queue.run(async () => {
       await catchUp(this.#build, key, team);
+      team.measureMemory();
+    });
+    this.#repacker.repackIfNeeded(key, team);
+    this.#budget.enforce(team);
+  }
+
+  /**
+   * Called after a transaction of this instance's document writes has committed, before it is acknowledged,
+   * with what it wrote: as `committed`, but an index level with the seq just before the transaction takes
+   * the documents as they are instead of re-reading them (see catch-up.ts catchUpWith).
+   */
+  async committedDocuments(key: TeamKey, written: WrittenDocuments): Promise<void> {
+    const team = this.#registry.get(key.teamId);
+    if (!team || team.state === "cold") return;
+    this.#budget.touch(team);
+    await team.queue.run(async () => {
+      await catchUpWith(this.#build, key, team, written);
       team.measureMemory();
     });
     this.#repacker.repackIfNeeded(key, team);

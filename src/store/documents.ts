@@ -30,6 +30,13 @@ export interface ChunkRunRow {
   sealed: Uint8Array;
 }
 
+/** What writeMany did: which writes it applied, and the team's latest seq around them (null: no writes). */
+export interface WrittenMany {
+  applied: boolean[];
+  before: number | null;
+  after: number | null;
+}
+
 export interface DocumentWrite {
   row: DocumentRow;
   content: Uint8Array;
@@ -69,9 +76,13 @@ function runRow(row: Record<string, unknown>): ChunkRunRow {
 }
 
 /**
- * Appends a change record with the team's next seq. `guard` makes it conditional. It filters the one row of
- * an inner aggregate rather than sitting in HAVING: an aggregate without GROUP BY yields a row even when its
- * WHERE matches nothing, and sqld (so Turso) refuses HAVING without GROUP BY as a syntax error.
+ * Appends a change record with the team's next seq. `guard` makes it conditional: the SELECT has no FROM and
+ * no aggregate of its own, so a false guard yields no row (an aggregate without GROUP BY yields one even when
+ * its WHERE matches nothing, and sqld, so Turso, refuses HAVING without GROUP BY). The seq is a scalar
+ * subquery that is a bare MAX, which SQLite answers from the end of the (team_id, seq) key; the earlier form,
+ * MAX inside COALESCE in a FROM subquery, visited every change of the team, so each append cost O(changes):
+ * measured at 20k changes, 540 µs an append against 5 µs now (the 20k-document bench spent most of its
+ * storage time there).
  */
 export function appendChange(
   teamId: string,
@@ -82,9 +93,8 @@ export function appendChange(
 ): { sql: string; args: InValue[] } {
   return {
     sql: `INSERT INTO changes (team_id, seq, kind, entity_id, at)
-          SELECT ?, latest + 1, ?, ?, ?
-          FROM (SELECT COALESCE(MAX(seq), 0) AS latest FROM changes WHERE team_id = ?) WHERE ${guard}`,
-    args: [teamId, kind, entityId, at, teamId],
+          SELECT ?, COALESCE((SELECT MAX(seq) FROM changes WHERE team_id = ?), 0) + 1, ?, ?, ? WHERE ${guard}`,
+    args: [teamId, teamId, kind, entityId, at],
   };
 }
 
@@ -190,53 +200,80 @@ function latestSeq(teamId: string): InStatement {
   return { sql: "SELECT COALESCE(MAX(seq), 0) AS seq FROM changes WHERE team_id = ?", args: [teamId] };
 }
 
+/**
+ * One `document.put` change for each of `writes`, with the team's next seqs in their order: the MAX is an
+ * uncorrelated subquery, so SQLite computes it once, before the statement inserts its first row.
+ */
+function appendPuts(teamId: string, writes: readonly DocumentWrite[]): InStatement {
+  return {
+    sql: `INSERT INTO changes (team_id, seq, kind, entity_id, at)
+          SELECT ?, COALESCE((SELECT MAX(seq) FROM changes WHERE team_id = ?), 0) + put.column1, 'document.put',
+            put.column2, put.column3
+          FROM (VALUES ${writes.map(() => "(?, ?, ?)").join(", ")}) AS put`,
+    args: [teamId, teamId, ...writes.flatMap(({ row }, i) => [i + 1, row.id, row.updatedAt])],
+  };
+}
+
 export class DocumentRows {
   constructor(private readonly client: Client) {}
 
   /**
    * Inserts a new document (`replacing` null) or replaces the stored one if it is still at version
-   * `replacing`, with all of its chunks and a `document.put` change, in one transaction. Returns the change
-   * seq, or null when the replace found the document gone or at another version (nothing is changed then).
+   * `replacing`, with all of its chunks and a `document.put` change, in one transaction. Returns the team's
+   * latest seq before and after it (as writeMany does: `after` is this write's change), or null when the
+   * replace found the document gone or at another version (nothing is changed then).
    */
-  async write(write: DocumentWrite, replacing: number | null): Promise<number | null> {
-    const statements = writeStatements(write, replacing);
+  async write(
+    write: DocumentWrite,
+    replacing: number | null,
+  ): Promise<{ before: number; after: number } | null> {
+    const statements = [latestSeq(write.row.teamId), ...writeStatements(write, replacing)];
     statements.push(latestSeq(write.row.teamId));
     const results = await this.#batch(statements);
-    if ((results[0]?.rowsAffected ?? 0) === 0) return null;
-    return num(results.at(-1)?.rows[0]?.seq);
+    if ((results[1]?.rowsAffected ?? 0) === 0) return null;
+    return { before: num(results[0]?.rows[0]?.seq), after: num(results.at(-1)?.rows[0]?.seq) };
   }
 
   /**
    * Several documents of one team written as `write` writes one, all in one transaction: each replacement
    * keeps its own condition, so one that lost its race changes nothing of its own and leaves the others be.
-   * Says, per write, whether it was applied. An insert whose externalId another document took since it was
-   * read fails the whole transaction (UniqueExternalRefError) and nothing of it is stored.
+   * Says, per write, whether it was applied, and the team's latest seq before and after: every change in
+   * (before, after] is one of the applied writes' (the transaction holds the write lock from its first read),
+   * so an index level at `before` can take the writes as they are instead of re-reading them. An insert whose
+   * externalId another document took since it was read fails the whole transaction (UniqueExternalRefError)
+   * and nothing of it is stored.
    */
-  async writeMany(writes: readonly { write: DocumentWrite; replacing: number | null }[]): Promise<boolean[]> {
-    if (writes.length === 0) return [];
-    const statements: InStatement[] = [];
-    // New documents need no condition (an insert stores its row or fails the transaction), so their rows and
-    // chunks go in multi-row inserts: ~3 statements a document become ~1 (measured on 5,000 documents of
-    // 1.5 KB in process: the engine's time in the batches went from ~750 ms to ~560 ms, the whole from 3.0 s to
-    // 2.3 s).
+  async writeMany(
+    writes: readonly { write: DocumentWrite; replacing: number | null }[],
+  ): Promise<WrittenMany> {
+    const teamId = writes[0]?.write.row.teamId;
+    if (teamId === undefined) return { applied: [], before: null, after: null };
+    const statements: InStatement[] = [latestSeq(teamId)];
+    // New documents need no condition (an insert stores its row or fails the transaction), so their rows,
+    // chunks and change records go in multi-row inserts: ~4 statements a document become ~3 a hundred
+    // (measured on 5,000 documents of 1.5 KB in process: rows and chunks alone took the engine's time in the
+    // batches from ~750 ms to ~560 ms, the whole from 3.0 s to 2.3 s).
     const inserts = writes.filter((w) => w.replacing === null).map((w) => w.write);
     for (const part of slices(inserts, ROWS_PER_INSERT)) statements.push(insertDocuments(part));
     const runs = inserts.flatMap((w) => w.runs.map((run) => ({ teamId: w.row.teamId, run })));
     for (const part of slices(runs, ROWS_PER_INSERT)) statements.push(insertRuns(part));
-    for (const write of inserts) {
-      statements.push(appendChange(write.row.teamId, "document.put", write.row.id, write.row.updatedAt));
-    }
+    for (const part of slices(inserts, ROWS_PER_INSERT)) statements.push(appendPuts(teamId, part));
     const firsts = new Map<DocumentWrite, number>();
     for (const { write, replacing } of writes) {
       if (replacing === null) continue;
       firsts.set(write, statements.length);
       statements.push(...writeStatements(write, replacing));
     }
+    statements.push(latestSeq(teamId));
     const results = await this.#batch(statements);
-    return writes.map(({ write }) => {
-      const first = firsts.get(write);
-      return first === undefined || (results[first]?.rowsAffected ?? 0) > 0;
-    });
+    return {
+      applied: writes.map(({ write }) => {
+        const first = firsts.get(write);
+        return first === undefined || (results[first]?.rowsAffected ?? 0) > 0;
+      }),
+      before: num(results[0]?.rows[0]?.seq),
+      after: num(results.at(-1)?.rows[0]?.seq),
+    };
   }
 
   async #batch(statements: InStatement[]): Promise<Awaited<ReturnType<Client["batch"]>>> {
