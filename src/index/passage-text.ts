@@ -1,12 +1,12 @@
 // The text a search shows of a passage (its chunk id, heading and body), held once and deflated: consecutive
 // passages of one document share a block, so a block is removed with its document and never holds another's.
 //
-// Why deflate, and at level 1: the text is the largest thing an index holds (an FTS5 table with its content
-// held 2.2 bytes of pages per byte of text, 1.3 of them the content), while only the ~20 passages a search
-// returns are ever read back. Measured on the bench's corpora (20k passages, blocks of up to 8 KiB):
-// level 1 compresses sections 2.3× and SciFact-shaped text 2.0× in ~10 µs a block, level 6 gains ~5% for
-// 1.7× the time. Passage by passage it was 1.9–2.0×; blocks let a document's passages share one dictionary.
-// node:zlib runs on Node and Deno alike; the index is never built in the Worker.
+// Why deflate, and at level 1: the text was the largest thing an index held (FTS5 holding it as content cost
+// 26 of the 44 MiB of pages of 20k ten-section passages), while only the ~20 passages a search returns are
+// ever read back. Measured on the bench's corpora (20k passages): level 1 compresses ten-section text
+// 2.2–2.4× and SciFact-shaped text 2.0×, at ~100 MB/s (0.2–0.4 s of a 20k-passage build); level 6 gains
+// ~5% for 1.7× the time, and brotli at quality 0–2 was no faster for less. node:zlib runs on Node and Deno;
+// the index is never built in the Worker.
 
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 
@@ -17,11 +17,12 @@ export interface StoredPassage {
 }
 
 /**
- * A block closes once it holds this many characters of body: one block per document of ordinary length
- * (the bench's ten-section documents are ~10 KB), and a bounded read for a hit in a long one — inflating and
- * parsing an 8 KiB block costs ~40 µs, and a search reads at most one block per hit.
+ * A block closes once it holds this many characters of body. Every hit inflates its whole block, and
+ * inflating costs with the block's size (measured: ~15 µs for 1–2 KB, ~35 µs for 4 KB, ~50 µs for 8 KB), while
+ * the pages held barely move with it at 8 KiB pages (20k ten-section passages: 28.4 MiB at 4 KiB blocks,
+ * 29.0 at 8 KiB and at one passage a block). 4 KiB is about four ordinary passages.
  */
-export const TEXT_BLOCK_CHARS = 8 * 1024;
+export const TEXT_BLOCK_CHARS = 4096;
 
 /** zlib's fastest level; see the measurements above. */
 const DEFLATE_LEVEL = 1;
