@@ -160,9 +160,9 @@ export class PassageIndex {
     this.#db = new Database(":memory:");
     // A large sort may otherwise spill to a temporary file, and here every row is plaintext.
     this.#db.exec("PRAGMA temp_store = MEMORY");
-    // Before the first table: a block of deflated text is ~2–4 KB, and two rarely share a 4 KiB page, which
-    // left 44% of passage_text's pages empty; at 8 KiB 18% (measured on the bench's ten-section corpus, 20k
-    // passages: 15.6 → 10.7 MiB of pages for 8.7 MiB of blocks). FTS5's own segment pages pack alike at both.
+    // Before the first table: a deflated block of up to 8 KiB of text is ~2–4 KB, and two rarely share a
+    // 4 KiB page, which left 44% of passage_text's pages empty; at 8 KiB 18% (the bench's ten-section corpus,
+    // 20k passages: 15.6 → 10.7 MiB of pages for 8.7 MiB of blocks). FTS5's segment pages pack alike at both.
     this.#db.exec(`PRAGMA page_size = ${PAGE_SIZE}`);
     for (const sql of schema) this.#db.exec(sql);
     this.#insert = this.#db.prepare(
