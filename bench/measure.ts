@@ -2,8 +2,12 @@
 // server is exactly that. Prints one JSON line. Run by bench/run.ts:
 //   tsx bench/measure.ts floor <shape> <chunks>                the floor for the generated corpus
 //   tsx bench/measure.ts queryfloor <shape> <chunks> <rounds>  the plain FTS5 OR of both query mixes
-//   tsx bench/measure.ts cold <db> <rounds>                    cold start of a sealed database, then both
-//                                                              query mixes (1–6 words, then 10–20 words)
+//   tsx bench/measure.ts cold <db> <rounds> [rows|snapshot]    cold start of a sealed database, then both
+//                                                              query mixes (1–6 words, then 10–20 words);
+//                                                              from the rows (writing no snapshot), or
+//                                                              restoring the sealed index snapshot it holds
+//   tsx bench/measure.ts snapshot <db>                         builds the team's index and writes its
+//                                                              sealed snapshot into the database
 
 import { readFileSync } from "node:fs";
 import { createApp } from "../src/app.js";
@@ -39,7 +43,34 @@ function queryFloor(shape: CorpusShape, chunks: number, rounds: number) {
   return { p50: s.p50, p99: s.p99, longP50: l.p50, longP99: l.p99 };
 }
 
-async function cold(corpusFile: string, rounds: number) {
+/** Builds the corpus team's index from rows and writes its sealed snapshot (kept in the database). */
+async function snapshot(corpusFile: string) {
+  const corpus = JSON.parse(readFileSync(corpusFile, "utf8")) as SealedCorpus;
+  const storage = await openStorage({ url: corpus.dbUrl });
+  const keyring = new Keyring(await importMasterKeys(fromBase64(corpus.key) as Uint8Array<ArrayBuffer>));
+  const memoria = createApp({
+    config: benchConfig({ adminToken: null, snapshotMinChunks: 0 }),
+    storage,
+    keyring,
+    clock: { now: () => new Date() },
+    logger: silentLogger,
+  });
+  const team = await memoria.directory.authenticate(corpus.apiKey);
+  if (!team) throw new Error("the corpus key does not authenticate");
+  await storage.snapshots.delete(team.teamId);
+  const started = performance.now();
+  await memoria.indexes.ready(team);
+  await memoria.indexes.settled(team.teamId);
+  await memoria.indexes.snapshotsSettled();
+  const writtenMs = performance.now() - started;
+  const head = await storage.snapshots.head(team.teamId);
+  if (!head) throw new Error("no snapshot was written");
+  memoria.close();
+  storage.close();
+  return { parts: head.parts, bytes: head.bytes, buildAndWriteMs: writtenMs };
+}
+
+async function cold(corpusFile: string, rounds: number, from: "rows" | "snapshot") {
   const corpus = JSON.parse(readFileSync(corpusFile, "utf8")) as SealedCorpus;
   const queries = queryMix();
   const longQueries = longQueryMix();
@@ -49,8 +80,9 @@ async function cold(corpusFile: string, rounds: number) {
   const storage = await openStorage({ url: corpus.dbUrl });
   const keyring = new Keyring(await importMasterKeys(fromBase64(corpus.key) as Uint8Array<ArrayBuffer>));
   // No rate limit: the bench sends thousands of requests a minute with one key, on purpose.
+  // From rows: no snapshot written afterwards either, so the database stays as it was for the next run.
   const memoria = createApp({
-    config: benchConfig({ adminToken: null }),
+    config: benchConfig({ adminToken: null, snapshotMinChunks: Number.MAX_SAFE_INTEGER }),
     storage,
     keyring,
     clock: { now: () => new Date() },
@@ -61,6 +93,10 @@ async function cold(corpusFile: string, rounds: number) {
     memoria.app.request(`/v1/search?${new URLSearchParams({ q, limit: String(SEARCH_LIMIT) })}`, { headers });
   const first = await ask(queries[0] ?? "report");
   const coldMs = performance.now() - started;
+  const restored = memoria.indexes.snapshotCounts().restored;
+  if (restored !== (from === "snapshot" ? 1 : 0)) {
+    throw new Error(`a cold start from ${from} restored ${restored} snapshots`);
+  }
   const body = (await first.json()) as { corpus?: { chunks: number } };
   if (first.status !== 200 || body.corpus?.chunks !== corpus.chunks) {
     throw new Error(`first search answered ${first.status} over ${body.corpus?.chunks} chunks`);
@@ -116,5 +152,7 @@ const result =
     ? floor(shapeArg(a), Number(b))
     : mode === "queryfloor"
       ? queryFloor(shapeArg(a), Number(b), Number(c ?? 1))
-      : await cold(a ?? "", Number(b ?? 1));
+      : mode === "snapshot"
+        ? await snapshot(a ?? "")
+        : await cold(a ?? "", Number(b ?? 1), c === "snapshot" ? "snapshot" : "rows");
 console.log(JSON.stringify(result));

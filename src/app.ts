@@ -58,6 +58,8 @@ export interface AppConfig {
   catchupMs: number;
   /** MEMORIA_INDEX_MEMORY_MB in bytes: the loaded indexes' budget (see live/budget.ts). Unset: no bound. */
   indexMemoryBytes?: number;
+  /** MEMORIA_SNAPSHOT_MIN_CHUNKS: the size past which a build writes a sealed index snapshot (live/snapshot.ts). */
+  snapshotMinChunks?: number;
   /** Notion's API base URL (MEMORIA_NOTION_API_URL); tests point it at a local stand-in. */
   notionApiUrl?: string;
   /** MEMORIA_METRICS_TOKEN: GET /metrics accepts it besides the admin token. */
@@ -106,6 +108,7 @@ export function createApp(deps: AppDeps): Memoria {
     logger,
     catchupMs: config.catchupMs,
     ...(config.indexMemoryBytes !== undefined ? { memoryBudgetBytes: config.indexMemoryBytes } : {}),
+    ...(config.snapshotMinChunks !== undefined ? { snapshotMinChunks: config.snapshotMinChunks } : {}),
     ...(deps.indexOptions ? { indexOptions: deps.indexOptions } : {}),
   });
   const directory = new TeamService({ storage, keyring, clock, indexes });

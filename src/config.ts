@@ -131,6 +131,14 @@ export const envSchema = z.object({
     .regex(/^[1-9]\d*$/, "must be a whole number of MiB, at least 1")
     .transform(Number)
     .optional(),
+  // Passages and entries past which a build writes a sealed index snapshot; 0 snapshots every team. Unset: the
+  // default in src/live/snapshot.ts (with why), kept there beside the code it tunes.
+  MEMORIA_SNAPSHOT_MIN_CHUNKS: z
+    .string()
+    .regex(/^\d+$/, "must be a whole number of passages and entries (0 snapshots every team)")
+    .transform(Number)
+    .pipe(z.number().int().min(0).max(Number.MAX_SAFE_INTEGER))
+    .optional(),
   MEMORIA_CATCHUP_MS: z
     .string()
     .regex(/^\d+$/, "must be a whole number of milliseconds")
@@ -162,6 +170,8 @@ export interface Config {
   catchupMs: number;
   /** MEMORIA_INDEX_MEMORY_MB; null: the runtime picks a share of the machine. */
   indexMemoryMb: number | null;
+  /** MEMORIA_SNAPSHOT_MIN_CHUNKS; null: the live layer's default. */
+  snapshotMinChunks: number | null;
   notionApiUrl: string;
   logLevel: LogLevel;
 }
@@ -207,6 +217,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     maxDocumentBytes: e.MEMORIA_MAX_DOCUMENT_BYTES,
     catchupMs: e.MEMORIA_CATCHUP_MS,
     indexMemoryMb: e.MEMORIA_INDEX_MEMORY_MB ?? null,
+    snapshotMinChunks: e.MEMORIA_SNAPSHOT_MIN_CHUNKS ?? null,
     notionApiUrl: e.MEMORIA_NOTION_API_URL,
     logLevel: e.MEMORIA_LOG_LEVEL,
   };

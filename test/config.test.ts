@@ -107,6 +107,17 @@ describe("configuration", () => {
     expect(defaultIndexMemoryMb(1024 * 1024)).toBe(1);
   });
 
+  it("takes MEMORIA_SNAPSHOT_MIN_CHUNKS as a whole number, 0 included, and leaves the default to the live layer", () => {
+    expect(parseConfig({}).snapshotMinChunks).toBeNull();
+    expect(parseConfig({ MEMORIA_SNAPSHOT_MIN_CHUNKS: "0" }).snapshotMinChunks).toBe(0);
+    expect(parseConfig({ MEMORIA_SNAPSHOT_MIN_CHUNKS: "25000" }).snapshotMinChunks).toBe(25000);
+    for (const bad of ["-1", "1.5", "many"]) {
+      expect(() => parseConfig({ MEMORIA_SNAPSHOT_MIN_CHUNKS: bad }), bad).toThrow(
+        /MEMORIA_SNAPSHOT_MIN_CHUNKS/,
+      );
+    }
+  });
+
   it("limits 1200 requests a minute per credential by default, and none at 0", () => {
     expect(parseConfig({}).rateLimit).toBe(1200);
     expect(parseConfig({ MEMORIA_RATE_LIMIT: "20" }).rateLimit).toBe(20);

@@ -3,10 +3,18 @@
 // it is opened as ":memory:" and nothing else, since FTS5 keeps its postings in plaintext.
 
 import Database from "libsql";
+import { z } from "zod";
 import type { MemoryEntry } from "../memory/entry.js";
 import type { EntrySource } from "../memory/gather.js";
 import { databaseBytes, INDEX_OVERHEAD_BYTES } from "./passage-index.js";
 import { type MatchQuery, matchQuery } from "./query.js";
+import {
+  exportTables,
+  type IndexSnapshot,
+  SnapshotMismatchError,
+  schemaFingerprint,
+  TableRestore,
+} from "./snapshot.js";
 
 export interface IndexedEntry extends MemoryEntry {
   body: string | null;
@@ -70,6 +78,23 @@ const isNewer = (a: { createdAt: string; id: string }, b: { createdAt: string; i
  * over; a team with more than this many in play simply reads the rest each time.
  */
 const CACHED_PROJECTS = 64;
+
+/** The bookkeeping a snapshot carries beside the entry index's tables (see EntryIndex.snapshot). */
+export const entryIndexStateSchema = z.object({
+  /** [entry id, rowid] for every entry held. */
+  rowids: z.array(z.tuple([z.string(), z.number().int()])),
+  latest: z.object({ createdAt: z.string(), id: z.string() }).nullable(),
+  unordered: z.array(z.string()),
+});
+export type EntryIndexState = z.infer<typeof entryIndexStateSchema>;
+
+/** An entry index being filled from a snapshot (see EntryIndex.restore). */
+export interface EntryIndexRestore {
+  fingerprint: string;
+  write: TableRestore["write"];
+  finish(state: unknown): EntryIndex;
+  abort(): void;
+}
 
 /** A team's entries as working memory reads them (EntrySource), held in FTS5. */
 export class EntryIndex implements EntrySource<MatchQuery> {
@@ -229,6 +254,39 @@ export class EntryIndex implements EntrySource<MatchQuery> {
   /** What this index holds in memory, estimated as PassageIndex.memoryBytes() estimates it. */
   memoryBytes(): number {
     return databaseBytes(this.#db) + INDEX_OVERHEAD_BYTES;
+  }
+
+  /** The index as a sealed snapshot holds it, as PassageIndex.snapshot gives it. */
+  snapshot(pageRows: number): IndexSnapshot<EntryIndexState> {
+    return {
+      fingerprint: schemaFingerprint(this.#db),
+      pages: exportTables(this.#db, pageRows),
+      state: () => ({
+        rowids: [...this.#rowids],
+        latest: this.#latest && { createdAt: this.#latest.createdAt, id: this.#latest.id },
+        unordered: [...this.#unordered],
+      }),
+    };
+  }
+
+  /** A fresh index to fill from a snapshot, as PassageIndex.restore makes one. */
+  static restore(): EntryIndexRestore {
+    const index = new EntryIndex();
+    const tables = new TableRestore(index.#db);
+    return {
+      fingerprint: schemaFingerprint(index.#db),
+      write: (page) => tables.write(page),
+      finish: (raw) => {
+        const parsed = entryIndexStateSchema.safeParse(raw);
+        if (!parsed.success)
+          throw new SnapshotMismatchError("the entry index's bookkeeping is not in its shape");
+        for (const [id, rowid] of parsed.data.rowids) index.#rowids.set(id, rowid);
+        index.#latest = parsed.data.latest;
+        for (const id of parsed.data.unordered) index.#unordered.add(id);
+        return index;
+      },
+      abort: () => index.close(),
+    };
   }
 
   isOpen(): boolean {

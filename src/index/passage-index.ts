@@ -5,9 +5,17 @@
 // docs/decisions/0002-index-engine.md.
 
 import Database from "libsql";
+import { z } from "zod";
 import { packBlock, type StoredPassage, textBlocks, unpackBlock } from "./passage-text.js";
 import { type MatchQuery, orExpression } from "./query.js";
 import { OrderedRanges, UNORDERED_ROWIDS_START } from "./rowids.js";
+import {
+  exportTables,
+  type IndexSnapshot,
+  SnapshotMismatchError,
+  schemaFingerprint,
+  TableRestore,
+} from "./snapshot.js";
 import { withoutMarkers } from "./snippet.js";
 import { SnippetTable } from "./snippet-table.js";
 import { bm25Weights } from "./weights.js";
@@ -44,6 +52,44 @@ export interface PassageHit {
   snippet: string;
   /** BM25 negated, so larger is better everywhere outside this file. */
   score: number;
+}
+
+/**
+ * The bookkeeping a snapshot carries beside the tables: each document's title, path and rowids (a document
+ * in rowid order as its first rowid and count, since its rowids are consecutive), and the next unordered
+ * rowid. Everything else the index counts is derived from these.
+ */
+export const passageIndexStateSchema = z.object({
+  documents: z.array(
+    z.union([
+      z.object({
+        id: z.string(),
+        title: z.string(),
+        path: z.array(z.string()),
+        first: z.number().int(),
+        count: z.number().int().nonnegative(),
+      }),
+      z.object({
+        id: z.string(),
+        title: z.string(),
+        path: z.array(z.string()),
+        rowids: z.array(z.number().int()),
+      }),
+    ]),
+  ),
+  nextUnorderedRowid: z.number().int(),
+});
+export type PassageIndexState = z.infer<typeof passageIndexStateSchema>;
+
+/** A passage index being filled from a snapshot (see PassageIndex.restore). */
+export interface PassageIndexRestore {
+  /** The fresh index's fingerprint: a snapshot with another one must not be restored into it. */
+  fingerprint: string;
+  write: TableRestore["write"];
+  /** Takes the snapshot's bookkeeping and hands over the index; throws SnapshotMismatchError on bad state. */
+  finish(state: unknown): PassageIndex;
+  /** Closes the half-filled index. */
+  abort(): void;
 }
 
 interface DocumentEntry {
@@ -367,6 +413,65 @@ export class PassageIndex {
    */
   memoryBytes(): number {
     return databaseBytes(this.#db) + INDEX_OVERHEAD_BYTES;
+  }
+
+  /**
+   * The index as a sealed snapshot holds it (src/index/snapshot.ts): its tables `pageRows` at a time, and its
+   * bookkeeping. The caller keeps writes away until the pages are read (it runs in the team's queue).
+   */
+  snapshot(pageRows: number): IndexSnapshot<PassageIndexState> {
+    return {
+      fingerprint: schemaFingerprint(this.#db),
+      pages: exportTables(this.#db, pageRows),
+      state: () => ({
+        documents: [...this.#documents].map(([id, doc]) =>
+          doc.ordered
+            ? { id, title: doc.title, path: doc.path, first: doc.rowids[0] ?? 0, count: doc.rowids.length }
+            : { id, title: doc.title, path: doc.path, rowids: doc.rowids },
+        ),
+        nextUnorderedRowid: this.#nextUnorderedRowid,
+      }),
+    };
+  }
+
+  /**
+   * A fresh index to fill from a snapshot's pages, then its bookkeeping: nothing reads its FTS5 table before
+   * the pages are in (see snapshot.ts for why that matters).
+   */
+  static restore(options: PassageIndexOptions = {}): PassageIndexRestore {
+    const index = new PassageIndex(options);
+    const tables = new TableRestore(index.#db);
+    return {
+      fingerprint: schemaFingerprint(index.#db),
+      write: (page) => tables.write(page),
+      finish: (raw) => {
+        const parsed = passageIndexStateSchema.safeParse(raw);
+        if (!parsed.success)
+          throw new SnapshotMismatchError("the passage index's bookkeeping is not in its shape");
+        const ordered: { id: string; first: number; count: number }[] = [];
+        for (const doc of parsed.data.documents) {
+          if ("rowids" in doc) {
+            index.#documents.set(doc.id, {
+              title: doc.title,
+              path: doc.path,
+              rowids: doc.rowids,
+              ordered: false,
+            });
+            index.#unordered++;
+            index.#passages += doc.rowids.length;
+          } else {
+            const rowids = Array.from({ length: doc.count }, (_, i) => doc.first + i);
+            index.#documents.set(doc.id, { title: doc.title, path: doc.path, rowids, ordered: true });
+            ordered.push(doc);
+            index.#passages += doc.count;
+          }
+        }
+        index.#ranges.restore(ordered);
+        index.#nextUnorderedRowid = parsed.data.nextUnorderedRowid;
+        return index;
+      },
+      abort: () => index.close(),
+    };
   }
 
   /** False once closed (its team was deleted or its index discarded). */

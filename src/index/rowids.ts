@@ -50,6 +50,19 @@ export class OrderedRanges {
     return start;
   }
 
+  /** Puts back the ranges a snapshot recorded (PassageIndex.restore), in place of whatever this holds. */
+  restore(ranges: readonly { id: string; first: number; count: number }[]): void {
+    const sorted = [...ranges].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    this.#ids.length = 0;
+    this.#starts.length = 0;
+    this.#ends.length = 0;
+    for (const range of sorted) {
+      this.#ids.push(range.id);
+      this.#starts.push(range.first);
+      this.#ends.push(range.first + range.count);
+    }
+  }
+
   release(id: string): void {
     const at = this.#position(id);
     if (this.#ids[at] !== id) return;

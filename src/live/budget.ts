@@ -1,6 +1,6 @@
 // The memory budget for the teams' in-memory indexes (MEMORIA_INDEX_MEMORY_MB): when the loaded indexes'
 // estimated bytes exceed it, the least recently used teams' indexes are closed, and their next request builds
-// them again from the sealed rows (there are no sealed index snapshots yet, so that is a full cold start).
+// them again: from the team's sealed index snapshot when it has one (src/live/snapshot.ts), else from rows.
 //
 // The total is checked after a build and after a committed write — the only moments it grows — never on a
 // search, which only bumps a counter. An eviction runs in its team's queue, like a drop, so it never closes

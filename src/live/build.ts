@@ -1,5 +1,6 @@
-// A team's cold start: both indexes loaded from the sealed rows, then caught up past the seq read before
-// loading, so a write racing the build is never lost.
+// A team's cold start: both indexes restored from the team's sealed snapshot when it has one that opens
+// (src/live/snapshot.ts), or else loaded from the sealed rows; either way caught up past the seq they reflect,
+// so a write racing the build is never lost.
 
 import type { Clock } from "../clock.js";
 import { DomainError } from "../errors.js";
@@ -14,6 +15,7 @@ import { loadPassages } from "./load-passages.js";
 import type { MergeScheduler } from "./merges.js";
 import { progressLog } from "./progress.js";
 import type { TeamRegistry } from "./registry.js";
+import type { Snapshots } from "./snapshot.js";
 import type { LiveTeam } from "./team.js";
 import type { UnreadableRows } from "./unreadable.js";
 
@@ -35,13 +37,20 @@ export interface BuildDeps {
   registry: TeamRegistry;
   merges: MergeScheduler;
   indexOptions?: PassageIndexOptions;
+  /** The team's sealed snapshots: tried before the rows, and written after a build from them. */
+  snapshots?: Snapshots;
 }
 
 /**
- * Builds the team's indexes from storage and marks them ready. Runs in the team's queue. On any failure the
+ * Builds the team's indexes from its snapshot or from storage's rows, and marks them ready. Runs in the team's queue. On any failure the
  * team is left cold, holding no index, and the next read tries again.
  */
-export async function build(deps: BuildDeps, key: TeamKey, team: LiveTeam): Promise<void> {
+export async function build(
+  deps: BuildDeps,
+  key: TeamKey,
+  team: LiveTeam,
+  options: { fromRows?: boolean } = {},
+): Promise<void> {
   const { storage, clock, logger, registry } = deps;
   // A team deleted while this waited in its queue (or whose delete raced the request that asked for it)
   // must not get an index: it would hold the team's plaintext in memory after the delete answered. The
@@ -53,6 +62,10 @@ export async function build(deps: BuildDeps, key: TeamKey, team: LiveTeam): Prom
   }
   team.markBuilding();
   const started = performance.now();
+  // `fromRows`: a rebuild because the indexes disagreed with storage, which the snapshot would only repeat.
+  const snapshot =
+    deps.snapshots && !options.fromRows ? await restoreSnapshot(deps, key, team, started) : "none";
+  if (snapshot === "restored") return;
   const passages = new PassageIndex(deps.indexOptions);
   const entries = new EntryIndex();
   try {
@@ -94,10 +107,57 @@ export async function build(deps: BuildDeps, key: TeamKey, team: LiveTeam): Prom
       buildMs: team.buildMs,
     });
     deps.merges.settle(team, passages);
+    deps.snapshots?.afterBuild(
+      key,
+      team,
+      deps.merges.settled(team),
+      snapshot === "ignored" || options.fromRows === true,
+    );
   } catch (error) {
     passages.close();
     entries.close();
     team.discard();
     throw error;
   }
+}
+
+/**
+ * Installs the team's indexes from its snapshot and catches them up; "restored" once they are ready. A
+ * snapshot that was ignored (or none) leaves the team building, for the rows to be loaded.
+ */
+async function restoreSnapshot(
+  deps: BuildDeps,
+  key: TeamKey,
+  team: LiveTeam,
+  started: number,
+): Promise<"restored" | "ignored" | "none"> {
+  const { storage, clock, logger } = deps;
+  const snapshots = deps.snapshots as Snapshots;
+  const latestSeq = await storage.changes.latestSeq(key.teamId);
+  const restored = await snapshots.restore(key, latestSeq);
+  if (restored.kind !== "restored") return restored.kind;
+  const { passages, entries } = restored;
+  try {
+    team.install(passages, entries, restored.seq, restored.unreadable);
+    await catchUp(deps, key, team);
+  } catch (error) {
+    passages.close();
+    entries.close();
+    team.discard();
+    throw error;
+  }
+  team.markReady(clock.now(), Math.round(performance.now() - started));
+  logger.info("index restored from snapshot", {
+    teamId: key.teamId,
+    ...passages.counts(),
+    entries: entries.count(),
+    seq: restored.seq,
+    caughtUpTo: team.appliedSeq,
+    parts: restored.parts,
+    bytes: restored.bytes,
+    buildMs: team.buildMs,
+  });
+  // A snapshot taken before its build's merging had settled restores with that merging still to do.
+  deps.merges.settle(team, passages);
+  return "restored";
 }

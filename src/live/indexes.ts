@@ -22,6 +22,7 @@ import { MergeScheduler } from "./merges.js";
 import { type Reconciled, reconcile } from "./reconcile.js";
 import { TeamRegistry } from "./registry.js";
 import { Repacker } from "./repack.js";
+import { DEFAULT_SNAPSHOT_MIN_CHUNKS, type SnapshotCounts, Snapshots } from "./snapshot.js";
 import type { IndexState } from "./team.js";
 
 export type { Reconciled } from "./reconcile.js";
@@ -59,6 +60,11 @@ export interface LiveIndexesDeps {
   indexOptions?: PassageIndexOptions;
   /** MEMORIA_INDEX_MEMORY_MB in bytes: over it, the least recently used teams' indexes close. None: no bound. */
   memoryBudgetBytes?: number;
+  /**
+   * MEMORIA_SNAPSHOT_MIN_CHUNKS: a build from rows of a team holding at least this many passages and entries
+   * writes a sealed snapshot (live/snapshot.ts says why small teams do not). Tests pass 0.
+   */
+  snapshotMinChunks?: number;
 }
 
 export class LiveIndexes {
@@ -67,10 +73,18 @@ export class LiveIndexes {
   readonly #merges: MergeScheduler;
   readonly #repacker: Repacker;
   readonly #budget: MemoryBudget;
+  readonly #snapshots: Snapshots;
 
   constructor(private readonly deps: LiveIndexesDeps) {
     this.#budget = new MemoryBudget(this.#registry, deps.logger, deps.memoryBudgetBytes ?? Infinity);
     this.#merges = new MergeScheduler(deps.logger);
+    this.#snapshots = new Snapshots({
+      storage: deps.storage,
+      clock: deps.clock,
+      logger: deps.logger,
+      minChunks: deps.snapshotMinChunks ?? DEFAULT_SNAPSHOT_MIN_CHUNKS,
+      indexOptions: deps.indexOptions,
+    });
     this.#build = {
       storage: deps.storage,
       clock: deps.clock,
@@ -78,6 +92,7 @@ export class LiveIndexes {
       registry: this.#registry,
       merges: this.#merges,
       indexOptions: deps.indexOptions,
+      snapshots: this.#snapshots,
     };
     this.#repacker = new Repacker(this.#build);
   }
@@ -214,6 +229,35 @@ export class LiveIndexes {
     });
     this.#budget.enforce(team);
     return reconciled;
+  }
+
+  /**
+   * Writes the team's sealed snapshot if the stored one is behind its loaded indexes (the reindex ping, for
+   * each team it brings level; a graceful shutdown, for every loaded team). Nothing for a team not loaded
+   * here. A failure is logged and answers false: the snapshot is an optimisation, the rows stay the truth.
+   */
+  async refreshSnapshot(key: TeamKey): Promise<boolean> {
+    const team = this.#registry.get(key.teamId);
+    if (team?.state !== "ready") return false;
+    try {
+      return await this.#snapshots.refresh(key, team);
+    } catch (error) {
+      this.deps.logger.warn("index snapshot not written", {
+        teamId: key.teamId,
+        error: error instanceof Error ? error.name : "unknown",
+      });
+      return false;
+    }
+  }
+
+  /** What this instance did with snapshots since it started: restored, ignored, written. */
+  snapshotCounts(): SnapshotCounts {
+    return { ...this.#snapshots.counts };
+  }
+
+  /** Resolves once every snapshot a build has queued in the background so far is written. Tests wait for it. */
+  async snapshotsSettled(): Promise<void> {
+    await this.#snapshots.settled();
   }
 
   /** Forgets a team's index (its team was deleted). */

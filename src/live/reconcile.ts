@@ -65,7 +65,7 @@ export async function reconcile(deps: BuildDeps, key: TeamKey, team: LiveTeam): 
         storedSeq,
       });
       team.discard();
-      await build(deps, key, team);
+      await build(deps, key, team, { fromRows: true });
       rebuilt = true;
       continue;
     }

@@ -25,6 +25,11 @@ export class UnreadableRows {
     return this.#rows.has(id);
   }
 
+  /** [id, weight] of every row held: what an index snapshot carries of them. */
+  entries(): [string, number][] {
+    return [...this.#rows];
+  }
+
   get count(): number {
     return this.#rows.size;
   }

@@ -65,6 +65,29 @@ export async function openRow(
 }
 
 /**
+ * Seals bytes as they are, bound like a row: for values too large or too binary for JSON (an index
+ * snapshot's parts, src/sealed/snapshots.ts).
+ */
+export function sealRowBytes(
+  key: TeamKey,
+  table: string,
+  rowId: string,
+  bytes: Uint8Array<ArrayBuffer>,
+): Promise<Uint8Array<ArrayBuffer>> {
+  return sealBytes(key.aead, bytes, rowAad(key.teamId, table, rowId));
+}
+
+/** Opens what sealRowBytes sealed; throws UnreadableError (DomainError "unreadable"). */
+export function openRowBytes(
+  key: TeamKey,
+  table: string,
+  rowId: string,
+  sealed: Uint8Array,
+): Promise<Uint8Array<ArrayBuffer>> {
+  return openBytes(key.aead, sealed, rowAad(key.teamId, table, rowId), `${table} row`);
+}
+
+/**
  * A keyed hash of a source's own id (a Notion page id, a file path), so a sealed row can be found by it
  * without the id ever being stored. Keyed per team: equal ids in two teams hash differently.
  */

@@ -110,6 +110,9 @@ export class ReindexService {
       try {
         const reconciled = work.reconcile ? await this.deps.indexes.reconcile(key) : {};
         const pulled = work.pull ? await this.#pull(key) : { synced: 0 };
+        // A team brought level gets its sealed snapshot refreshed when the stored one is behind, after the pull
+        // so it reflects what the pull wrote (the pull's writes have caught the index up already).
+        if (work.reconcile) await this.deps.indexes.refreshSnapshot(key);
         return { teamId: key.teamId, ...reconciled, ...pulled };
       } catch (error) {
         const code = isDomainError(error) ? error.code : "internal";

@@ -10,6 +10,7 @@ import { IdempotencyRows } from "./idempotency.js";
 import { assertSchemaKnown, migrate } from "./migrate.js";
 import { type Preflight, readPreflight } from "./preflight.js";
 import { SessionRows } from "./sessions.js";
+import { SnapshotRows } from "./snapshots.js";
 import { DeliveryRows, PageEventRows, SourceRows } from "./sources.js";
 import { TeamRows } from "./teams.js";
 
@@ -23,6 +24,7 @@ export class Storage {
   readonly deliveries: DeliveryRows;
   readonly idempotency: IdempotencyRows;
   readonly sessions: SessionRows;
+  readonly snapshots: SnapshotRows;
 
   constructor(readonly client: Client) {
     this.teams = new TeamRows(client);
@@ -34,6 +36,7 @@ export class Storage {
     this.deliveries = new DeliveryRows(client);
     this.idempotency = new IdempotencyRows(client);
     this.sessions = new SessionRows(client);
+    this.snapshots = new SnapshotRows(client);
   }
 
   async ping(): Promise<void> {

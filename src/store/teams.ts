@@ -105,6 +105,8 @@ export class TeamRows {
         "webhook_deliveries",
         "idempotency_keys",
         "page_sessions",
+        "index_snapshots",
+        "index_snapshot_parts",
       ].map((table) => ({
         sql: `DELETE FROM ${table} WHERE team_id = ?`,
         args: [id],

@@ -7,12 +7,21 @@ import * as sources from "./003_sources.js";
 import * as sourcePaths from "./004_source_paths.js";
 import * as idempotency from "./005_idempotency.js";
 import * as sessions from "./006_sessions.js";
+import * as indexSnapshots from "./007_index_snapshots.js";
 
 export interface Migration {
   version: number;
   statements: string[];
 }
 
-export const migrations: Migration[] = [initial, entries, sources, sourcePaths, idempotency, sessions];
+export const migrations: Migration[] = [
+  initial,
+  entries,
+  sources,
+  sourcePaths,
+  idempotency,
+  sessions,
+  indexSnapshots,
+];
 
 export const latestSchemaVersion = Math.max(...migrations.map((m) => m.version));

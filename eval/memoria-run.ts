@@ -1,0 +1,107 @@
+// memoria answering a collection the way a client would: one team, the documents sent through
+// POST /v1/documents/batch, each query asked through GET /v1/search, over loopback HTTP to a server in a
+// process of its own. Passages come back; a document ranks where its best passage does.
+
+import type { Collection } from "./collection.js";
+import type { Retrieved } from "./metrics.js";
+
+/** The batch route's most (API.md). */
+const BATCH_DOCUMENTS = 500;
+/** The search route's most (API.md): a run is scored to Recall@100 and MAP@100. */
+export const MAX_LIMIT = 100;
+
+export interface MemoriaRun {
+  run: Map<string, Retrieved[]>;
+  ingestMs: number;
+  queryMs: number[];
+}
+
+interface Client {
+  call(method: string, path: string, token: string, body?: unknown): Promise<Record<string, unknown>>;
+}
+
+export function client(base: string): Client {
+  return {
+    async call(method, path, token, body) {
+      const res = await fetch(`${base}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      const answer = (await res.json()) as Record<string, unknown>;
+      if (!res.ok)
+        throw new Error(`${method} ${path.split("?")[0]} answered ${res.status}: ${JSON.stringify(answer)}`);
+      return answer;
+    },
+  };
+}
+
+interface Hit {
+  documentId: string;
+  score: number;
+}
+
+export async function runMemoria(
+  base: string,
+  adminToken: string,
+  collection: Collection,
+  limit: number,
+  onProgress: (line: string) => void = () => {},
+): Promise<MemoriaRun> {
+  const http = client(base);
+  const team = await http.call("POST", "/v1/teams", adminToken, { name: `eval ${collection.name}` });
+  const apiKey = team.apiKey as string;
+  const collectionIdOf = new Map<string, string>();
+  const started = performance.now();
+  for (let i = 0; i < collection.documents.length; i += BATCH_DOCUMENTS) {
+    const unit = collection.documents.slice(i, i + BATCH_DOCUMENTS);
+    const answer = await http.call("POST", "/v1/documents/batch", apiKey, {
+      documents: unit.map((doc) => ({
+        // A title is required; the collection has documents without one (Cranfield's 471 and 995).
+        title: doc.title.trim() === "" ? doc.id : doc.title,
+        content: doc.text,
+        format: "text",
+        externalId: doc.id,
+      })),
+    });
+    const results = answer.results as ({ document: { id: string } } | { error: { code: string } })[];
+    results.forEach((result, j) => {
+      if ("error" in result) throw new Error(`document ${unit[j]?.id} was refused: ${result.error.code}`);
+      collectionIdOf.set(result.document.id, unit[j]?.id ?? "");
+    });
+    onProgress(
+      `sent ${Math.min(i + BATCH_DOCUMENTS, collection.documents.length)}/${collection.documents.length}`,
+    );
+  }
+  // The first search waits for the team's index to be level with what was sent.
+  await http.call("GET", "/v1/search?q=warmup", apiKey);
+  const ingestMs = performance.now() - started;
+  const run = new Map<string, Retrieved[]>();
+  const queryMs: number[] = [];
+  for (const query of collection.queries) {
+    if (!/[\p{L}\p{N}]/u.test(query.text)) {
+      run.set(query.id, []);
+      continue;
+    }
+    const t0 = performance.now();
+    const answer = await http.call(
+      "GET",
+      `/v1/search?q=${encodeURIComponent(query.text)}&limit=${limit}`,
+      apiKey,
+    );
+    queryMs.push(performance.now() - t0);
+    const seen = new Set<string>();
+    const retrieved: Retrieved[] = [];
+    for (const hit of answer.hits as Hit[]) {
+      const docId = collectionIdOf.get(hit.documentId);
+      if (docId === undefined || seen.has(docId)) continue;
+      seen.add(docId);
+      retrieved.push({ docId, score: hit.score });
+    }
+    run.set(query.id, retrieved);
+  }
+  return { run, ingestMs, queryMs };
+}

@@ -1,0 +1,98 @@
+// `npm run eval`: memoria's search quality on a public test collection, measured end to end. The collection's
+// documents go in through the HTTP API as a client's would, its queries are asked through /v1/search, and the
+// run is scored with trec_eval's semantics (eval/metrics.ts) beside the plain FTS5 baseline built in the same
+// run (eval/baseline.ts).
+//
+// Usage: npm run eval [-- --collection DIR] [--limit 100] [--run PATH] [--per-query]
+// DIR defaults to $MEMORIA_EVAL_DIR, else ../shared/eval/cranfield beside this repository (read at run time;
+// the collection is never copied in). --run writes memoria's TREC run file, for the collection's ndcg.py.
+
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { BENCH_ADMIN } from "../bench/app-config.js";
+import { serveBenchApp, startBenchServer } from "../bench/server.js";
+import { latency } from "../bench/stats.js";
+import { runBaseline } from "./baseline.js";
+import { readCollection } from "./collection.js";
+import { MAX_LIMIT, runMemoria } from "./memoria-run.js";
+import { evaluate, formatMetrics, type RunMetrics, trecRunText } from "./metrics.js";
+
+import { DEFAULT_COLLECTION } from "./paths.js";
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      collection: { type: "string" },
+      limit: { type: "string", default: String(MAX_LIMIT) },
+      run: { type: "string" },
+      "per-query": { type: "boolean", default: false },
+    },
+  });
+  const dir = values.collection ?? process.env.MEMORIA_EVAL_DIR ?? DEFAULT_COLLECTION;
+  const limit = Number(values.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
+    throw new Error(`--limit must be an integer from 1 to ${MAX_LIMIT}`);
+  }
+  const collection = readCollection(dir);
+  console.log(
+    `memoria eval — ${collection.name}: ${collection.documents.length} documents, ` +
+      `${collection.queries.length} queries, limit ${limit} (node ${process.version})`,
+  );
+
+  const baseline = runBaseline(collection, limit);
+  const baselineMetrics = evaluate(baseline.run, collection.judgments);
+
+  const scratch = mkdtempSync(join(tmpdir(), "memoria-eval-"));
+  const server = startBenchServer("eval/run.ts", ["serve", `file:${join(scratch, "memoria.db")}`]);
+  let memoria: Awaited<ReturnType<typeof runMemoria>>;
+  try {
+    const base = `http://127.0.0.1:${await server.port}`;
+    memoria = await runMemoria(base, BENCH_ADMIN, collection, limit, (line) =>
+      process.stderr.write(`\r${line}`),
+    );
+    process.stderr.write("\n");
+  } finally {
+    server.child.kill("SIGTERM");
+    await server.exited;
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  const memoriaMetrics = evaluate(memoria.run, collection.judgments);
+
+  const row = (name: string, m: RunMetrics) => console.log(`${name.padEnd(34)} ${formatMetrics(m)}`);
+  row("plain FTS5 OR (in process)", baselineMetrics);
+  row("memoria, over HTTP", memoriaMetrics);
+  const delta = (a: number, b: number) => `${a - b >= 0 ? "+" : ""}${(a - b).toFixed(4)}`;
+  console.log(
+    `${"memoria − plain FTS5".padEnd(34)} nDCG@10 ${delta(memoriaMetrics.ndcg10, baselineMetrics.ndcg10)}  ` +
+      `Recall@100 ${delta(memoriaMetrics.recall100, baselineMetrics.recall100)}  ` +
+      `MAP@100 ${delta(memoriaMetrics.map100, baselineMetrics.map100)}`,
+  );
+  const ms = (t: { p50: number; p99: number }) => `p50 ${t.p50.toFixed(1)} ms, p99 ${t.p99.toFixed(1)} ms`;
+  console.log(
+    `ingest: ${(memoria.ingestMs / 1000).toFixed(2)} s over the batch route ` +
+      `(plain FTS5 load in process: ${(baseline.buildMs / 1000).toFixed(2)} s)`,
+  );
+  console.log(
+    `search: memoria over HTTP ${ms(latency(memoria.queryMs))}; plain FTS5 in process ${ms(latency(baseline.queryMs))}`,
+  );
+  if (values["per-query"]) {
+    console.log("query\tmemoria nDCG@10\tplain nDCG@10");
+    for (const [id, m] of memoriaMetrics.perQuery) {
+      console.log(
+        `${id}\t${m.ndcg10.toFixed(4)}\t${baselineMetrics.perQuery.get(id)?.ndcg10.toFixed(4) ?? ""}`,
+      );
+    }
+  }
+  if (values.run) {
+    writeFileSync(values.run, trecRunText(memoria.run, "memoria"));
+    console.log(`run → ${values.run}`);
+  }
+}
+
+if (process.argv[2] === "serve") {
+  await serveBenchApp({ dbUrl: process.argv[3] ?? "", pool: true, maxDocumentBytes: 5 * 1024 * 1024 });
+} else {
+  await main();
+}

@@ -1,0 +1,132 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { parseJudgments } from "../../eval/collection.js";
+import {
+  averagePrecisionAt,
+  evaluate,
+  type Judgments,
+  ndcgAt,
+  type Retrieved,
+  trecOrder,
+  trecRunText,
+} from "../../eval/metrics.js";
+
+const SCRIPT = resolve(import.meta.dirname, "../../../shared/eval/ndcg.py");
+
+function hasPython(): boolean {
+  try {
+    execFileSync("python3", ["--version"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe("trec_eval semantics", () => {
+  it("orders by score descending and breaks ties by document id descending, ignoring the given order", () => {
+    const run: Retrieved[] = [
+      { docId: "10", score: 1 },
+      { docId: "9", score: 2 },
+      { docId: "2", score: 1 },
+      { docId: "30", score: 1 },
+    ];
+    // "9" first by score; then "30" > "2" > "10" as strings, as Python compares them.
+    expect(trecOrder(run)).toEqual(["9", "30", "2", "10"]);
+  });
+
+  it("counts a document retrieved twice once, at its better place", () => {
+    expect(
+      trecOrder([
+        { docId: "a", score: 1 },
+        { docId: "b", score: 3 },
+        { docId: "a", score: 5 },
+      ]),
+    ).toEqual(["a", "b"]);
+  });
+
+  it("uses graded gain and an ideal ranking over every judged document", () => {
+    const judged = new Map([
+      ["a", 3],
+      ["b", 1],
+      ["c", 0],
+    ]);
+    // dcg = 1/log2(2) + 3/log2(3); idcg = 3/log2(2) + 1/log2(3)
+    const expected = (1 + 3 / Math.log2(3)) / (3 + 1 / Math.log2(3));
+    expect(ndcgAt(["b", "a", "c"], judged, 10)).toBeCloseTo(expected, 12);
+  });
+
+  it("divides average precision by every relevant document, not by those within the cut", () => {
+    const judged = new Map([
+      ["a", 1],
+      ["b", 2],
+      ["z", 1],
+    ]);
+    // hits at ranks 1 and 3: (1/1 + 2/3) / 3 relevant
+    expect(averagePrecisionAt(["a", "x", "b"], judged, 100)).toBeCloseTo((1 + 2 / 3) / 3, 12);
+  });
+
+  it("scores a judged query the run lacks as 0 and skips a query with nothing relevant", () => {
+    const judgments: Judgments = new Map([
+      ["1", new Map([["a", 2]])],
+      ["2", new Map([["b", 1]])],
+      ["3", new Map([["c", 0]])],
+    ]);
+    const m = evaluate(new Map([["1", [{ docId: "a", score: 1 }]]]), judgments);
+    expect(m.queries).toBe(2);
+    expect(m.missing).toBe(1);
+    expect(m.ndcg10).toBeCloseTo(0.5, 12);
+  });
+
+  it("reads both qrels layouts and skips a header line", () => {
+    const j = parseJudgments("query-id\tcorpus-id\tscore\n1\td1\t2\n1 0 d2 -1\n\n");
+    expect([...(j.get("1") ?? [])]).toEqual([
+      ["d1", 2],
+      ["d2", -1],
+    ]);
+  });
+});
+
+describe.skipIf(!existsSync(SCRIPT) || !hasPython())("against the collection's own ndcg.py", () => {
+  it("prints the same three means for generated runs and judgments", () => {
+    const docIds = fc.constantFrom(...Array.from({ length: 40 }, (_, i) => String(i + 1)));
+    const queryIds = fc.constantFrom("1", "2", "3", "4", "5", "6");
+    const dir = mkdtempSync(join(tmpdir(), "memoria-metrics-"));
+    try {
+      fc.assert(
+        fc.property(
+          fc.array(fc.tuple(queryIds, docIds, fc.integer({ min: -1, max: 4 })), {
+            minLength: 1,
+            maxLength: 60,
+          }),
+          // Scores on a coarse grid, so ties (and their document-id rule) are common.
+          fc.array(fc.tuple(queryIds, docIds, fc.integer({ min: 0, max: 6 })), { maxLength: 150 }),
+          (qrelRows, runRows) => {
+            const qrelText = qrelRows.map(([q, d, r]) => `${q}\t${d}\t${r}`).join("\n");
+            const run = new Map<string, Retrieved[]>();
+            for (const [q, d, s] of runRows) {
+              run.set(q, [...(run.get(q) ?? []), { docId: d, score: s / 2 }]);
+            }
+            writeFileSync(join(dir, "qrels.tsv"), qrelText);
+            writeFileSync(join(dir, "run.trec"), trecRunText(run, "t"));
+            const ours = evaluate(run, parseJudgments(qrelText));
+            const printed = execFileSync("python3", [SCRIPT, join(dir, "run.trec"), join(dir, "qrels.tsv")], {
+              encoding: "utf8",
+            });
+            const number = (name: string) => Number(printed.match(new RegExp(`${name} ([0-9.]+)`))?.[1]);
+            expect(ours.ndcg10).toBeCloseTo(number("nDCG@10"), 4);
+            expect(ours.recall100).toBeCloseTo(number("Recall@100"), 4);
+            expect(ours.map100).toBeCloseTo(number("MAP@100"), 4);
+            expect(printed).toContain(`queries ${ours.queries}, missing from run ${ours.missing}`);
+          },
+        ),
+        { numRuns: 40 },
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

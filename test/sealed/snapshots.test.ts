@@ -1,0 +1,92 @@
+// The snapshot codec on its own: records packed into parts and sealed, opened back in order; and every way a
+// stored snapshot can be altered — a part reordered, dropped off the end, flipped, another team's, a seq or
+// format not the one sealed — fails to open as "unreadable" rather than opening as something else.
+
+import { describe, expect, it } from "vitest";
+import { isDomainError } from "../../src/errors.js";
+import { deriveTeamKey, generateTeamKeyMaterial, type TeamKey } from "../../src/seal/team-key.js";
+import {
+  openSnapshot,
+  openSnapshotState,
+  recordKinds,
+  type SnapshotBinding,
+  type SnapshotRecord,
+  SnapshotSealer,
+  type SnapshotState,
+} from "../../src/sealed/snapshots.js";
+
+const state: SnapshotState = {
+  passages: { a: 1 },
+  entries: [2],
+  unreadable: { documents: [["d1", 3]], entries: [] },
+};
+const binding: SnapshotBinding = { snapshotId: "s1", format: "1/3.45.1/aa/bb", seq: 42 };
+
+async function sealed(key: TeamKey, records: Uint8Array[], partBytes: number): Promise<Uint8Array[]> {
+  const sealer = new SnapshotSealer(key, binding, partBytes);
+  for (const r of records) sealer.add(recordKinds.passages, r);
+  return sealer.finish(state);
+}
+
+async function opened(key: TeamKey, parts: (Uint8Array | null)[], b = binding, count = parts.length) {
+  const out: SnapshotRecord[] = [];
+  for await (const record of openSnapshot(key, b, count, async (i) => parts[i] ?? null)) {
+    out.push({ kind: record.kind, bytes: new Uint8Array(record.bytes) });
+  }
+  return out;
+}
+
+async function failure(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+    return "opened";
+  } catch (error) {
+    return isDomainError(error, "unreadable") ? "unreadable" : String(error);
+  }
+}
+
+const team = async (id: string) => deriveTeamKey(id, generateTeamKeyMaterial());
+const records = Array.from({ length: 9 }, (_, i) => new Uint8Array(100 + i).fill(i));
+
+describe("a sealed snapshot", () => {
+  it("opens to its records in order, across parts, with the bookkeeping last", async () => {
+    const key = await team("tone");
+    for (const partBytes of [1, 250, 1 << 20]) {
+      const parts = await sealed(key, records, partBytes);
+      const got = await opened(key, parts);
+      expect(got.slice(0, -1).map((r) => r.bytes)).toEqual(records);
+      const last = got.at(-1) as SnapshotRecord;
+      expect(last.kind).toBe(recordKinds.state);
+      expect(openSnapshotState(last.bytes)).toEqual(state);
+    }
+    expect((await sealed(key, records, 250)).length).toBeGreaterThan(3);
+  });
+
+  it("does not open reordered, cut short, flipped, rebound or another team's", async () => {
+    const key = await team("tone");
+    const parts = await sealed(key, records, 250);
+    const swapped = [parts[1], parts[0], ...parts.slice(2)] as Uint8Array[];
+    expect(await failure(opened(key, swapped))).toBe("unreadable");
+    // The head claims one part fewer: the part now read as the last was sealed as "more".
+    expect(await failure(opened(key, parts.slice(0, -1)))).toBe("unreadable");
+    expect(await failure(opened(key, [...parts.slice(0, -1), null], binding, parts.length))).toBe(
+      "unreadable",
+    );
+    const flipped = parts.map((p) => new Uint8Array(p));
+    const middle = flipped[1] as Uint8Array;
+    middle[20] = (middle[20] ?? 0) ^ 1;
+    expect(await failure(opened(key, flipped))).toBe("unreadable");
+    expect(await failure(opened(key, parts, { ...binding, seq: 41 }))).toBe("unreadable");
+    expect(await failure(opened(key, parts, { ...binding, format: "1/3.46.0/aa/bb" }))).toBe("unreadable");
+    expect(await failure(opened(key, parts, { ...binding, snapshotId: "s2" }))).toBe("unreadable");
+    expect(await failure(opened(await team("ttwo"), parts))).toBe("unreadable");
+    // Another team's part, sealed under the same binding, in place of one of ours.
+    const theirs = await sealed(await team("ttwo"), records, 250);
+    expect(await failure(opened(key, [theirs[0], ...parts.slice(1)] as Uint8Array[]))).toBe("unreadable");
+  });
+
+  it("refuses bookkeeping that is not in its shape", () => {
+    expect(() => openSnapshotState(new TextEncoder().encode('{"passages":1}'))).toThrow();
+    expect(() => openSnapshotState(new TextEncoder().encode("not json"))).toThrow();
+  });
+});
