@@ -6,6 +6,7 @@
 
 import Database from "libsql";
 import { z } from "zod";
+import { packBlock, type StoredPassage, textBlocks, unpackBlock } from "./passage-text.js";
 import { prunedRanking, type RankedRow } from "./pruned-ranking.js";
 import type { MatchQuery } from "./query.js";
 import { OrderedRanges, UNORDERED_ROWIDS_START } from "./rowids.js";
@@ -103,11 +104,27 @@ interface DocumentEntry {
 
 // Column order is load-bearing: bm25() and snippet() address columns by position, so body must stay second
 // (the snippet column) and title and path come after it.
-const schema = `CREATE VIRTUAL TABLE passages USING fts5(
-  heading, body, title, path,
-  chunk_id UNINDEXED, document_id UNINDEXED, ordinal UNINDEXED,
-  tokenize = 'porter unicode61'
-)`;
+//
+// The layout (docs/decisions/0023-index-memory-layout.md): FTS5 keeps the postings and the column sizes bm25()
+// needs and no text at all (contentless). A passage is removed as an external-content row is, by handing
+// FTS5 the text it indexed, read back from passage_text: so FTS5 takes its tokens out of the column totals
+// bm25() averages over, exactly as it did when it held the text. (contentless_delete = 1 removes by rowid
+// alone, but leaves the totals as they were: scores drift after every replaced document.) Each
+// passage's document id and ordinal are one small row of passage_rows, for hits and the tie-break; its chunk
+// id, heading and body are held once, deflated, in passage_text, a few consecutive passages of one document a
+// row, and read back only for the passages a search returns. Title and path are held once per document, in
+// the JS map: they are indexed into every passage, but never stored there.
+const schema = [
+  `CREATE VIRTUAL TABLE passages USING fts5(
+    heading, body, title, path,
+    content = '',
+    tokenize = 'porter unicode61'
+  )`,
+  "CREATE TABLE passage_rows (rowid INTEGER PRIMARY KEY, document_id TEXT NOT NULL, ordinal INTEGER NOT NULL)",
+  // rowid: the first passage's rowid. A document's passages hold consecutive rowids (rowids.ts), so the
+  // block holding a passage is the one with the greatest rowid not above it.
+  "CREATE TABLE passage_text (rowid INTEGER PRIMARY KEY, passages BLOB NOT NULL)",
+];
 
 const weights = bm25Weights.join(", ");
 // The ranking statements return rowids and scores only; snippets are cut afterwards for the returned rows
@@ -120,10 +137,14 @@ const rankSql = `SELECT rowid, bm25(passages, ${weights}) AS rank
   FROM passages WHERE passages MATCH ? ORDER BY rank LIMIT ?`;
 const rankByRowidSql = `SELECT rowid, bm25(passages, ${weights}) AS rank
   FROM passages WHERE passages MATCH ? ORDER BY rank, rowid LIMIT ?`;
-const rankWithTiesSql = `SELECT rowid, bm25(passages, ${weights}) AS rank
-  FROM passages WHERE passages MATCH ? ORDER BY rank, document_id, ordinal LIMIT ?`;
-const passageSql =
-  "SELECT chunk_id, document_id, ordinal, heading, body, title, path FROM passages WHERE rowid = ?";
+const rankWithTiesSql = `SELECT passages.rowid AS rowid, bm25(passages, ${weights}) AS rank
+  FROM passages CROSS JOIN passage_rows r ON r.rowid = passages.rowid
+  WHERE passages MATCH ? ORDER BY rank, r.document_id, r.ordinal LIMIT ?`;
+const passageSql = "SELECT document_id, ordinal FROM passage_rows WHERE rowid = ?";
+const textBlockSql = "SELECT rowid, passages FROM passage_text WHERE rowid <= ? ORDER BY rowid DESC LIMIT 1";
+
+/** The index database's page size; see the constructor for why not SQLite's default 4 KiB. */
+const PAGE_SIZE = 8192;
 
 /** FTS5's own default: merge once 4 segments of one level exist. Kept for everyday writes. */
 const DEFAULT_AUTOMERGE = 4;
@@ -165,6 +186,12 @@ export class PassageIndex {
   readonly #rankWithTies: Database.Statement;
   readonly #rankByRowid: Database.Statement;
   readonly #passage: Database.Statement;
+  readonly #insertRow: Database.Statement;
+  readonly #removeRow: Database.Statement;
+  readonly #insertText: Database.Statement;
+  readonly #removeText: Database.Statement;
+  readonly #documentText: Database.Statement;
+  readonly #textBlock: Database.Statement;
   readonly #snippets: SnippetTable;
   readonly #termCount: Database.Statement;
   readonly #mergeStep: Database.Statement;
@@ -182,11 +209,27 @@ export class PassageIndex {
     this.#db = new Database(":memory:");
     // A large sort may otherwise spill to a temporary file, and here every row is plaintext.
     this.#db.exec("PRAGMA temp_store = MEMORY");
-    this.#db.exec(schema);
+    // Before the first table: a deflated block of up to 8 KiB of text is ~2–4 KB, and two rarely share a
+    // 4 KiB page, which left 44% of passage_text's pages empty; at 8 KiB 18% (the bench's ten-section corpus,
+    // 20k passages: 15.6 → 10.7 MiB of pages for 8.7 MiB of blocks). FTS5's segment pages pack alike at both.
+    this.#db.exec(`PRAGMA page_size = ${PAGE_SIZE}`);
+    for (const sql of schema) this.#db.exec(sql);
     this.#insert = this.#db.prepare(
-      "INSERT INTO passages (rowid, heading, body, title, path, chunk_id, document_id, ordinal) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO passages (rowid, heading, body, title, path) VALUES (?, ?, ?, ?, ?)",
     );
-    this.#remove = this.#db.prepare("DELETE FROM passages WHERE rowid = ?");
+    this.#remove = this.#db.prepare(
+      "INSERT INTO passages (passages, rowid, heading, body, title, path) VALUES ('delete', ?, ?, ?, ?, ?)",
+    );
+    this.#insertRow = this.#db.prepare(
+      "INSERT INTO passage_rows (rowid, document_id, ordinal) VALUES (?, ?, ?)",
+    );
+    this.#removeRow = this.#db.prepare("DELETE FROM passage_rows WHERE rowid = ?");
+    this.#insertText = this.#db.prepare("INSERT INTO passage_text (rowid, passages) VALUES (?, ?)");
+    this.#documentText = this.#db.prepare(
+      "SELECT rowid, passages FROM passage_text WHERE rowid BETWEEN ? AND ?",
+    );
+    this.#removeText = this.#db.prepare("DELETE FROM passage_text WHERE rowid BETWEEN ? AND ?");
+    this.#textBlock = this.#db.prepare(textBlockSql);
     this.#rank = this.#db.prepare(rankSql);
     this.#rankWithTies = this.#db.prepare(rankWithTiesSql);
     this.#rankByRowid = this.#db.prepare(rankByRowidSql);
@@ -264,30 +307,17 @@ export class PassageIndex {
   /** The hits for ranked rows: their stored columns, snippets marking what `highlight` matches, sorted. */
   #answer(ranked: readonly RankedRow[], highlight: string): PassageHit[] {
     if (ranked.length === 0) return [];
-    const stored = ranked.map(
-      (r) =>
-        this.#passage.get(r.rowid) as {
-          chunk_id: string;
-          document_id: string;
-          ordinal: number;
-          heading: string;
-          body: string;
-          title: string;
-          path: string;
-        },
-    );
+    const stored = this.#storedPassages(ranked.map((r) => r.rowid));
     const snippets = this.#snippets.cut(stored, highlight);
     const hits = ranked.map((row, i): PassageHit => {
       const detail = stored[i];
-      const documentId = detail?.document_id ?? "";
-      const doc = this.#documents.get(documentId);
       return {
-        chunkId: detail?.chunk_id ?? "",
-        documentId,
+        chunkId: detail?.chunkId ?? "",
+        documentId: detail?.documentId ?? "",
         ordinal: detail?.ordinal ?? 0,
-        title: doc?.title ?? "",
+        title: detail?.title ?? "",
         heading: detail?.heading ?? "",
-        path: doc?.path ?? [],
+        path: detail?.document?.path ?? [],
         snippet: snippets[i] ?? "",
         score: -row.rank,
       };
@@ -299,8 +329,48 @@ export class PassageIndex {
     );
   }
 
+  /**
+   * What a hit shows of each passage, in the given order: its row, its block's text (each block inflated once
+   * however many of its passages were returned) and its document's title and path from the map.
+   */
+  #storedPassages(rowids: readonly number[]) {
+    const blocks = new Map<number, StoredPassage[]>();
+    return rowids.map((rowid) => {
+      const row = this.#passage.get(rowid) as { document_id: string; ordinal: number } | undefined;
+      const block = this.#textBlock.get(rowid) as { rowid: number; passages: Uint8Array } | undefined;
+      let text: StoredPassage | undefined;
+      if (block) {
+        let passages = blocks.get(block.rowid);
+        if (!passages) {
+          passages = unpackBlock(block.passages);
+          blocks.set(block.rowid, passages);
+        }
+        text = passages[rowid - block.rowid];
+      }
+      const documentId = row?.document_id ?? "";
+      const document = this.#documents.get(documentId);
+      return {
+        chunkId: text?.chunkId ?? "",
+        documentId,
+        ordinal: row?.ordinal ?? 0,
+        document,
+        heading: text?.heading ?? "",
+        body: text?.body ?? "",
+        title: document?.title ?? "",
+        path: document?.path.join(TRAIL_SEPARATOR) ?? "",
+      };
+    });
+  }
+
   counts(): { documents: number; chunks: number } {
     return { documents: this.#documents.size, chunks: this.#passages };
+  }
+
+  /** Rows of passage_rows and of passage_text: a test counts them to see a removed document's text gone. */
+  storedRows(): { passages: number; textBlocks: number } {
+    const count = (table: string) =>
+      (this.#db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+    return { passages: count("passage_rows"), textBlocks: count("passage_text") };
   }
 
   /** The file SQLite has behind this index: always "" (in memory). A test asks, rather than trusting the code. */
@@ -420,7 +490,19 @@ export class PassageIndex {
   #removeDocument(id: string): void {
     const doc = this.#documents.get(id);
     if (!doc) return;
-    for (const rowid of doc.rowids) this.#remove.run(rowid);
+    // A document's rowids are consecutive and its blocks hold nothing else, so its text is one range.
+    const first = doc.rowids[0];
+    if (first !== undefined) {
+      const last = first + doc.rowids.length - 1;
+      const path = doc.path.join(TRAIL_SEPARATOR);
+      for (const block of this.#documentText.all(first, last) as { rowid: number; passages: Uint8Array }[]) {
+        for (const [i, p] of unpackBlock(block.passages).entries()) {
+          this.#remove.run(block.rowid + i, p.heading, p.body, doc.title, path);
+        }
+      }
+      for (const rowid of doc.rowids) this.#removeRow.run(rowid);
+      this.#removeText.run(first, last);
+    }
     this.#passages -= doc.rowids.length;
     this.#documents.delete(id);
     if (doc.ordered) this.#ranges.release(id);
@@ -432,19 +514,17 @@ export class PassageIndex {
     const inOrder = doc.passages.every((p, i) => i === 0 || p.ordinal > (doc.passages[i - 1]?.ordinal ?? 0));
     const start = inOrder ? this.#ranges.place(doc.id, doc.passages.length) : null;
     const rowids: number[] = [];
+    const stored: (StoredPassage & { rowid: number })[] = [];
     for (const [i, p] of doc.passages.entries()) {
       const rowid = start === null ? this.#nextUnorderedRowid++ : start + i;
-      this.#insert.run(
-        rowid,
-        p.heading,
-        withoutMarkers(p.text),
-        doc.title,
-        path,
-        p.chunkId,
-        doc.id,
-        p.ordinal,
-      );
+      const body = withoutMarkers(p.text);
+      this.#insert.run(rowid, p.heading, body, doc.title, path);
+      this.#insertRow.run(rowid, doc.id, p.ordinal);
+      stored.push({ rowid, chunkId: p.chunkId, heading: p.heading, body });
       rowids.push(rowid);
+    }
+    for (const block of textBlocks(stored)) {
+      this.#insertText.run(block[0]?.rowid, packBlock(block));
     }
     if (start === null) this.#unordered++;
     this.#documents.set(doc.id, { title: doc.title, path: doc.path, rowids, ordered: start !== null });

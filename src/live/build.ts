@@ -21,10 +21,12 @@ import type { UnreadableRows } from "./unreadable.js";
 
 /**
  * Rows read per storage round trip during a build. Large enough that per-query overhead vanishes next to
- * opening and indexing (256 chunk runs are up to 8 MB of text, typically ~2.5 MB), small enough that the event
- * loop gets a turn between pages and memory stays flat.
+ * opening and indexing (32 chunk runs are up to 1 MB of text, typically ~0.3 MB), small enough that the event
+ * loop gets a turn between pages and memory stays flat. It was 256: every page's sealed and opened rows are
+ * freed while the index grows around them, and the allocator keeps the holes, so a settled index of 20k
+ * ten-section passages held ~93 MiB of RSS at 256 and ~52 MiB at 32 (docs/decisions/0023-index-memory-layout.md).
  */
-export const BUILD_PAGE_ROWS = 256;
+export const BUILD_PAGE_ROWS = 32;
 /** Entries read per storage round trip during a build: each is one small sealed row (~1 KB). */
 const BUILD_PAGE_ENTRIES = 1024;
 
