@@ -18,12 +18,17 @@ export async function serveBenchApp(options: {
   /** Chunk on the worker-thread pool, as the server entries do; false chunks inline. */
   pool: boolean;
   maxDocumentBytes: number;
+  /** Pseudo-relevance feedback in search (MEMORIA_SEARCH_FEEDBACK=on). */
+  searchFeedback?: boolean;
 }): Promise<void> {
   const storage = await openStorage({ url: options.dbUrl });
   const keyring = new Keyring(await importMasterKeys(crypto.getRandomValues(new Uint8Array(32))));
   const pool = options.pool ? new ChunkPool() : null;
   const memoria = createApp({
-    config: benchConfig({ maxDocumentBytes: options.maxDocumentBytes }),
+    config: benchConfig({
+      maxDocumentBytes: options.maxDocumentBytes,
+      searchFeedback: options.searchFeedback ?? false,
+    }),
     storage,
     keyring,
     clock: systemClock,

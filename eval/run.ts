@@ -4,6 +4,7 @@
 // run (eval/baseline.ts).
 //
 // Usage: npm run eval [-- --collection DIR] [--limit 100] [--run PATH] [--per-query]
+// memoria runs twice, feedback off (the default) and on (MEMORIA_SEARCH_FEEDBACK=on); --run writes both.
 // DIR defaults to $MEMORIA_EVAL_DIR, else ../shared/eval/cranfield beside this repository (read at run time;
 // the collection is never copied in). --run writes memoria's TREC run file, for the collection's ndcg.py.
 
@@ -44,41 +45,47 @@ async function main(): Promise<void> {
   const baseline = runBaseline(collection, limit);
   const baselineMetrics = evaluate(baseline.run, collection.judgments);
 
-  const scratch = mkdtempSync(join(tmpdir(), "memoria-eval-"));
-  const server = startBenchServer("eval/run.ts", ["serve", `file:${join(scratch, "memoria.db")}`]);
-  let memoria: Awaited<ReturnType<typeof runMemoria>>;
-  try {
-    const base = `http://127.0.0.1:${await server.port}`;
-    memoria = await runMemoria(base, BENCH_ADMIN, collection, limit, (line) =>
-      process.stderr.write(`\r${line}`),
-    );
-    process.stderr.write("\n");
-  } finally {
-    server.child.kill("SIGTERM");
-    await server.exited;
-    rmSync(scratch, { recursive: true, force: true });
+  // memoria as it ships (feedback off), then with MEMORIA_SEARCH_FEEDBACK=on, each on a fresh server.
+  const runs: { name: string; feedback: boolean; run: Awaited<ReturnType<typeof runMemoria>> }[] = [];
+  for (const feedback of [false, true]) {
+    const scratch = mkdtempSync(join(tmpdir(), "memoria-eval-"));
+    const args = ["serve", `file:${join(scratch, "memoria.db")}`, ...(feedback ? ["feedback"] : [])];
+    const server = startBenchServer("eval/run.ts", args);
+    try {
+      const base = `http://127.0.0.1:${await server.port}`;
+      const run = await runMemoria(base, BENCH_ADMIN, collection, limit, (line) =>
+        process.stderr.write(`\r${line}`),
+      );
+      process.stderr.write("\n");
+      runs.push({ name: `memoria, feedback ${feedback ? "on" : "off"}`, feedback, run });
+    } finally {
+      server.child.kill("SIGTERM");
+      await server.exited;
+      rmSync(scratch, { recursive: true, force: true });
+    }
   }
-  const memoriaMetrics = evaluate(memoria.run, collection.judgments);
 
   const row = (name: string, m: RunMetrics) => console.log(`${name.padEnd(34)} ${formatMetrics(m)}`);
-  row("plain FTS5 OR (in process)", baselineMetrics);
-  row("memoria, over HTTP", memoriaMetrics);
   const delta = (a: number, b: number) => `${a - b >= 0 ? "+" : ""}${(a - b).toFixed(4)}`;
-  console.log(
-    `${"memoria − plain FTS5".padEnd(34)} nDCG@10 ${delta(memoriaMetrics.ndcg10, baselineMetrics.ndcg10)}  ` +
-      `Recall@100 ${delta(memoriaMetrics.recall100, baselineMetrics.recall100)}  ` +
-      `MAP@100 ${delta(memoriaMetrics.map100, baselineMetrics.map100)}`,
-  );
   const ms = (t: { p50: number; p99: number }) => `p50 ${t.p50.toFixed(1)} ms, p99 ${t.p99.toFixed(1)} ms`;
+  row("plain FTS5 OR (in process)", baselineMetrics);
+  for (const { name, run } of runs) {
+    const m = evaluate(run.run, collection.judgments);
+    row(`${name}, over HTTP`, m);
+    console.log(
+      `${"  − plain FTS5".padEnd(34)} nDCG@10 ${delta(m.ndcg10, baselineMetrics.ndcg10)}  ` +
+        `Recall@100 ${delta(m.recall100, baselineMetrics.recall100)}  ` +
+        `MAP@100 ${delta(m.map100, baselineMetrics.map100)}`,
+    );
+    console.log(`${"  its search over HTTP".padEnd(34)} ${ms(latency(run.queryMs))}`);
+  }
   console.log(
-    `ingest: ${(memoria.ingestMs / 1000).toFixed(2)} s over the batch route ` +
-      `(plain FTS5 load in process: ${(baseline.buildMs / 1000).toFixed(2)} s)`,
+    `plain FTS5 in process: search ${ms(latency(baseline.queryMs))}, load ${(baseline.buildMs / 1000).toFixed(2)} s; ` +
+      `memoria's ingest over the batch route ${((runs[0]?.run.ingestMs ?? 0) / 1000).toFixed(2)} s`,
   );
-  console.log(
-    `search: memoria over HTTP ${ms(latency(memoria.queryMs))}; plain FTS5 in process ${ms(latency(baseline.queryMs))}`,
-  );
+  const memoriaMetrics = evaluate(runs.at(-1)?.run.run ?? new Map(), collection.judgments);
   if (values["per-query"]) {
-    console.log("query\tmemoria nDCG@10\tplain nDCG@10");
+    console.log("query\tmemoria (feedback on) nDCG@10\tplain nDCG@10");
     for (const [id, m] of memoriaMetrics.perQuery) {
       console.log(
         `${id}\t${m.ndcg10.toFixed(4)}\t${baselineMetrics.perQuery.get(id)?.ndcg10.toFixed(4) ?? ""}`,
@@ -86,13 +93,21 @@ async function main(): Promise<void> {
     }
   }
   if (values.run) {
-    writeFileSync(values.run, trecRunText(memoria.run, "memoria"));
-    console.log(`run → ${values.run}`);
+    for (const { feedback, run } of runs) {
+      const path = feedback ? values.run.replace(/(\.trec)?$/, ".feedback$1") : values.run;
+      writeFileSync(path, trecRunText(run.run, feedback ? "memoria_feedback" : "memoria"));
+      console.log(`run → ${path}`);
+    }
   }
 }
 
 if (process.argv[2] === "serve") {
-  await serveBenchApp({ dbUrl: process.argv[3] ?? "", pool: true, maxDocumentBytes: 5 * 1024 * 1024 });
+  await serveBenchApp({
+    dbUrl: process.argv[3] ?? "",
+    pool: true,
+    maxDocumentBytes: 5 * 1024 * 1024,
+    searchFeedback: process.argv[4] === "feedback",
+  });
 } else {
   await main();
 }

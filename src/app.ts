@@ -15,7 +15,7 @@ import { recordMetrics } from "./http/metrics.js";
 import { rateLimits } from "./http/rate-limit.js";
 import { requestId } from "./http/request-id.js";
 import { securityHeaders } from "./http/security-headers.js";
-import type { PassageIndexOptions } from "./index/passage-index.js";
+import { FEEDBACK, type PassageIndexOptions } from "./index/passage-index.js";
 import type { Chunker } from "./ingest/chunker.js";
 import { LiveIndexes } from "./live/indexes.js";
 import type { Logger } from "./logger.js";
@@ -60,6 +60,8 @@ export interface AppConfig {
   indexMemoryBytes?: number;
   /** MEMORIA_SNAPSHOT_MIN_CHUNKS: the size past which a build writes a sealed index snapshot (live/snapshot.ts). */
   snapshotMinChunks?: number;
+  /** MEMORIA_SEARCH_FEEDBACK=on: search expands queries with pseudo-relevance feedback (index/feedback.ts). */
+  searchFeedback?: boolean;
   /** Notion's API base URL (MEMORIA_NOTION_API_URL); tests point it at a local stand-in. */
   notionApiUrl?: string;
   /** MEMORIA_METRICS_TOKEN: GET /metrics accepts it besides the admin token. */
@@ -109,7 +111,10 @@ export function createApp(deps: AppDeps): Memoria {
     catchupMs: config.catchupMs,
     ...(config.indexMemoryBytes !== undefined ? { memoryBudgetBytes: config.indexMemoryBytes } : {}),
     ...(config.snapshotMinChunks !== undefined ? { snapshotMinChunks: config.snapshotMinChunks } : {}),
-    ...(deps.indexOptions ? { indexOptions: deps.indexOptions } : {}),
+    indexOptions: {
+      ...(config.searchFeedback ? { feedback: FEEDBACK } : {}),
+      ...deps.indexOptions,
+    },
   });
   const directory = new TeamService({ storage, keyring, clock, indexes });
   const documents = new DocumentService({

@@ -139,6 +139,9 @@ export const envSchema = z.object({
     .transform(Number)
     .pipe(z.number().int().min(0).max(Number.MAX_SAFE_INTEGER))
     .optional(),
+  // Pseudo-relevance feedback in search (docs/decisions/0025-feedback.md): better answers to long questions,
+  // at about three times a long query's cost, so it is chosen, not given.
+  MEMORIA_SEARCH_FEEDBACK: z.enum(["on", "off"]).default("off"),
   MEMORIA_CATCHUP_MS: z
     .string()
     .regex(/^\d+$/, "must be a whole number of milliseconds")
@@ -172,6 +175,8 @@ export interface Config {
   indexMemoryMb: number | null;
   /** MEMORIA_SNAPSHOT_MIN_CHUNKS; null: the live layer's default. */
   snapshotMinChunks: number | null;
+  /** MEMORIA_SEARCH_FEEDBACK=on: search expands queries with pseudo-relevance feedback. */
+  searchFeedback: boolean;
   notionApiUrl: string;
   logLevel: LogLevel;
 }
@@ -218,6 +223,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     catchupMs: e.MEMORIA_CATCHUP_MS,
     indexMemoryMb: e.MEMORIA_INDEX_MEMORY_MB ?? null,
     snapshotMinChunks: e.MEMORIA_SNAPSHOT_MIN_CHUNKS ?? null,
+    searchFeedback: e.MEMORIA_SEARCH_FEEDBACK === "on",
     notionApiUrl: e.MEMORIA_NOTION_API_URL,
     logLevel: e.MEMORIA_LOG_LEVEL,
   };

@@ -40,12 +40,21 @@ const group = (terms: readonly string[]) => `(${orExpression(terms, [])})`;
  *    rows above it: the top k of the merged lists, each row at its most complete score, is the full
  *    expression's top k.
  *
+ * With `near` false the full expression is the plain OR of `terms` (repeats kept: each is its own phrase, as
+ * feedback's second pass weights them) and the third list is not needed: the first two hold every row with an
+ * essential term at its full score.
+ *
  * The one difference: the second expression orders the phrases essential first, so a row holding both
  * kinds sums the same shares in another order than the full expression would, which can differ in the last
  * bits (measured: at most 7.1e-15 on scores of ~10–40). 0022 records it.
  */
-export function prunedRanking(terms: readonly string[], limit: number, source: RankingSource): RankedRow[] {
-  const full = orExpression(terms, terms);
+export function prunedRanking(
+  terms: readonly string[],
+  limit: number,
+  source: RankingSource,
+  near = true,
+): RankedRow[] {
+  const full = orExpression(terms, near ? terms : []);
   if (terms.length < 2 || limit < 1) return source.rank(full, limit);
   const matching = new Map<string, number>();
   for (const term of terms) if (!matching.has(term)) matching.set(term, source.matchingAtLeast(term));
@@ -67,7 +76,7 @@ export function prunedRanking(terms: readonly string[], limit: number, source: R
   const lists = [
     everywhere ? [] : source.rank(`${group(essential)} NOT ${group(nonEssential)}`, limit),
     source.rank(`${group(essential)} AND ${group(nonEssential)}`, limit),
-    source.rank(`${group(terms)} AND ${orExpression([], terms)}`, limit),
+    near ? source.rank(`${group(terms)} AND ${orExpression([], terms)}`, limit) : [],
   ];
   for (const list of lists) for (const row of list) best.set(row.rowid, row.rank);
   return [...best]

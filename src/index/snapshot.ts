@@ -57,7 +57,8 @@ export interface IndexSnapshot<State> {
 const ROWS_PER_INSERT = 64;
 const MAX_VARIABLES = 32_766;
 
-// The scratch tables a search fills and empties (snippet-table.ts): never part of what an index holds.
+// The scratch tables a search fills and empties (snippet-table.ts, term-table.ts): never part of what an index
+// holds.
 const SCRATCH = /^returned/;
 
 interface CopiedTable {

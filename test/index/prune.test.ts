@@ -18,7 +18,6 @@ import {
 } from "../../src/index/prune.js";
 import { prunedRanking, type RankedRow } from "../../src/index/pruned-ranking.js";
 import { matchQuery } from "../../src/index/query.js";
-import { MAX_COUNTED_TERMS, RECOUNT_REMOVED_SHARE, TermCounts } from "../../src/index/term-counts.js";
 
 /** Scores may differ from the full expression's in the last bits only: 0022 measured at most 7.1e-15. */
 const SCORE_TOLERANCE = 1e-12;
@@ -88,37 +87,6 @@ describe("planning", () => {
     // A common word would make the threshold query cost what the full expression does: it stops short.
     expect(thresholdTerms(["the", "walrus", "walrus"], matching, 1)).toEqual(["walrus"]);
     expect(thresholdTerms(["walrus"], matching, 100)).toEqual(["walrus"]);
-  });
-});
-
-describe("term counts", () => {
-  it("keeps a count across writes as a lower bound, and recounts once removals pass their share", () => {
-    let asked = 0;
-    let real = 50;
-    const counts = new TermCounts(() => {
-      asked++;
-      return real;
-    });
-    expect(counts.matchingAtLeast("cell", 1000)).toBe(50);
-    real = 47;
-    counts.removed(3);
-    expect(counts.matchingAtLeast("cell", 1000)).toBe(47);
-    expect(asked).toBe(1);
-    counts.removed(1000 * RECOUNT_REMOVED_SHARE);
-    expect(counts.matchingAtLeast("cell", 1000)).toBe(47);
-    expect(asked).toBe(2);
-    counts.clear();
-    counts.matchingAtLeast("cell", 1000);
-    expect(asked).toBe(3);
-  });
-
-  it("forgets every count once it holds the most terms it may", () => {
-    let asked = 0;
-    const counts = new TermCounts(() => ++asked);
-    for (let i = 0; i < MAX_COUNTED_TERMS; i++) counts.matchingAtLeast(`t${i}`, 10);
-    expect(counts.matchingAtLeast("t0", 10)).toBe(1);
-    counts.matchingAtLeast("one more", 10);
-    expect(counts.matchingAtLeast("t0", 10)).toBe(MAX_COUNTED_TERMS + 2);
   });
 });
 
@@ -253,7 +221,7 @@ describe("the oracle: pruned find() answers as the full expression", () => {
     expect(pruned).toBeGreaterThan(queries / 3);
   });
 
-  it("property: after removals and replacements, counts kept as lower bounds still give the same answer", () => {
+  it("property: after removals and replacements, the answer is still the full expression's", () => {
     fc.assert(
       fc.property(
         fc.integer(),
@@ -265,7 +233,7 @@ describe("the oracle: pruned find() answers as the full expression", () => {
           try {
             index.apply(docs);
             for (const q of queries) expectAsFullExpression(index, q, limit);
-            // Few enough removals that the counts are kept (under RECOUNT_REMOVED_SHARE of the index) …
+            // One removal …
             index.apply([], [docs[3]?.id ?? ""]);
             for (const q of queries) expectAsFullExpression(index, q, limit);
             // … and many: half the documents go, the other half are rewritten with another document's text.

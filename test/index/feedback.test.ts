@@ -1,0 +1,267 @@
+// Pseudo-relevance feedback (src/index/feedback.ts, term-table.ts, PassageIndex.find): the pure choice of
+// expansion words, pinned on a hand-computed case; and the index's second pass against an oracle — the
+// expanded terms' plain OR run as it is — over a generated corpus large enough for feedback to act.
+
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  expandedTerms,
+  expansionTerms,
+  type FeedbackParameters,
+  type FeedbackPassage,
+} from "../../src/index/feedback.js";
+import {
+  FEEDBACK,
+  type IndexedDocument,
+  type PassageHit,
+  PassageIndex,
+} from "../../src/index/passage-index.js";
+import { matchQuery, orExpression } from "../../src/index/query.js";
+
+const params: FeedbackParameters = { ...FEEDBACK, terms: 3, expansionLevels: 2, minCorpus: 100 };
+
+describe("expansionTerms", () => {
+  const top: FeedbackPassage[] = [
+    {
+      score: 10,
+      termCounts: new Map([
+        ["wing", 2],
+        ["slipstream", 3],
+        ["lift", 1],
+        ["the", 4],
+        ["42", 2],
+      ]),
+    },
+    {
+      score: 10 - Math.log(3),
+      termCounts: new Map([
+        ["slipstream", 1],
+        ["propel", 2],
+        ["ab", 5],
+      ]),
+    },
+  ];
+  const counts = new Map([
+    ["slipstream", 5],
+    ["lift", 20],
+    ["propel", 8],
+    ["the", 900],
+    ["wing", 40],
+  ]);
+  const passagesWith = (term: string) => counts.get(term) ?? 0;
+
+  it("weights a word by the relevance model times its IDF, heaviest first", () => {
+    const terms = expansionTerms(top, new Set(["wing"]), passagesWith, 1000, params);
+    // P(passage): e^0 / (1 + 1/3) = 0.75 and 0.25; lengths 12 and 8.
+    const idf = (n: number) => Math.log((1000 - n + 0.5) / (n + 0.5));
+    const slipstream = (0.75 * 3) / 12 + (0.25 * 1) / 8;
+    const propel = (0.25 * 2) / 8;
+    const lift = (0.75 * 1) / 12;
+    expect(terms.map((t) => t.term)).toEqual(["slipstream", "propel", "lift"]);
+    expect(terms[0]?.weight).toBeCloseTo(slipstream * idf(5), 12);
+    expect(terms[1]?.weight).toBeCloseTo(propel * idf(8), 12);
+    expect(terms[2]?.weight).toBeCloseTo(lift * idf(20), 12);
+    // Two levels: the heaviest twice, the rest by their share of it, never fewer than once.
+    expect(terms.map((t) => t.repeats)).toEqual([2, 1, 1]);
+  });
+
+  it("leaves out the query's stems, digits, short tokens, words too common and words the corpus lacks", () => {
+    const terms = expansionTerms(top, new Set(["slipstream"]), passagesWith, 1000, { ...params, terms: 10 });
+    const chosen = terms.map((t) => t.term);
+    expect(chosen).not.toContain("slipstream");
+    expect(chosen).not.toContain("42");
+    expect(chosen).not.toContain("ab");
+    expect(chosen).not.toContain("the");
+    expect(expansionTerms(top, new Set(), () => 0, 1000, params)).toEqual([]);
+  });
+
+  it("adds nothing below the smallest corpus it trusts", () => {
+    expect(expansionTerms(top, new Set(), passagesWith, 99, params)).toEqual([]);
+    expect(expansionTerms(top, new Set(), passagesWith, 100, params)).not.toEqual([]);
+  });
+
+  it("property: the same passages give the same words whatever order their counts were gathered in", () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            score: fc.double({ min: 0, max: 30, noNaN: true }),
+            counts: fc.dictionary(fc.stringMatching(/^[a-z]{3,6}$/), fc.integer({ min: 1, max: 5 })),
+          }),
+          { minLength: 1, maxLength: 4 },
+        ),
+        (passages) => {
+          const forward = passages.map((p) => ({
+            score: p.score,
+            termCounts: new Map(Object.entries(p.counts)),
+          }));
+          const backward = passages.map((p) => ({
+            score: p.score,
+            termCounts: new Map(Object.entries(p.counts).reverse()),
+          }));
+          const df = (term: string) => 1 + (term.charCodeAt(0) % 7);
+          const a = expansionTerms(forward, new Set(), df, 1000, { ...params, terms: 20 });
+          const b = expansionTerms(backward, new Set(), df, 1000, { ...params, terms: 20 });
+          expect(b.map((t) => [t.term, t.repeats])).toEqual(a.map((t) => [t.term, t.repeats]));
+          for (const [i, t] of a.entries())
+            if (i > 0) expect(t.weight).toBeLessThanOrEqual(a[i - 1]?.weight ?? 0);
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
+  it("repeats the person's terms, then each word its repeats", () => {
+    const expansion = [
+      { term: "slipstream", weight: 2, repeats: 2 },
+      { term: "lift", weight: 1, repeats: 1 },
+    ];
+    expect(expandedTerms(["wing", "span"], expansion, { ...params, queryRepeats: 2 })).toEqual([
+      "wing",
+      "span",
+      "wing",
+      "span",
+      "slipstream",
+      "slipstream",
+      "lift",
+    ]);
+  });
+});
+
+// A corpus of topics: each document draws most words from its topic's own vocabulary, some from everywhere,
+// so the best passages for a query share words the query does not hold — what feedback feeds on.
+function mulberry(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const TOPICS = 40;
+const topicWord = (topic: number, i: number) => `t${topic}w${i}`;
+const commonWords = ["the", "of", "and", "flow", "model", "result"];
+
+function topicCorpus(seed: number, documents: number): IndexedDocument[] {
+  const random = mulberry(seed);
+  const word = (topic: number) =>
+    random() < 0.35
+      ? (commonWords[Math.floor(random() * commonWords.length)] as string)
+      : topicWord(topic, Math.floor(random() * random() * 30));
+  return Array.from({ length: documents }, (_, d) => {
+    const topic = d % TOPICS;
+    const words = (n: number) => Array.from({ length: n }, () => word(topic)).join(" ");
+    return {
+      id: `d${String(d).padStart(5, "0")}`,
+      title: words(3),
+      path: [],
+      passages: [
+        { chunkId: `d${d}.0`, ordinal: 0, heading: "", text: words(20 + Math.floor(random() * 40)) },
+      ],
+    };
+  });
+}
+
+const view = (hits: PassageHit[]) => hits.map((h) => ({ ...h, score: Math.round(h.score * 1e9) }));
+
+describe("PassageIndex with feedback", () => {
+  const docs = topicCorpus(7, 1200);
+  const questions = [
+    "the flow of t3w1 and t3w4",
+    "t5w0 model",
+    "t17w2 t17w9 t17w11 result of the model",
+    "t8w3",
+    "absent words only",
+  ];
+
+  it("answers as the oracle: the expanded terms' plain OR, highlighted with what was typed", () => {
+    const index = new PassageIndex({ feedback: FEEDBACK });
+    try {
+      index.apply(docs);
+      let expanded = 0;
+      for (const q of questions) {
+        const match = matchQuery(q);
+        const expansion = index.expansionOf(match);
+        if (expansion.length > 0) expanded++;
+        const expected =
+          expansion.length === 0
+            ? index.search(match.expression, 20)
+            : index.search(
+                orExpression(expandedTerms(match.terms, expansion, FEEDBACK), []),
+                20,
+                match.expression,
+              );
+        expect(view(index.find(match, 20)), q).toEqual(view(expected));
+        // The snippets mark the person's words only.
+        const typed = new Set(match.terms);
+        for (const hit of index.find(match, 20)) {
+          for (const [, marked] of hit.snippet.matchAll(/<mark>(.*?)<\/mark>/g)) {
+            expect(typed.has((marked ?? "").toLowerCase()), `${q}: ${marked}`).toBe(true);
+          }
+        }
+      }
+      // Every question with a topic word is expanded; the one without any is not.
+      expect(expanded).toBe(questions.length - 1);
+    } finally {
+      index.close();
+    }
+  });
+
+  it("expands with the query's topic words", () => {
+    const index = new PassageIndex({ feedback: FEEDBACK });
+    try {
+      index.apply(docs);
+      const expansion = index.expansionOf(matchQuery("t3w1 t3w4"));
+      expect(expansion.length).toBeGreaterThan(0);
+      expect(expansion.every((t) => t.term.startsWith("t3w"))).toBe(true);
+    } finally {
+      index.close();
+    }
+  });
+
+  it("expands the same data the same way whatever its history (a restarted server included)", () => {
+    const once = new PassageIndex({ feedback: FEEDBACK });
+    const rewritten = new PassageIndex({ feedback: FEEDBACK });
+    try {
+      once.apply(docs);
+      // The same final data reached another way: part of it first, then removed, then everything.
+      rewritten.apply(docs.slice(0, 600));
+      rewritten.apply(
+        [],
+        docs.slice(0, 300).map((d) => d.id),
+      );
+      rewritten.apply(docs);
+      for (const q of questions) {
+        const match = matchQuery(q);
+        // The words and their repeats are the same; the weights may differ in the last bits only, where a
+        // document re-added out of rowid order is ranked by the full expression instead of pruned (0022).
+        const words = (index: PassageIndex) => index.expansionOf(match).map((t) => [t.term, t.repeats]);
+        expect(words(rewritten), q).toEqual(words(once));
+        expect(view(rewritten.find(match, 20)), q).toEqual(view(once.find(match, 20)));
+      }
+    } finally {
+      once.close();
+      rewritten.close();
+    }
+  });
+
+  it("is off below the smallest corpus it trusts, and unless asked for", () => {
+    const small = new PassageIndex({ feedback: FEEDBACK });
+    const off = new PassageIndex();
+    try {
+      small.apply(docs.slice(0, FEEDBACK.minCorpus - 1));
+      off.apply(docs);
+      for (const q of questions) {
+        const match = matchQuery(q);
+        expect(small.expansionOf(match)).toEqual([]);
+        expect(off.expansionOf(match)).toEqual([]);
+        expect(view(off.find(match, 20))).toEqual(view(off.search(match.expression, 20)));
+      }
+    } finally {
+      small.close();
+      off.close();
+    }
+  });
+});
