@@ -118,6 +118,15 @@ describe("configuration", () => {
     }
   });
 
+  it("leaves search feedback off unless MEMORIA_SEARCH_FEEDBACK is on, and refuses any other word", () => {
+    expect(parseConfig({}).searchFeedback).toBe(false);
+    expect(parseConfig({ MEMORIA_SEARCH_FEEDBACK: "off" }).searchFeedback).toBe(false);
+    expect(parseConfig({ MEMORIA_SEARCH_FEEDBACK: "on" }).searchFeedback).toBe(true);
+    for (const bad of ["yes", "ON", "1"]) {
+      expect(() => parseConfig({ MEMORIA_SEARCH_FEEDBACK: bad }), bad).toThrow(/MEMORIA_SEARCH_FEEDBACK/);
+    }
+  });
+
   it("limits 1200 requests a minute per credential by default, and none at 0", () => {
     expect(parseConfig({}).rateLimit).toBe(1200);
     expect(parseConfig({ MEMORIA_RATE_LIMIT: "20" }).rateLimit).toBe(20);
