@@ -179,6 +179,8 @@ async function benchSize(shape: CorpusShape, chunks: number, pairs: number, roun
   // Each run against the query floor measured right after it, so both saw the same machine.
   const toFloor = (key: string) =>
     runs.map((r, i) => (r[key] ?? Number.NaN) / (queryFloors[i]?.[key] ?? Number.NaN));
+  const toFloorAs = (key: string, floorKey: string) =>
+    runs.map((r, i) => (r[key] ?? Number.NaN) / (queryFloors[i]?.[floorKey] ?? Number.NaN));
   const ms = (xs: number[]) => `${median(xs).toFixed(2)} ms  [${fmt(xs)}]`;
   const times = (xs: number[]) => `${median(xs).toFixed(2)}×  [${fmt(xs)}]`;
   const documents = generateShape(shape, chunks).length;
@@ -218,6 +220,10 @@ async function benchSize(shape: CorpusShape, chunks: number, pairs: number, roun
     ["  floor p99", ms(of(queryFloors, "longP99"))],
     ["  p50 / floor p50 (target ≤ 0.6)", times(toFloor("longP50"))],
     ["  p99 / floor p99 (target ≤ 0.6)", times(toFloor("longP99"))],
+    ["search p50, 10–20 words, over loopback HTTP", ms(of(runs, "longHttpP50"))],
+    ["search p99, 10–20 words, over loopback HTTP", ms(of(runs, "longHttpP99"))],
+    ["  HTTP p50 / floor p50 (target ≤ 0.6)", times(toFloorAs("longHttpP50", "longP50"))],
+    ["  HTTP p99 / floor p99 (target ≤ 0.6)", times(toFloorAs("longHttpP99", "longP99"))],
     [
       "queries per run, each mix",
       `${runs[0]?.queries ?? 0} (200-query mix × ${rounds}); ${(runs[0]?.hitsPerQuery ?? 0).toFixed(1)} and ${(runs[0]?.longHitsPerQuery ?? 0).toFixed(1)} hits each`,
