@@ -8,7 +8,7 @@ import Database from "libsql";
 import { z } from "zod";
 import { type ExpansionTerm, expandedTerms, expansionTerms, type FeedbackParameters } from "./feedback.js";
 import { packBlock, type StoredPassage, textBlocks, unpackBlock } from "./passage-text.js";
-import { prunedRanking, type RankedRow } from "./pruned-ranking.js";
+import { canonicalOrder, prunedRanking, type RankedRow } from "./pruned-ranking.js";
 import { type MatchQuery, orExpression } from "./query.js";
 import { OrderedRanges, UNORDERED_ROWIDS_START } from "./rowids.js";
 import {
@@ -347,7 +347,13 @@ export class PassageIndex {
 
   /** The top rows of `terms` ORed (with the NEAR group of them all when `near`), pruned where it can be. */
   #rankTerms(terms: readonly string[], limit: number, near: boolean): RankedRow[] {
-    if (this.#unordered > 0) return this.#rankExpression(orExpression(terms, near ? terms : []), limit);
+    if (this.#unordered > 0) {
+      // Ties by rowid are not the contract's order here, so no pruning; the phrases in pruning's order, so the
+      // scores are the ones a pruned search of the same data gives, to the last bit.
+      const ordered =
+        terms.length < 2 ? terms : canonicalOrder(terms, new Map(terms.map((t) => [t, this.#exactCount(t)])));
+      return this.#rankExpression(orExpression(ordered, near ? ordered : []), limit);
+    }
     return prunedRanking(
       terms,
       limit,

@@ -44,9 +44,9 @@ const group = (terms: readonly string[]) => `(${orExpression(terms, [])})`;
  * feedback's second pass weights them) and the third list is not needed: the first two hold every row with an
  * essential term at its full score.
  *
- * The one difference: the second expression orders the phrases essential first, so a row holding both
- * kinds sums the same shares in another order than the full expression would, which can differ in the last
- * bits (measured: at most 7.1e-15 on scores of ~10–40). 0022 records it.
+ * Every expression lists its phrases in one canonical order (canonicalOrder), the full one included, so each
+ * list scores its rows bit for bit as the full expression does. Against the expression in the order the terms
+ * were typed, scores can differ in the last bits (measured: at most 7.1e-15 on scores of ~10–40; 0022).
  */
 export function prunedRanking(
   terms: readonly string[],
@@ -54,18 +54,25 @@ export function prunedRanking(
   source: RankingSource,
   near = true,
 ): RankedRow[] {
-  const full = orExpression(terms, near ? terms : []);
-  if (terms.length < 2 || limit < 1) return source.rank(full, limit);
+  if (terms.length < 2 || limit < 1) return source.rank(orExpression(terms, near ? terms : []), limit);
   const matching = new Map<string, number>();
   for (const term of terms) if (!matching.has(term)) matching.set(term, source.matchingAtLeast(term));
+  const ordered = canonicalOrder(terms, matching);
+  const full = orExpression(ordered, near ? ordered : []);
 
-  const threshold = source.rank(orExpression(thresholdTerms(terms, matching, limit), []), limit);
+  const threshold = source.rank(orExpression(thresholdTerms(ordered, matching, limit), []), limit);
   const kth = threshold[limit - 1];
   // Fewer rows than asked for: every row of the full expression may be in the answer.
   if (kth === undefined) return source.rank(full, limit);
 
   const bounds = new Map([...matching].map(([term, n]) => [term, phraseBound(source.passages, n)]));
-  const { essential, nonEssential } = splitByThreshold(terms, bounds, -kth.rank);
+  // Given the terms rarest last, the split takes equal bounds from the end, so the non-essential terms are a
+  // suffix of the canonical order and essential-then-non-essential is that order again.
+  const split = splitByThreshold([...ordered].reverse(), bounds, -kth.rank);
+  const position = new Map(ordered.map((term, i) => [term, i]));
+  const canonically = (a: string, b: string) => (position.get(a) ?? 0) - (position.get(b) ?? 0);
+  const essential = split.essential.sort(canonically);
+  const nonEssential = split.nonEssential.sort(canonically);
   if (nonEssential.length === 0 || essential.length === 0) return source.rank(full, limit);
 
   const best = new Map<number, number>();
@@ -76,11 +83,24 @@ export function prunedRanking(
   const lists = [
     everywhere ? [] : source.rank(`${group(essential)} NOT ${group(nonEssential)}`, limit),
     source.rank(`${group(essential)} AND ${group(nonEssential)}`, limit),
-    near ? source.rank(`${group(terms)} AND ${orExpression([], terms)}`, limit) : [],
+    near ? source.rank(`${group(ordered)} AND ${orExpression([], ordered)}`, limit) : [],
   ];
   for (const list of lists) for (const row of list) best.set(row.rowid, row.rank);
   return [...best]
     .map(([rowid, rank]) => ({ rowid, rank }))
     .sort((a, b) => a.rank - b.rank || a.rowid - b.rowid)
     .slice(0, limit);
+}
+
+/**
+ * The order every expression here lists its phrases in: rarest first, ties by the term, repeats side by side.
+ * FTS5 sums a row's phrase shares in expression order, and floating-point sums depend on their order, so one
+ * order for every list (and for the full expression, whether pruned or not) is what makes the same data
+ * answer with the same scores to the last bit, whichever path a query took and whatever the order it was
+ * typed in. `matching` counts must be exact for that (0022).
+ */
+export function canonicalOrder(terms: readonly string[], matching: ReadonlyMap<string, number>): string[] {
+  return [...terms].sort(
+    (a, b) => (matching.get(a) ?? 0) - (matching.get(b) ?? 0) || (a < b ? -1 : a > b ? 1 : 0),
+  );
 }
