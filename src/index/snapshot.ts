@@ -14,6 +14,7 @@
 import { isUtf8 } from "node:buffer";
 import { createHash } from "node:crypto";
 import type Database from "libsql";
+import { SCRATCH_PREFIX } from "./scratch-table.js";
 
 /**
  * Text as its UTF-8 bytes, as a decoded page holds it: bound straight back as `CAST(? AS TEXT)`, which SQLite
@@ -57,9 +58,8 @@ export interface IndexSnapshot<State> {
 const ROWS_PER_INSERT = 64;
 const MAX_VARIABLES = 32_766;
 
-// The scratch tables a search fills and empties (snippet-table.ts, term-table.ts): never part of what an index
-// holds.
-const SCRATCH = /^returned/;
+// The scratch tables a search fills and empties (scratch-table.ts): never part of what an index holds.
+const SCRATCH = new RegExp(`^${SCRATCH_PREFIX}`);
 
 interface CopiedTable {
   name: string;

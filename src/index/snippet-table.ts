@@ -7,6 +7,7 @@
 // columns in the same order, so a passage matched only by its heading still gets its body's start.
 
 import type Database from "libsql";
+import { ScratchTable } from "./scratch-table.js";
 import { MATCH_CLOSE, MATCH_OPEN, renderSnippet, SNIPPET_ELLIPSIS, SNIPPET_TOKENS } from "./snippet.js";
 
 export interface SnippetSource {
@@ -16,49 +17,29 @@ export interface SnippetSource {
   path: string;
 }
 
-// The scratch index takes its text from a plain table (external content), so emptying it is FTS5's
-// 'delete-all', which drops the postings without tokenizing every row again as a DELETE would.
-const schema = [
-  "CREATE TABLE returned_rows (rowid INTEGER PRIMARY KEY, heading TEXT, body TEXT, title TEXT, path TEXT)",
-  `CREATE VIRTUAL TABLE returned USING fts5(heading, body, title, path,
-     content = 'returned_rows', tokenize = 'porter unicode61')`,
-];
-
 export class SnippetTable {
   readonly #db: Database.Database;
-  readonly #insertRow: Database.Statement;
-  readonly #insertIndex: Database.Statement;
+  readonly #rows: ScratchTable;
   readonly #snippets: Database.Statement;
-  readonly #clearIndex: Database.Statement;
-  readonly #clearRows: Database.Statement;
 
   /** Lives inside the team's own in-memory database: the text never leaves it. */
   constructor(db: Database.Database) {
     this.#db = db;
-    for (const sql of schema) db.exec(sql);
-    const columns = "(rowid, heading, body, title, path) VALUES (?, ?, ?, ?, ?)";
-    this.#insertRow = db.prepare(`INSERT INTO returned_rows ${columns}`);
-    this.#insertIndex = db.prepare(`INSERT INTO returned ${columns}`);
+    this.#rows = new ScratchTable(db, "returned", ["heading", "body", "title", "path"]);
     this.#snippets = db.prepare(`SELECT rowid,
         snippet(returned, 1, '${MATCH_OPEN}', '${MATCH_CLOSE}', '${SNIPPET_ELLIPSIS}', ${SNIPPET_TOKENS}) AS snippet
       FROM returned WHERE returned MATCH ?`);
-    this.#clearIndex = db.prepare("INSERT INTO returned (returned) VALUES ('delete-all')");
-    this.#clearRows = db.prepare("DELETE FROM returned_rows");
   }
 
   /** One rendered snippet per passage, in the given order, marking what `expression` matches in the body. */
   cut(passages: readonly SnippetSource[], expression: string): string[] {
     const raw = passages.map(() => "");
     this.#db.transaction(() => {
-      for (const [i, p] of passages.entries()) {
-        this.#insertRow.run(i, p.heading, p.body, p.title, p.path);
-        this.#insertIndex.run(i, p.heading, p.body, p.title, p.path);
-      }
+      for (const [i, p] of passages.entries()) this.#rows.put(i, [p.heading, p.body, p.title, p.path]);
       for (const row of this.#snippets.all(expression) as { rowid: number; snippet: string }[]) {
         raw[row.rowid] = row.snippet;
       }
-      this.#clearIndex.run();
-      this.#clearRows.run();
+      this.#rows.clear();
     })();
     return raw.map(renderSnippet);
   }

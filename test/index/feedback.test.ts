@@ -4,6 +4,7 @@
 
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { mulberry32 } from "../../bench/corpus.js";
 import {
   expandedTerms,
   expansionTerms,
@@ -130,22 +131,12 @@ describe("expansionTerms", () => {
 
 // A corpus of topics: each document draws most words from its topic's own vocabulary, some from everywhere,
 // so the best passages for a query share words the query does not hold — what feedback feeds on.
-function mulberry(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const TOPICS = 40;
 const topicWord = (topic: number, i: number) => `t${topic}w${i}`;
 const commonWords = ["the", "of", "and", "flow", "model", "result"];
 
 function topicCorpus(seed: number, documents: number): IndexedDocument[] {
-  const random = mulberry(seed);
+  const random = mulberry32(seed);
   const word = (topic: number) =>
     random() < 0.35
       ? (commonWords[Math.floor(random() * commonWords.length)] as string)

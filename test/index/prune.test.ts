@@ -5,6 +5,7 @@
 
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { mulberry32 } from "../../bench/corpus.js";
 import { type IndexedDocument, type PassageHit, PassageIndex } from "../../src/index/passage-index.js";
 import {
   BOUND_MARGIN,
@@ -102,20 +103,9 @@ interface CorpusShape {
   sections: number;
 }
 
-function mulberry(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Passages with words in every column, repeated words, and duplicated passages (exact score ties). */
 function corpus({ seed, documents, sections }: CorpusShape): IndexedDocument[] {
-  const random = mulberry(seed);
+  const random = mulberry32(seed);
   const words = (count: number) =>
     Array.from({ length: count }, () => {
       for (;;) {
