@@ -254,4 +254,27 @@ describe("PassageIndex with feedback", () => {
       off.close();
     }
   });
+
+  it("takes any query a person might type: 64 terms, other scripts, FTS5's own words, digits", () => {
+    const index = new PassageIndex({ feedback: FEEDBACK });
+    try {
+      index.apply(docs);
+      const hostile = [
+        Array.from({ length: 80 }, (_, i) => topicWord(i % TOPICS, i % 30)).join(" "),
+        'NEAR AND OR NOT t3w1 "t3w2" (t3w4) * ^',
+        "日本語の文章 t3w1 Ελληνικά кириллица t3w1 t3w1",
+        "0 00 000 12345 t9w3",
+        "x",
+      ];
+      for (const q of hostile) {
+        const match = matchQuery(q);
+        const hits = index.find(match, 20);
+        expect(hits.length, q).toBeLessThanOrEqual(20);
+        for (const [i, hit] of hits.entries())
+          if (i > 0) expect(hit.score).toBeLessThanOrEqual(hits[i - 1]?.score ?? 0);
+      }
+    } finally {
+      index.close();
+    }
+  });
 });
