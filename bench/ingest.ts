@@ -18,7 +18,7 @@ import { pathToFileURL } from "node:url";
 import { BENCH_ADMIN as ADMIN } from "./app-config.js";
 import { CORPUS_SEED, type CorpusPassage, corpusPassages, generateCorpus, PATH_SEPARATOR } from "./corpus.js";
 import { measureFloor } from "./floor.js";
-import { serveBenchApp, startBenchServer } from "./server.js";
+import { benchClient, serveBenchApp, startBenchServer } from "./server.js";
 
 /** Requests in flight one document a request: what the import sent before batches (its CONCURRENCY). */
 const SINGLE_IN_FLIGHT = 4;
@@ -95,14 +95,7 @@ async function ingest(
   const server = startBenchServer("bench/ingest.ts", ["serve", `file:${join(dir, "memoria.db")}`]);
   try {
     const base = `http://127.0.0.1:${await server.port}`;
-    const call = async (method: string, path: string, token: string, json?: unknown) => {
-      const res = await fetch(`${base}${path}`, {
-        method,
-        ...(json === undefined ? {} : { body: JSON.stringify(json) }),
-        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      });
-      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-    };
+    const call = benchClient(base);
     const team = await call("POST", "/v1/teams", ADMIN, { name: "Ingest" });
     const apiKey = team.body.apiKey as string;
     // Loads the team's (empty) index, so each write brings a live index level.

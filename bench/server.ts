@@ -64,3 +64,18 @@ export function startBenchServer(script: string, args: string[]) {
   const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
   return { child, port, exited };
 }
+
+/** The bench's JSON client of a memoria server: one request, its status and its parsed JSON answer. */
+export function benchClient(base: string) {
+  return async (method: string, path: string, token: string, json?: unknown) => {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(json === undefined ? {} : { "content-type": "application/json" }),
+      },
+      ...(json === undefined ? {} : { body: JSON.stringify(json) }),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+}

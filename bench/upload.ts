@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { BENCH_ADMIN as ADMIN } from "./app-config.js";
 import { CORPUS_SEED, generateCorpus, queryMix } from "./corpus.js";
-import { serveBenchApp, startBenchServer } from "./server.js";
+import { benchClient, serveBenchApp, startBenchServer } from "./server.js";
 
 type Mode = "pool" | "inline";
 
@@ -72,13 +72,9 @@ async function runMode(mode: Mode, content: string): Promise<ModeResult> {
   const server = startBenchServer("bench/upload.ts", ["serve", mode, `file:${join(dir, "memoria.db")}`]);
   try {
     const base = `http://127.0.0.1:${await server.port}`;
-    const call = async (path: string, token: string, json?: unknown) => {
-      const res = await fetch(`${base}${path}`, {
-        ...(json === undefined ? {} : { method: "POST", body: JSON.stringify(json) }),
-        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      });
-      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-    };
+    const request = benchClient(base);
+    const call = (path: string, token: string, json?: unknown) =>
+      request(json === undefined ? "GET" : "POST", path, token, json);
     const team = async (name: string) => (await call("/v1/teams", ADMIN, { name })).body.apiKey as string;
     const [teamA, teamB] = [await team("Uploads"), await team("Searches")];
 

@@ -2,6 +2,7 @@
 // POST /v1/documents/batch, each query asked through GET /v1/search, over loopback HTTP to a server in a
 // process of its own. Passages come back; a document ranks where its best passage does.
 
+import { benchClient } from "../bench/server.js";
 import type { Collection } from "./collection.js";
 import type { Retrieved } from "./metrics.js";
 
@@ -16,25 +17,16 @@ export interface MemoriaRun {
   queryMs: number[];
 }
 
-interface Client {
-  call(method: string, path: string, token: string, body?: unknown): Promise<Record<string, unknown>>;
-}
-
-export function client(base: string): Client {
+/** One request; an answer that is not a success is an error naming its status and code. */
+function client(base: string) {
+  const request = benchClient(base);
   return {
-    async call(method, path, token, body) {
-      const res = await fetch(`${base}${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${token}`,
-          ...(body === undefined ? {} : { "content-type": "application/json" }),
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      const answer = (await res.json()) as Record<string, unknown>;
-      if (!res.ok)
-        throw new Error(`${method} ${path.split("?")[0]} answered ${res.status}: ${JSON.stringify(answer)}`);
-      return answer;
+    async call(method: string, path: string, token: string, json?: unknown) {
+      const { status, body } = await request(method, path, token, json);
+      if (status < 200 || status > 299) {
+        throw new Error(`${method} ${path.split("?")[0]} answered ${status}: ${JSON.stringify(body)}`);
+      }
+      return body;
     },
   };
 }

@@ -43,26 +43,9 @@ export interface IndexedDocument {
 export interface PassageIndexOptions {
   /** Free rowids after each document (src/index/rowids.ts); only tests change it. */
   rowidGap?: number;
-  /** Pseudo-relevance feedback's parameters (FEEDBACK), or null for none, the default. */
+  /** Pseudo-relevance feedback's parameters (FEEDBACK in feedback.ts), or null for none, the default. */
   feedback?: FeedbackParameters | null;
 }
-
-/**
- * Measured on Cranfield through `npm run eval` (docs/decisions/0025-feedback.md): three feedback passages,
- * twenty words, the person's terms three times over and two weight levels reached nDCG@10 0.4006 against
- * 0.3620 without feedback. More passages (5) or words (30, 40) were no better; the person's terms once
- * (0.3801) or twice (0.3970) let the expansion words pull the answer away from the question. Words in over a
- * tenth of all passages say nothing about a query. Below 1,000 passages there is no feedback: the words of
- * three passages among tens are the corpus's own vocabulary, not the query's topic.
- */
-export const FEEDBACK: FeedbackParameters = {
-  passages: 3,
-  terms: 20,
-  queryRepeats: 3,
-  expansionLevels: 2,
-  maxShare: 0.1,
-  minCorpus: 1000,
-};
 
 export interface PassageHit {
   chunkId: string;
@@ -289,16 +272,16 @@ export class PassageIndex {
 
   /**
    * Answers a query as its full expression would, without scoring the passages that can only hold terms too
-   * weak to reach the top `limit` (pruned-ranking.ts; docs/decisions/0022-long-query-pruning.md). Snippets
-   * highlight with the full expression.
+   * weak to reach the top `limit` (pruned-ranking.ts; docs/decisions/0022-long-query-pruning.md). With
+   * feedback, the query expanded (feedback.ts) runs instead. Snippets highlight with what was typed.
    */
   find(query: MatchQuery, limit: number): PassageHit[] {
-    const feedback = this.#feedback;
-    const expansion = feedback ? this.#expansion(query, feedback) : [];
-    if (!feedback || expansion.length === 0)
+    const expansion = this.expansionOf(query);
+    if (!this.#feedback || expansion.length === 0) {
       return this.#answer(this.#rankQuery(query, limit), query.expression);
+    }
     // Highlighted with what the person typed: the expansion words rank, but nobody asked for them.
-    const terms = expandedTerms(query.terms, expansion, feedback);
+    const terms = expandedTerms(query.terms, expansion, this.#feedback);
     return this.#answer(this.#rankTerms(terms, limit, false), query.expression);
   }
 
@@ -307,11 +290,9 @@ export class PassageIndex {
    * none when feedback is off, the index is small or no word qualifies.
    */
   expansionOf(query: MatchQuery): ExpansionTerm[] {
-    return this.#feedback ? this.#expansion(query, this.#feedback) : [];
-  }
-
-  #expansion(query: MatchQuery, p: FeedbackParameters): ExpansionTerm[] {
-    if (query.terms.length === 0 || this.#passages < p.minCorpus) return [];
+    const p = this.#feedback;
+    // Checked before the first pass, which would otherwise run for nothing.
+    if (!p || query.terms.length === 0 || this.#passages < p.minCorpus) return [];
     const top = this.#rankQuery(query, p.passages);
     if (top.length === 0) return [];
     const stored = this.#storedPassages(top.map((row) => row.rowid));

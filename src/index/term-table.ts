@@ -6,12 +6,10 @@
 
 import type Database from "libsql";
 import { ScratchTable } from "./scratch-table.js";
+import type { SnippetSource } from "./snippet-table.js";
 
-export interface TermSource {
-  heading: string;
-  body: string;
-  title: string;
-}
+/** What the term table reads of a passage: the columns the index tokenizes for it, path aside. */
+export type TermSource = Pick<SnippetSource, "heading" | "body" | "title">;
 
 export class TermTable {
   readonly #db: Database.Database;

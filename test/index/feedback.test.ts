@@ -8,15 +8,11 @@ import { mulberry32 } from "../../bench/corpus.js";
 import {
   expandedTerms,
   expansionTerms,
+  FEEDBACK,
   type FeedbackParameters,
   type FeedbackPassage,
 } from "../../src/index/feedback.js";
-import {
-  FEEDBACK,
-  type IndexedDocument,
-  type PassageHit,
-  PassageIndex,
-} from "../../src/index/passage-index.js";
+import { type IndexedDocument, type PassageHit, PassageIndex } from "../../src/index/passage-index.js";
 import { matchQuery, orExpression } from "../../src/index/query.js";
 
 const params: FeedbackParameters = { ...FEEDBACK, terms: 3, expansionLevels: 2, minCorpus: 100 };

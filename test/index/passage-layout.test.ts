@@ -6,7 +6,12 @@
 import fc from "fast-check";
 import Database from "libsql";
 import { describe, expect, it } from "vitest";
-import { type IndexedDocument, PassageIndex, TRAIL_SEPARATOR } from "../../src/index/passage-index.js";
+import {
+  type IndexedDocument,
+  type PassageHit,
+  PassageIndex,
+  TRAIL_SEPARATOR,
+} from "../../src/index/passage-index.js";
 import {
   packBlock,
   type StoredPassage,
@@ -25,19 +30,8 @@ import {
 } from "../../src/index/snippet.js";
 import { bm25Weights } from "../../src/index/weights.js";
 
-interface OracleHit {
-  chunkId: string;
-  documentId: string;
-  ordinal: number;
-  title: string;
-  heading: string;
-  path: string[];
-  snippet: string;
-  score: number;
-}
-
 /** The earlier layout, as the reference: one FTS5 table holding every column's text, built from scratch. */
-function oracleSearch(docs: readonly IndexedDocument[], expression: string, limit: number): OracleHit[] {
+function oracleSearch(docs: readonly IndexedDocument[], expression: string, limit: number): PassageHit[] {
   const db = new Database(":memory:");
   try {
     db.exec(`CREATE VIRTUAL TABLE passages USING fts5(heading, body, title, path,
