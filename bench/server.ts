@@ -18,7 +18,7 @@ export async function serveBenchApp(options: {
   /** Chunk on the worker-thread pool, as the server entries do; false chunks inline. */
   pool: boolean;
   maxDocumentBytes: number;
-  /** Pseudo-relevance feedback in search (MEMORIA_SEARCH_FEEDBACK=on). */
+  /** Pseudo-relevance feedback in search (MEMORIA_SEARCH_FEEDBACK; on unless false, as memoria ships). */
   searchFeedback?: boolean;
 }): Promise<void> {
   const storage = await openStorage({ url: options.dbUrl });
@@ -27,7 +27,7 @@ export async function serveBenchApp(options: {
   const memoria = createApp({
     config: benchConfig({
       maxDocumentBytes: options.maxDocumentBytes,
-      searchFeedback: options.searchFeedback ?? false,
+      searchFeedback: options.searchFeedback ?? true,
     }),
     storage,
     keyring,

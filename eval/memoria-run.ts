@@ -36,13 +36,23 @@ interface Hit {
   score: number;
 }
 
-export async function runMemoria(
+/** The search route's default limit (API.md): what a client that sets none is answered with. */
+export const DEFAULT_LIMIT = 20;
+
+/** A collection sent to memoria: the team's key and each memoria document id's collection id. */
+export interface IngestedCollection {
+  apiKey: string;
+  collectionIdOf: Map<string, string>;
+  ingestMs: number;
+}
+
+/** One team, the collection sent through the batch route, and the first search level with it. */
+export async function ingestCollection(
   base: string,
   adminToken: string,
   collection: Collection,
-  limit: number,
   onProgress: (line: string) => void = () => {},
-): Promise<MemoriaRun> {
+): Promise<IngestedCollection> {
   const http = client(base);
   const team = await http.call("POST", "/v1/teams", adminToken, { name: `eval ${collection.name}` });
   const apiKey = team.apiKey as string;
@@ -70,7 +80,17 @@ export async function runMemoria(
   }
   // The first search waits for the team's index to be level with what was sent.
   await http.call("GET", "/v1/search?q=warmup", apiKey);
-  const ingestMs = performance.now() - started;
+  return { apiKey, collectionIdOf, ingestMs: performance.now() - started };
+}
+
+/** Every query asked through /v1/search at `limit`; a document ranks where its best passage does. */
+export async function askQueries(
+  base: string,
+  ingested: IngestedCollection,
+  collection: Collection,
+  limit: number,
+): Promise<{ run: Map<string, Retrieved[]>; queryMs: number[] }> {
+  const http = client(base);
   const run = new Map<string, Retrieved[]>();
   const queryMs: number[] = [];
   for (const query of collection.queries) {
@@ -82,18 +102,30 @@ export async function runMemoria(
     const answer = await http.call(
       "GET",
       `/v1/search?q=${encodeURIComponent(query.text)}&limit=${limit}`,
-      apiKey,
+      ingested.apiKey,
     );
     queryMs.push(performance.now() - t0);
     const seen = new Set<string>();
     const retrieved: Retrieved[] = [];
     for (const hit of answer.hits as Hit[]) {
-      const docId = collectionIdOf.get(hit.documentId);
+      const docId = ingested.collectionIdOf.get(hit.documentId);
       if (docId === undefined || seen.has(docId)) continue;
       seen.add(docId);
       retrieved.push({ docId, score: hit.score });
     }
     run.set(query.id, retrieved);
   }
-  return { run, ingestMs, queryMs };
+  return { run, queryMs };
+}
+
+export async function runMemoria(
+  base: string,
+  adminToken: string,
+  collection: Collection,
+  limit: number,
+  onProgress: (line: string) => void = () => {},
+): Promise<MemoriaRun> {
+  const ingested = await ingestCollection(base, adminToken, collection, onProgress);
+  const { run, queryMs } = await askQueries(base, ingested, collection, limit);
+  return { run, ingestMs: ingested.ingestMs, queryMs };
 }

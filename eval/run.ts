@@ -4,7 +4,10 @@
 // run (eval/baseline.ts).
 //
 // Usage: npm run eval [-- --collection DIR] [--limit 100] [--run PATH] [--per-query]
-// memoria runs twice, feedback off (the default) and on (MEMORIA_SEARCH_FEEDBACK=on); --run writes both.
+// memoria runs twice, as it ships (feedback on) and with MEMORIA_SEARCH_FEEDBACK=off; --run writes both. Each
+// also answers every query at the search route's default limit (20), since feedback rescores as many
+// candidates as a search asks for (docs/decisions/0027-feedback-rescoring.md): its nDCG@10 there is what a
+// client that sets no limit gets.
 // DIR defaults to $MEMORIA_EVAL_DIR, else ../shared/eval/cranfield beside this repository (read at run time;
 // the collection is never copied in). --run writes memoria's TREC run file, for the collection's ndcg.py.
 
@@ -17,7 +20,7 @@ import { serveBenchApp, startBenchServer } from "../bench/server.js";
 import { latency } from "../bench/stats.js";
 import { runBaseline } from "./baseline.js";
 import { readCollection } from "./collection.js";
-import { MAX_LIMIT, runMemoria } from "./memoria-run.js";
+import { askQueries, DEFAULT_LIMIT, ingestCollection, MAX_LIMIT, type MemoriaRun } from "./memoria-run.js";
 import { evaluate, formatMetrics, type RunMetrics, trecRunText } from "./metrics.js";
 
 import { DEFAULT_COLLECTION } from "./paths.js";
@@ -45,19 +48,28 @@ async function main(): Promise<void> {
   const baseline = runBaseline(collection, limit);
   const baselineMetrics = evaluate(baseline.run, collection.judgments);
 
-  // memoria as it ships (feedback off), then with MEMORIA_SEARCH_FEEDBACK=on, each on a fresh server.
-  const runs: { name: string; feedback: boolean; run: Awaited<ReturnType<typeof runMemoria>> }[] = [];
-  for (const feedback of [false, true]) {
+  // memoria as it ships (feedback on), then with MEMORIA_SEARCH_FEEDBACK=off, each on a fresh server.
+  const runs: { name: string; feedback: boolean; run: MemoriaRun; atDefault: MemoriaRun["run"] | null }[] =
+    [];
+  for (const feedback of [true, false]) {
     const scratch = mkdtempSync(join(tmpdir(), "memoria-eval-"));
-    const args = ["serve", `file:${join(scratch, "memoria.db")}`, ...(feedback ? ["feedback"] : [])];
+    const args = ["serve", `file:${join(scratch, "memoria.db")}`, feedback ? "feedback" : "no-feedback"];
     const server = startBenchServer("eval/run.ts", args);
     try {
       const base = `http://127.0.0.1:${await server.port}`;
-      const run = await runMemoria(base, BENCH_ADMIN, collection, limit, (line) =>
+      const ingested = await ingestCollection(base, BENCH_ADMIN, collection, (line) =>
         process.stderr.write(`\r${line}`),
       );
       process.stderr.write("\n");
-      runs.push({ name: `memoria, feedback ${feedback ? "on" : "off"}`, feedback, run });
+      const asked = await askQueries(base, ingested, collection, limit);
+      const atDefault =
+        limit === DEFAULT_LIMIT ? null : (await askQueries(base, ingested, collection, DEFAULT_LIMIT)).run;
+      runs.push({
+        name: feedback ? "memoria (feedback on, the default)" : "memoria, feedback off",
+        feedback,
+        run: { ...asked, ingestMs: ingested.ingestMs },
+        atDefault,
+      });
     } finally {
       server.child.kill("SIGTERM");
       await server.exited;
@@ -69,7 +81,7 @@ async function main(): Promise<void> {
   const delta = (a: number, b: number) => `${a - b >= 0 ? "+" : ""}${(a - b).toFixed(4)}`;
   const ms = (t: { p50: number; p99: number }) => `p50 ${t.p50.toFixed(1)} ms, p99 ${t.p99.toFixed(1)} ms`;
   row("plain FTS5 OR (in process)", baselineMetrics);
-  for (const { name, run } of runs) {
+  for (const { name, run, atDefault } of runs) {
     const m = evaluate(run.run, collection.judgments);
     row(`${name}, over HTTP`, m);
     console.log(
@@ -77,13 +89,20 @@ async function main(): Promise<void> {
         `Recall@100 ${delta(m.recall100, baselineMetrics.recall100)}  ` +
         `MAP@100 ${delta(m.map100, baselineMetrics.map100)}`,
     );
+    if (atDefault) {
+      const d = evaluate(atDefault, collection.judgments);
+      console.log(
+        `${`  at the default limit ${DEFAULT_LIMIT}`.padEnd(34)} nDCG@10 ${d.ndcg10.toFixed(4)} ` +
+          `(${delta(d.ndcg10, baselineMetrics.ndcg10)} over plain FTS5)`,
+      );
+    }
     console.log(`${"  its search over HTTP".padEnd(34)} ${ms(latency(run.queryMs))}`);
   }
   console.log(
     `plain FTS5 in process: search ${ms(latency(baseline.queryMs))}, load ${(baseline.buildMs / 1000).toFixed(2)} s; ` +
       `memoria's ingest over the batch route ${((runs[0]?.run.ingestMs ?? 0) / 1000).toFixed(2)} s`,
   );
-  const memoriaMetrics = evaluate(runs.at(-1)?.run.run ?? new Map(), collection.judgments);
+  const memoriaMetrics = evaluate(runs[0]?.run.run ?? new Map(), collection.judgments);
   if (values["per-query"]) {
     console.log("query\tmemoria (feedback on) nDCG@10\tplain nDCG@10");
     for (const [id, m] of memoriaMetrics.perQuery) {
@@ -106,7 +125,7 @@ if (process.argv[2] === "serve") {
     dbUrl: process.argv[3] ?? "",
     pool: true,
     maxDocumentBytes: 5 * 1024 * 1024,
-    searchFeedback: process.argv[4] === "feedback",
+    searchFeedback: process.argv[4] !== "no-feedback",
   });
 } else {
   await main();

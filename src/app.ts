@@ -61,7 +61,7 @@ export interface AppConfig {
   indexMemoryBytes?: number;
   /** MEMORIA_SNAPSHOT_MIN_CHUNKS: the size past which a build writes a sealed index snapshot (live/snapshot.ts). */
   snapshotMinChunks?: number;
-  /** MEMORIA_SEARCH_FEEDBACK=on: search expands queries with pseudo-relevance feedback (index/feedback.ts). */
+  /** MEMORIA_SEARCH_FEEDBACK: search rescores with pseudo-relevance feedback (index/feedback.ts); default on. */
   searchFeedback?: boolean;
   /** Notion's API base URL (MEMORIA_NOTION_API_URL); tests point it at a local stand-in. */
   notionApiUrl?: string;
@@ -113,7 +113,7 @@ export function createApp(deps: AppDeps): Memoria {
     ...(config.indexMemoryBytes !== undefined ? { memoryBudgetBytes: config.indexMemoryBytes } : {}),
     ...(config.snapshotMinChunks !== undefined ? { snapshotMinChunks: config.snapshotMinChunks } : {}),
     indexOptions: {
-      ...(config.searchFeedback ? { feedback: FEEDBACK } : {}),
+      ...(config.searchFeedback !== false ? { feedback: FEEDBACK } : {}),
       ...deps.indexOptions,
     },
   });

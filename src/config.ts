@@ -139,9 +139,10 @@ export const envSchema = z.object({
     .transform(Number)
     .pipe(z.number().int().min(0).max(Number.MAX_SAFE_INTEGER))
     .optional(),
-  // Pseudo-relevance feedback in search (docs/decisions/0025-feedback.md): better answers to long questions,
-  // at about three times a long query's cost, so it is chosen, not given.
-  MEMORIA_SEARCH_FEEDBACK: z.enum(["on", "off"]).default("off"),
+  // Pseudo-relevance feedback in search (docs/decisions/0025-feedback.md, 0027-feedback-rescoring.md): better
+  // answers, within the long-query latency target, so it is on unless a team's searches must cost no more
+  // than the first pass.
+  MEMORIA_SEARCH_FEEDBACK: z.enum(["on", "off"]).default("on"),
   MEMORIA_CATCHUP_MS: z
     .string()
     .regex(/^\d+$/, "must be a whole number of milliseconds")
@@ -175,7 +176,7 @@ export interface Config {
   indexMemoryMb: number | null;
   /** MEMORIA_SNAPSHOT_MIN_CHUNKS; null: the live layer's default. */
   snapshotMinChunks: number | null;
-  /** MEMORIA_SEARCH_FEEDBACK=on: search expands queries with pseudo-relevance feedback. */
+  /** MEMORIA_SEARCH_FEEDBACK (on by default): search rescores with pseudo-relevance feedback. */
   searchFeedback: boolean;
   notionApiUrl: string;
   logLevel: LogLevel;

@@ -118,11 +118,12 @@ describe("configuration", () => {
     }
   });
 
-  it("leaves search feedback off unless MEMORIA_SEARCH_FEEDBACK is on, and refuses any other word", () => {
-    expect(parseConfig({}).searchFeedback).toBe(false);
+  it("turns search feedback on unless MEMORIA_SEARCH_FEEDBACK is off, and refuses any other word", () => {
+    expect(parseConfig({}).searchFeedback).toBe(true);
     expect(parseConfig({ MEMORIA_SEARCH_FEEDBACK: "off" }).searchFeedback).toBe(false);
     expect(parseConfig({ MEMORIA_SEARCH_FEEDBACK: "on" }).searchFeedback).toBe(true);
-    for (const bad of ["yes", "ON", "1"]) {
+    expect(parseConfig({ MEMORIA_SEARCH_FEEDBACK: "" }).searchFeedback).toBe(true);
+    for (const bad of ["yes", "ON", "1", "false"]) {
       expect(() => parseConfig({ MEMORIA_SEARCH_FEEDBACK: bad }), bad).toThrow(/MEMORIA_SEARCH_FEEDBACK/);
     }
   });

@@ -1,15 +1,18 @@
-// Pseudo-relevance feedback, RM3-style, with FTS5's own BM25 doing the scoring: the words the best first-pass
-// passages share, weighted by how strongly those passages matched and how rare each word is, are added to the
-// query, which then runs again. Pure: the passages' term counts come in, the expanded expression goes out;
-// passage-index.ts reads the counts from FTS5. docs/decisions/0025-feedback.md holds the measurements behind
-// every parameter.
+// Pseudo-relevance feedback, RM3-style: the words the best first-pass passages share, weighted by how
+// strongly those passages matched and how rare each word is, are added to the query, and the first pass's
+// best candidates are scored again with them, by the arithmetic of FTS5's own bm25 (bm25.ts). Pure: the
+// passages' term counts come in, the words and the new scores go out; passage-index.ts reads the counts from
+// FTS5. docs/decisions/0025-feedback.md and 0027-feedback-rescoring.md hold the measurements behind every
+// parameter.
+
+import { phraseIdf, phraseShare } from "./bm25.js";
 
 export interface FeedbackParameters {
   /** First-pass passages the expansion words are drawn from. */
   passages: number;
   /** Expansion words added to the query. */
   terms: number;
-  /** Times each of the person's own terms is repeated in the second pass (FTS5 sums repeated phrases). */
+  /** How many times over the first pass's score counts in the rescored one, against one share per repeat of an expansion word. */
   queryRepeats: number;
   /** Repeats the heaviest expansion word gets; lighter ones get proportionally fewer, never less than one. */
   expansionLevels: number;
@@ -17,15 +20,23 @@ export interface FeedbackParameters {
   maxShare: number;
   /** Below this many passages a corpus is too small to draw word statistics from: no feedback. */
   minCorpus: number;
+  /** First-pass passages scored again with the expansion words; a search asking for more rescores its limit. */
+  candidates: number;
 }
 
 /**
- * Measured on Cranfield through `npm run eval` (docs/decisions/0025-feedback.md): three feedback passages,
- * twenty words, the person's terms three times over and two weight levels reached nDCG@10 0.4006 against
- * 0.3620 without feedback. More passages (5) or words (30, 40) were no better; the person's terms once
- * (0.3801) or twice (0.3970) let the expansion words pull the answer away from the question. Words in over a
- * tenth of all passages say nothing about a query. Below 1,000 passages there is no feedback: the words of
- * three passages among tens are the corpus's own vocabulary, not the query's topic.
+ * Measured on Cranfield (docs/decisions/0025-feedback.md, 0027-feedback-rescoring.md): three feedback
+ * passages, twenty words, the person's terms three times over and two weight levels are the best of their
+ * neighbours both when the expansion ran as a second search (nDCG@10 0.4006) and now that it rescores the
+ * first pass's candidates (0.3959 rescoring 20, 0.4023 rescoring 100, against 0.3620 without feedback). The
+ * person's terms twice (0.3919) or four times (0.3928), 10 or 30 words (0.3894, 0.3873), 2 or 5 passages
+ * (0.3921, 0.3947) were all worse at 20 candidates. Words in over a tenth of all passages say nothing about a
+ * query. Below 1,000 passages there is no feedback: the words of three passages among tens are the corpus's
+ * own vocabulary, not the query's topic.
+ *
+ * Twenty candidates, the search's default limit: each one more costs its tokenizing, ~50 µs, and rescoring 50
+ * took the long mix's p50 from 0.47× to 0.61× the floor (20k SciFact-shaped passages), over the 0.6 target,
+ * for nDCG@10 0.3999 against 0.3959. A search asking for more hits rescores that many.
  */
 export const FEEDBACK: FeedbackParameters = {
   passages: 3,
@@ -34,6 +45,7 @@ export const FEEDBACK: FeedbackParameters = {
   expansionLevels: 2,
   maxShare: 0.1,
   minCorpus: 1000,
+  candidates: 20,
 };
 
 export interface FeedbackPassage {
@@ -94,17 +106,41 @@ export function expansionTerms(
   }));
 }
 
+/** A first-pass candidate as rescoring sees it. */
+export interface FeedbackCandidate {
+  /** Its first-pass score (BM25 negated, larger is better). */
+  score: number;
+  /** Its length in tokens, all columns together (bm25()'s D). */
+  length: number;
+  /** The column-weighted frequency (bm25()'s f) of each expansion word it holds. */
+  frequencies: ReadonlyMap<string, number>;
+}
+
+/** What rescoring needs of the whole index: bm25()'s N and avgD, and each expansion word's row count. */
+export interface FeedbackCorpus {
+  passages: number;
+  averageLength: number;
+  passagesWith: (term: string) => number;
+}
+
 /**
- * The second pass's terms, each one FTS5 phrase: the person's terms repeated `queryRepeats` times (FTS5 sums
- * a repeated phrase's score, so this is their weight), then each expansion word its repeats.
+ * A candidate's score with the expansion: its first-pass score `queryRepeats` times over, plus each expansion
+ * word's bm25() share, its repeats times over. That is the score FTS5 would give the candidate for the OR of
+ * the first pass's phrases repeated and the expansion words' phrases, computed for the candidates alone
+ * instead of for every passage that holds any of the words (docs/decisions/0027-feedback-rescoring.md).
  */
-export function expandedTerms(
-  queryTerms: readonly string[],
+export function feedbackScore(
+  candidate: FeedbackCandidate,
   expansion: readonly ExpansionTerm[],
+  corpus: FeedbackCorpus,
   p: FeedbackParameters,
-): string[] {
-  const terms: string[] = [];
-  for (let i = 0; i < p.queryRepeats; i++) terms.push(...queryTerms);
-  for (const t of expansion) for (let i = 0; i < t.repeats; i++) terms.push(t.term);
-  return terms;
+): number {
+  let score = p.queryRepeats * candidate.score;
+  for (const t of expansion) {
+    const frequency = candidate.frequencies.get(t.term) ?? 0;
+    if (frequency === 0) continue;
+    const idf = phraseIdf(corpus.passages, corpus.passagesWith(t.term));
+    score += t.repeats * phraseShare(idf, frequency, candidate.length, corpus.averageLength);
+  }
+  return score;
 }

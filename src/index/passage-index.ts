@@ -6,7 +6,8 @@
 
 import Database from "libsql";
 import { z } from "zod";
-import { type ExpansionTerm, expandedTerms, expansionTerms, type FeedbackParameters } from "./feedback.js";
+import { ColumnSizes } from "./column-sizes.js";
+import { type ExpansionTerm, expansionTerms, type FeedbackParameters, feedbackScore } from "./feedback.js";
 import { packBlock, type StoredPassage, textBlocks, unpackBlock } from "./passage-text.js";
 import { canonicalOrder, prunedRanking, type RankedRow } from "./pruned-ranking.js";
 import { type MatchQuery, orExpression } from "./query.js";
@@ -146,6 +147,28 @@ const rankWithTiesSql = `SELECT passages.rowid AS rowid, bm25(passages, ${weight
 const passageSql = "SELECT document_id, ordinal FROM passage_rows WHERE rowid = ?";
 const textBlockSql = "SELECT rowid, passages FROM passage_text WHERE rowid <= ? ORDER BY rowid DESC LIMIT 1";
 
+/** What a hit shows of a passage, as #storedPassages reads it. */
+interface StoredHit {
+  chunkId: string;
+  documentId: string;
+  ordinal: number;
+  document: DocumentEntry | undefined;
+  heading: string;
+  body: string;
+  title: string;
+  path: string;
+}
+
+/** The contract's order among equal scores: document id, then ordinal. */
+function contractOrder(
+  a: { documentId: string; ordinal: number } | undefined,
+  b: { documentId: string; ordinal: number } | undefined,
+): number {
+  const x = a?.documentId ?? "";
+  const y = b?.documentId ?? "";
+  return x < y ? -1 : x > y ? 1 : (a?.ordinal ?? 0) - (b?.ordinal ?? 0);
+}
+
 /** The index database's page size; see the constructor for why not SQLite's default 4 KiB. */
 const PAGE_SIZE = 8192;
 
@@ -196,6 +219,7 @@ export class PassageIndex {
   readonly #textBlock: Database.Statement;
   readonly #snippets: SnippetTable;
   readonly #terms: TermTable;
+  readonly #columnSizes: ColumnSizes;
   readonly #feedback: FeedbackParameters | null;
   /**
    * Exact passage counts of query terms and feedback's candidate words, forgotten on every change. Counts
@@ -206,6 +230,9 @@ export class PassageIndex {
    */
   readonly #exactCounts = new Map<string, number>();
   readonly #termCount: Database.Statement;
+  /** Passage counts of feedback's tokens (#tokenCount), forgotten on every change like #exactCounts. */
+  readonly #tokenCounts = new Map<string, number>();
+  readonly #tokenRows: Database.Statement;
   readonly #mergeStep: Database.Statement;
   readonly #totalChanges: Database.Statement;
   /** Passages matching each query term, as lower bounds kept across writes. */
@@ -247,8 +274,12 @@ export class PassageIndex {
     this.#passage = this.#db.prepare(passageSql);
     this.#snippets = new SnippetTable(this.#db);
     this.#terms = new TermTable(this.#db);
+    this.#columnSizes = new ColumnSizes(this.#db, "passages");
     this.#feedback = options.feedback ?? null;
     this.#termCount = this.#db.prepare(termCountSql);
+    // In the temp schema: a snapshot copies the main schema's tables, and this one holds nothing of its own.
+    this.#db.exec("CREATE VIRTUAL TABLE temp.passage_tokens USING fts5vocab(main, passages, 'row')");
+    this.#tokenRows = this.#db.prepare("SELECT doc AS n FROM temp.passage_tokens WHERE term = ?");
     this.#mergeStep = this.#db.prepare(
       `INSERT INTO passages (passages, rank) VALUES ('merge', ${MERGE_STEP_PAGES})`,
     );
@@ -261,6 +292,7 @@ export class PassageIndex {
    */
   apply(put: IndexedDocument[], remove: string[] = []): void {
     this.#exactCounts.clear();
+    this.#tokenCounts.clear();
     this.#db.transaction(() => {
       for (const id of remove) this.#removeDocument(id);
       for (const doc of put) {
@@ -273,16 +305,48 @@ export class PassageIndex {
   /**
    * Answers a query as its full expression would, without scoring the passages that can only hold terms too
    * weak to reach the top `limit` (pruned-ranking.ts; docs/decisions/0022-long-query-pruning.md). With
-   * feedback, the query expanded (feedback.ts) runs instead. Snippets highlight with what was typed.
+   * feedback, the first pass's best candidates are scored again with the expansion (feedback.ts;
+   * docs/decisions/0027-feedback-rescoring.md). Snippets highlight with what was typed.
    */
   find(query: MatchQuery, limit: number): PassageHit[] {
-    const expansion = this.expansionOf(query);
-    if (!this.#feedback || expansion.length === 0) {
+    const p = this.#feedback;
+    if (!p || !this.#feedbackActs(query) || limit < 1) {
       return this.#answer(this.#rankQuery(query, limit), query.expression);
     }
+    const { candidates, stored, expansion, frequencies } = this.#feedbackPass(
+      query,
+      Math.max(limit, p.candidates),
+      p,
+    );
+    if (expansion.length === 0) {
+      return this.#answer(candidates.slice(0, limit), query.expression, stored.slice(0, limit));
+    }
+    const lengths = this.#columnSizes.lengths(candidates.map((row) => row.rowid));
+    const corpus = {
+      passages: this.#passages,
+      averageLength: this.#columnSizes.averages().averageLength,
+      passagesWith: (token: string) => this.#tokenCount(token),
+    };
+    const rescored = candidates.map((row, i) => ({
+      row: {
+        rowid: row.rowid,
+        rank: -feedbackScore(
+          { score: -row.rank, length: lengths.get(row.rowid) ?? 0, frequencies: frequencies[i] ?? new Map() },
+          expansion,
+          corpus,
+          p,
+        ),
+      },
+      stored: stored[i] as StoredHit,
+    }));
+    rescored.sort((a, b) => a.row.rank - b.row.rank || contractOrder(a.stored, b.stored));
+    const top = rescored.slice(0, limit);
     // Highlighted with what the person typed: the expansion words rank, but nobody asked for them.
-    const terms = expandedTerms(query.terms, expansion, this.#feedback);
-    return this.#answer(this.#rankTerms(terms, limit, false), query.expression);
+    return this.#answer(
+      top.map((r) => r.row),
+      query.expression,
+      top.map((r) => r.stored),
+    );
   }
 
   /**
@@ -291,19 +355,54 @@ export class PassageIndex {
    */
   expansionOf(query: MatchQuery): ExpansionTerm[] {
     const p = this.#feedback;
-    // Checked before the first pass, which would otherwise run for nothing.
-    if (!p || query.terms.length === 0 || this.#passages < p.minCorpus) return [];
-    const top = this.#rankQuery(query, p.passages);
-    if (top.length === 0) return [];
-    const stored = this.#storedPassages(top.map((row) => row.rowid));
-    const { counts, stems } = this.#terms.count(stored, query.terms);
-    return expansionTerms(
-      top.map((row, i) => ({ score: -row.rank, termCounts: counts[i] ?? new Map() })),
-      stems,
-      (term) => this.#exactCount(term),
-      this.#passages,
-      p,
+    if (!p || !this.#feedbackActs(query)) return [];
+    return this.#feedbackPass(query, p.passages, p).expansion;
+  }
+
+  /** Checked before the first pass, which would otherwise run for nothing. */
+  #feedbackActs(query: MatchQuery): boolean {
+    return (
+      (this.#feedback?.minCorpus ?? Number.POSITIVE_INFINITY) <= this.#passages && query.terms.length > 0
     );
+  }
+
+  /**
+   * The first pass's top `count` passages in the contract's order, with what a hit shows of them, the
+   * expansion drawn from the best few, and each candidate's frequency of every expansion word.
+   */
+  #feedbackPass(query: MatchQuery, count: number, p: FeedbackParameters) {
+    const first = this.#rankQuery(query, count);
+    const read = this.#storedPassages(first.map((row) => row.rowid));
+    // The contract's order, ties by document and ordinal, before the best few are taken: a tie at the cut
+    // must pick the same passages whatever the index's history.
+    const pairs = first.map((row, i) => ({ row, stored: read[i] as StoredHit }));
+    pairs.sort((a, b) => a.row.rank - b.row.rank || contractOrder(a.stored, b.stored));
+    const candidates = pairs.map((pair) => pair.row);
+    const stored = pairs.map((pair) => pair.stored);
+    const { chosen, frequencies } = this.#terms.read(stored, query.terms, p.passages, (counts, stems) =>
+      expansionTerms(
+        counts.map((termCounts, i) => ({ score: -(candidates[i]?.rank ?? 0), termCounts })),
+        stems,
+        (token) => this.#tokenCount(token),
+        this.#passages,
+        p,
+      ),
+    );
+    return { candidates, stored, expansion: chosen, frequencies };
+  }
+
+  /**
+   * Passages holding `token` itself, a token as FTS5 stores it. Not #exactCount: a quoted term is stemmed
+   * again, and porter is not idempotent ("dimensional" is stored as "dimension", which a query stems to
+   * "dimens"), so an expansion word's count must come from the token's own postings.
+   */
+  #tokenCount(token: string): number {
+    let n = this.#tokenCounts.get(token);
+    if (n === undefined) {
+      n = (this.#tokenRows.get(token) as { n: number } | undefined)?.n ?? 0;
+      this.#tokenCounts.set(token, n);
+    }
+    return n;
   }
 
   #exactCount(term: string): number {
@@ -373,10 +472,16 @@ export class PassageIndex {
     return ranked;
   }
 
-  /** The hits for ranked rows: their stored columns, snippets marking what `highlight` matches, sorted. */
-  #answer(ranked: readonly RankedRow[], highlight: string): PassageHit[] {
+  /**
+   * The hits for ranked rows: their stored columns (`stored`, when the caller has read them already), snippets
+   * marking what `highlight` matches, sorted.
+   */
+  #answer(
+    ranked: readonly RankedRow[],
+    highlight: string,
+    stored: readonly StoredHit[] = this.#storedPassages(ranked.map((r) => r.rowid)),
+  ): PassageHit[] {
     if (ranked.length === 0) return [];
-    const stored = this.#storedPassages(ranked.map((r) => r.rowid));
     const snippets = this.#snippets.cut(stored, highlight);
     const hits = ranked.map((row, i): PassageHit => {
       const detail = stored[i];
@@ -391,18 +496,14 @@ export class PassageIndex {
         score: -row.rank,
       };
     });
-    return hits.sort(
-      (a, b) =>
-        b.score - a.score ||
-        (a.documentId < b.documentId ? -1 : a.documentId > b.documentId ? 1 : a.ordinal - b.ordinal),
-    );
+    return hits.sort((a, b) => b.score - a.score || contractOrder(a, b));
   }
 
   /**
    * What a hit shows of each passage, in the given order: its row, its block's text (each block inflated once
    * however many of its passages were returned) and its document's title and path from the map.
    */
-  #storedPassages(rowids: readonly number[]) {
+  #storedPassages(rowids: readonly number[]): StoredHit[] {
     const blocks = new Map<number, StoredPassage[]>();
     return rowids.map((rowid) => {
       const row = this.#passage.get(rowid) as { document_id: string; ordinal: number } | undefined;

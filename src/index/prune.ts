@@ -3,15 +3,10 @@
 // runs the plan.
 //
 // What it relies on, checked by experiment (0022): FTS5's bm25() sums one share per phrase of the
-// expression, idf·(f·(k1+1))/(f + k1·(1−b+b·D/avgD)), where f is the phrase's column-weighted frequency in
-// the row and idf is computed per phrase over the whole table. So a share is below idf·(k1+1), and an
-// expression holding some of the phrases scores a row with exactly their shares.
+// expression (bm25.ts). So a share is below idf·(k1+1), and an expression holding some of the phrases scores
+// a row with exactly their shares.
 
-/** FTS5's bm25 k1 (fts5_aux.c); a phrase's share approaches idf·(k1+1) as its frequency grows. */
-export const BM25_K1 = 1.2;
-
-/** FTS5 clamps an IDF that is not positive (a term in at least half of all rows) to this. */
-export const IDF_FLOOR = 1e-6;
+import { BM25_K1, phraseIdf } from "./bm25.js";
 
 /**
  * Bounds are computed in JavaScript, FTS5's scores in C; their logarithms may differ in the last bit. One part
@@ -35,12 +30,6 @@ export const THRESHOLD_ROWS_PER_LIMIT = 8;
  * against 17.4 ms for the full expression alone, before this cap).
  */
 export const THRESHOLD_ROWS_CAP_PER_LIMIT = 64;
-
-/** FTS5's IDF for a phrase found in `matching` of `passages` rows, clamped as FTS5 clamps it. */
-export function phraseIdf(passages: number, matching: number): number {
-  const idf = Math.log((passages - matching + 0.5) / (matching + 0.5));
-  return idf <= 0 ? IDF_FLOOR : idf;
-}
 
 /**
  * The most one phrase can add to a row's score, given a lower bound on how many rows it matches (fewer rows,

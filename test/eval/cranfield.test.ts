@@ -37,11 +37,12 @@ describe.skipIf(!present)("Cranfield, through the harness", () => {
     expect(metrics.ndcg10).toBeCloseTo(PUBLISHED_BASELINE_NDCG10, 4);
   });
 
-  // Feedback off (the default) keeps the seed's BM25; on, it must lift the collection clearly.
-  for (const searchFeedback of [false, true]) {
-    it(`memoria over HTTP answers every judged query (feedback ${searchFeedback ? "on" : "off"})`, async () => {
+  // Feedback off keeps the seed's BM25; on (the default), it must lift the collection clearly.
+  for (const searchFeedback of [true, false]) {
+    it(`memoria over HTTP answers every judged query (feedback ${searchFeedback ? "on, as it ships" : "off"})`, async () => {
       if (!collection) return;
-      app = await buildTestApp({ config: { rateLimit: 0, searchFeedback } });
+      // As it ships: no word about feedback in the configuration at all.
+      app = await buildTestApp({ config: { rateLimit: 0, ...(searchFeedback ? {} : { searchFeedback }) } });
       const { memoria: served } = app;
       const port = await new Promise<number>((resolve) => {
         const server = serveNode({ fetch: served.app.fetch, port: 0, hostname: "127.0.0.1" }, (info) =>
@@ -58,10 +59,12 @@ describe.skipIf(!present)("Cranfield, through the harness", () => {
       expect(memoria.missing).toBe(0);
       expect(memoria.queries).toBe(225);
       if (searchFeedback) {
-        // Feedback lifts nDCG@10 by 0.038 (0.4006 against 0.3623; docs/decisions/0025-feedback.md). Half
-        // the lift is the floor this defends.
-        expect(memoria.ndcg10).toBeGreaterThanOrEqual(baseline.ndcg10 + 0.019);
-        expect(memoria.recall100).toBeGreaterThan(baseline.recall100);
+        // Feedback lifts nDCG@10 by 0.040 and MAP@100 by 0.034 at limit 100 (0.4023 and 0.3283 against 0.3623
+        // and 0.2947; docs/decisions/0027-feedback-rescoring.md). Half the lift is the floor this defends.
+        // It reorders the first pass's candidates only, so Recall@100 is the first pass's: −0.0038.
+        expect(memoria.ndcg10).toBeGreaterThanOrEqual(baseline.ndcg10 + 0.02);
+        expect(memoria.map100).toBeGreaterThanOrEqual(baseline.map100 + 0.017);
+        expect(memoria.recall100).toBeGreaterThanOrEqual(baseline.recall100 - 0.005);
       } else {
         // memoria's own weighting (heading 3, path 0.5, the NEAR group) against equal weights: measured
         // −0.0003.

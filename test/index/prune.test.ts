@@ -6,12 +6,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { mulberry32 } from "../../bench/corpus.js";
+import { IDF_FLOOR, phraseIdf } from "../../src/index/bm25.js";
 import { type IndexedDocument, type PassageHit, PassageIndex } from "../../src/index/passage-index.js";
 import {
   BOUND_MARGIN,
-  IDF_FLOOR,
   phraseBound,
-  phraseIdf,
   splitByThreshold,
   THRESHOLD_ROWS_CAP_PER_LIMIT,
   THRESHOLD_ROWS_PER_LIMIT,
