@@ -12,7 +12,7 @@ export interface FeedbackParameters {
   passages: number;
   /** Expansion words added to the query. */
   terms: number;
-  /** How many times over the first pass's score counts in the rescored one, against one share per repeat of an expansion word. */
+  /** How many times one share of an expansion word the first pass's score weighs in the rescored one. */
   queryRepeats: number;
   /** Repeats the heaviest expansion word gets; lighter ones get proportionally fewer, never less than one. */
   expansionLevels: number;
@@ -124,10 +124,13 @@ export interface FeedbackCorpus {
 }
 
 /**
- * A candidate's score with the expansion: its first-pass score `queryRepeats` times over, plus each expansion
- * word's bm25() share, its repeats times over. That is the score FTS5 would give the candidate for the OR of
- * the first pass's phrases repeated and the expansion words' phrases, computed for the candidates alone
- * instead of for every passage that holds any of the words (docs/decisions/0027-feedback-rescoring.md).
+ * A candidate's score with the expansion: its first-pass score plus each expansion word's bm25() share, its
+ * repeats times over, divided by `queryRepeats`. So the person's terms weigh `queryRepeats` times one share of
+ * an expansion word, and the score stays on the first pass's scale: a search that was not expanded (a small
+ * team, no word qualifying, feedback off) answers scores of the same size. Before the division, the sum is
+ * what FTS5 would give the candidate for an OR of the first pass's full expression, `queryRepeats` times over,
+ * and of the expansion words' phrases — except that a word is counted by its own token, not as a query would
+ * stem it again (docs/decisions/0027-feedback-rescoring.md).
  */
 export function feedbackScore(
   candidate: FeedbackCandidate,
@@ -135,12 +138,12 @@ export function feedbackScore(
   corpus: FeedbackCorpus,
   p: FeedbackParameters,
 ): number {
-  let score = p.queryRepeats * candidate.score;
+  let expansionShares = 0;
   for (const t of expansion) {
     const frequency = candidate.frequencies.get(t.term) ?? 0;
     if (frequency === 0) continue;
     const idf = phraseIdf(corpus.passages, corpus.passagesWith(t.term));
-    score += t.repeats * phraseShare(idf, frequency, candidate.length, corpus.averageLength);
+    expansionShares += t.repeats * phraseShare(idf, frequency, candidate.length, corpus.averageLength);
   }
-  return score;
+  return candidate.score + expansionShares / p.queryRepeats;
 }

@@ -183,8 +183,8 @@ const BUILD_AUTOMERGE = 16;
 const MERGE_STEP_PAGES = 64;
 
 // How many passages a quoted term matches: bm25()'s own document count for the phrase, which pruning's
-// bounds and feedback's weights need. FTS5 counts a doclist without decoding positions (measured at 90k passages: 1.2 ms for a term in 39k of them, 2.7 ms for
-// one in all), which is cheaper than reading the same number from an fts5vocab table (5.8 ms).
+// bounds need. It counts what the query matches: the term stemmed as FTS5 stems a query (feedback counts a
+// stored token itself, through an fts5vocab table: see #tokenCount).
 const termCountSql = "SELECT count(*) AS n FROM passages WHERE passages MATCH ?";
 
 /**
@@ -222,7 +222,7 @@ export class PassageIndex {
   readonly #columnSizes: ColumnSizes;
   readonly #feedback: FeedbackParameters | null;
   /**
-   * Exact passage counts of query terms and feedback's candidate words, forgotten on every change. Counts
+   * Exact passage counts of query terms, forgotten on every change. Counts
    * kept across writes as lower bounds were tried (they spare the first search after a write ~1.2 ms p50 of
    * recounting at 20k passages) and given up: pruning's split, and with it the order in which a score's
    * shares are summed, then depended on the index's history, so the same data could answer a restarted
@@ -235,7 +235,7 @@ export class PassageIndex {
   readonly #tokenRows: Database.Statement;
   readonly #mergeStep: Database.Statement;
   readonly #totalChanges: Database.Statement;
-  /** Passages matching each query term, as lower bounds kept across writes. */
+  /** Passages in the index. */
   #passages = 0;
   #nextUnorderedRowid = UNORDERED_ROWIDS_START;
   readonly #ranges: OrderedRanges;
@@ -318,13 +318,15 @@ export class PassageIndex {
       Math.max(limit, p.candidates),
       p,
     );
-    if (expansion.length === 0) {
+    // bm25()'s N and avgD, from the record bm25() reads them from; an empty average means no tokens at all.
+    const { rows, averageLength } = this.#columnSizes.averages();
+    if (expansion.length === 0 || !(averageLength > 0)) {
       return this.#answer(candidates.slice(0, limit), query.expression, stored.slice(0, limit));
     }
     const lengths = this.#columnSizes.lengths(candidates.map((row) => row.rowid));
     const corpus = {
-      passages: this.#passages,
-      averageLength: this.#columnSizes.averages().averageLength,
+      passages: rows,
+      averageLength,
       passagesWith: (token: string) => this.#tokenCount(token),
     };
     const rescored = candidates.map((row, i) => ({
@@ -372,6 +374,7 @@ export class PassageIndex {
    */
   #feedbackPass(query: MatchQuery, count: number, p: FeedbackParameters) {
     const first = this.#rankQuery(query, count);
+    if (first.length === 0) return { candidates: [], stored: [], expansion: [], frequencies: [] };
     const read = this.#storedPassages(first.map((row) => row.rowid));
     // The contract's order, ties by document and ordinal, before the best few are taken: a tie at the cut
     // must pick the same passages whatever the index's history.
@@ -415,35 +418,26 @@ export class PassageIndex {
   }
 
   /**
-   * The query's top `limit` rows as its full expression ranks them, pruned (pruned-ranking.ts;
-   * docs/decisions/0022-long-query-pruning.md).
+   * The query's top `limit` rows as its full expression (its terms ORed and the NEAR group of them all) ranks
+   * them, pruned (pruned-ranking.ts; docs/decisions/0022-long-query-pruning.md).
    */
   #rankQuery(query: MatchQuery, limit: number): RankedRow[] {
-    // Pruning merges lists by rowid for ties, which is the contract's order only while every document's
-    // rowids are ordered (rowids.ts); until a rebuild restores that, the full expression answers.
     if (query.expression === "") return [];
-    return this.#rankTerms(query.terms, limit, true);
-  }
-
-  /** The top rows of `terms` ORed (with the NEAR group of them all when `near`), pruned where it can be. */
-  #rankTerms(terms: readonly string[], limit: number, near: boolean): RankedRow[] {
+    const terms = query.terms;
     if (this.#unordered > 0) {
-      // Ties by rowid are not the contract's order here, so no pruning; the phrases in pruning's order, so the
-      // scores are the ones a pruned search of the same data gives, to the last bit.
+      // Pruning merges lists by rowid for ties, which is the contract's order only while every document's
+      // rowids are ordered (rowids.ts); until a rebuild restores that, the full expression answers. Its
+      // phrases in pruning's order, so the scores are the ones a pruned search of the same data gives, to the
+      // last bit.
       const ordered =
         terms.length < 2 ? terms : canonicalOrder(terms, new Map(terms.map((t) => [t, this.#exactCount(t)])));
-      return this.#rankExpression(orExpression(ordered, near ? ordered : []), limit);
+      return this.#rankExpression(orExpression(ordered, ordered), limit);
     }
-    return prunedRanking(
-      terms,
-      limit,
-      {
-        rank: (expression, n) => this.#rankByRowid.all(expression, n) as RankedRow[],
-        matchingAtLeast: (term) => this.#exactCount(term),
-        passages: this.#passages,
-      },
-      near,
-    );
+    return prunedRanking(terms, limit, {
+      rank: (expression, n) => this.#rankByRowid.all(expression, n) as RankedRow[],
+      matchingAtLeast: (term) => this.#exactCount(term),
+      passages: this.#passages,
+    });
   }
 
   /**

@@ -40,25 +40,16 @@ const group = (terms: readonly string[]) => `(${orExpression(terms, [])})`;
  *    rows above it: the top k of the merged lists, each row at its most complete score, is the full
  *    expression's top k.
  *
- * With `near` false the full expression is the plain OR of `terms` (repeats kept: each is its own phrase, as
- * feedback's second pass weights them) and the third list is not needed: the first two hold every row with an
- * essential term at its full score.
- *
  * Every expression lists its phrases in one canonical order (canonicalOrder), the full one included, so each
  * list scores its rows bit for bit as the full expression does. Against the expression in the order the terms
  * were typed, scores can differ in the last bits (measured: at most 7.1e-15 on scores of ~10–40; 0022).
  */
-export function prunedRanking(
-  terms: readonly string[],
-  limit: number,
-  source: RankingSource,
-  near = true,
-): RankedRow[] {
-  if (terms.length < 2 || limit < 1) return source.rank(orExpression(terms, near ? terms : []), limit);
+export function prunedRanking(terms: readonly string[], limit: number, source: RankingSource): RankedRow[] {
+  if (terms.length < 2 || limit < 1) return source.rank(orExpression(terms, terms), limit);
   const matching = new Map<string, number>();
   for (const term of terms) if (!matching.has(term)) matching.set(term, source.matchingAtLeast(term));
   const ordered = canonicalOrder(terms, matching);
-  const full = orExpression(ordered, near ? ordered : []);
+  const full = orExpression(ordered, ordered);
 
   const threshold = source.rank(orExpression(thresholdTerms(ordered, matching, limit), []), limit);
   const kth = threshold[limit - 1];
@@ -83,7 +74,7 @@ export function prunedRanking(
   const lists = [
     everywhere ? [] : source.rank(`${group(essential)} NOT ${group(nonEssential)}`, limit),
     source.rank(`${group(essential)} AND ${group(nonEssential)}`, limit),
-    near ? source.rank(`${group(ordered)} AND ${orExpression([], ordered)}`, limit) : [],
+    source.rank(`${group(ordered)} AND ${orExpression([], ordered)}`, limit),
   ];
   for (const list of lists) for (const row of list) best.set(row.rowid, row.rank);
   return [...best]

@@ -51,7 +51,7 @@ function readmeRows() {
 describe.skipIf(readmes.length === 0)(
   `ColumnSizes and phraseShare against bm25() (${readmes.length} READMEs)`,
   () => {
-    it("give every row's length and the table's average exactly, and bm25()'s score to the last bits", () => {
+    it("give every row's length and the table's average exactly, and bm25()'s score to a part in a trillion", () => {
       const db = new Database(":memory:");
       try {
         db.exec(`CREATE VIRTUAL TABLE passages USING fts5(heading, body, title, path, content = '',

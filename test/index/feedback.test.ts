@@ -4,8 +4,10 @@
 // first pass's candidates — over a generated corpus large enough for feedback to act.
 
 import fc from "fast-check";
+import Database from "libsql";
 import { describe, expect, it } from "vitest";
-import { phraseIdf } from "../../src/index/bm25.js";
+import { phraseIdf, phraseShare } from "../../src/index/bm25.js";
+import { ColumnSizes } from "../../src/index/column-sizes.js";
 import {
   expansionTerms,
   FEEDBACK,
@@ -16,6 +18,7 @@ import {
 import { type IndexedDocument, type PassageHit, PassageIndex } from "../../src/index/passage-index.js";
 import { matchQuery, orExpression } from "../../src/index/query.js";
 import { decodePage, encodePage } from "../../src/index/snapshot.js";
+import { columnWeights } from "../../src/index/weights.js";
 import { TOPICS, topicCorpus, topicWord } from "../support/topics.js";
 
 const params: FeedbackParameters = { ...FEEDBACK, terms: 3, expansionLevels: 2, minCorpus: 100 };
@@ -111,7 +114,7 @@ describe("expansionTerms", () => {
     );
   });
 
-  it("rescores a candidate: its first-pass score times queryRepeats, plus each expansion word's bm25 share", () => {
+  it("rescores a candidate: its first-pass score plus the expansion words' bm25 shares over queryRepeats", () => {
     const expansion = [
       { term: "slipstream", weight: 2, repeats: 2 },
       { term: "lift", weight: 1, repeats: 1 },
@@ -128,14 +131,14 @@ describe("expansionTerms", () => {
     };
     // bm25's share, k1 1.2 and b 0.75: idf·f·2.2 / (f + 1.2·(0.25 + 0.75·100/50)).
     const share = (n: number, f: number) => (phraseIdf(1000, n) * f * 2.2) / (f + 1.2 * (0.25 + 1.5));
-    const expected = 3 * 7 + 2 * share(5, 3) + share(20, 0.5);
+    const expected = 7 + (2 * share(5, 3) + share(20, 0.5)) / 3;
     expect(feedbackScore(candidate, expansion, corpus, { ...params, queryRepeats: 3 })).toBeCloseTo(
       expected,
       12,
     );
-    // A candidate holding no expansion word keeps its first-pass score, weighted alike.
+    // A candidate holding no expansion word keeps its first-pass score: the scale is the first pass's.
     const bare = { score: 7, length: 100, frequencies: new Map<string, number>() };
-    expect(feedbackScore(bare, expansion, corpus, { ...params, queryRepeats: 3 })).toBe(21);
+    expect(feedbackScore(bare, expansion, corpus, { ...params, queryRepeats: 3 })).toBe(7);
   });
 });
 
@@ -151,57 +154,68 @@ describe("PassageIndex with feedback", () => {
     "absent words only",
   ];
 
-  it("answers as the oracle: FTS5's scores of the first pass and of the expansion, added up", () => {
-    const index = new PassageIndex({ feedback: FEEDBACK });
-    try {
-      index.apply(docs);
-      let expanded = 0;
-      let moved = 0;
-      for (const q of questions) {
-        const match = matchQuery(q);
-        const expansion = index.expansionOf(match);
-        const hits = index.find(match, 20);
-        const first = index.search(match.expression, Math.max(20, FEEDBACK.candidates));
-        if (expansion.length === 0) {
-          expect(view(hits), q).toEqual(view(first.slice(0, 20)));
-          continue;
-        }
-        expanded++;
-        // FTS5 sums a repeated phrase's share, so the OR with each word its repeats is the expansion's part.
-        const words = expansion.flatMap((t) => Array.from({ length: t.repeats }, () => t.term));
-        const shares = new Map(
-          index.search(orExpression(words, []), 1_000_000).map((h) => [h.chunkId, h.score] as const),
-        );
-        const expected = first
-          .map((h) => ({ ...h, score: FEEDBACK.queryRepeats * h.score + (shares.get(h.chunkId) ?? 0) }))
-          .sort((a, b) => b.score - a.score || (a.documentId < b.documentId ? -1 : 1))
-          .slice(0, 20);
-        expect(
-          hits.map((h) => h.chunkId),
-          q,
-        ).toEqual(expected.map((h) => h.chunkId));
-        for (const [i, hit] of hits.entries()) {
-          // Computed in JavaScript against FTS5's C: equal to the last few bits.
-          expect(Math.abs(hit.score - (expected[i]?.score ?? 0)), q).toBeLessThan(1e-9 * hit.score);
-          // The snippet is the one a plain search cuts for the passage: marking only what was typed.
-          expect(hit.snippet).toBe(first.find((h) => h.chunkId === hit.chunkId)?.snippet);
-        }
-        if (hits.map((h) => h.chunkId).join() !== first.map((h) => h.chunkId).join()) moved++;
-        // The snippets mark the person's words only.
-        const typed = new Set(match.terms);
-        for (const hit of hits) {
-          for (const [, marked] of hit.snippet.matchAll(/<mark>(.*?)<\/mark>/g)) {
-            expect(typed.has((marked ?? "").toLowerCase()), `${q}: ${marked}`).toBe(true);
+  const corpora = [
+    ["bodies and titles", docs],
+    ["headings, bodies, titles and paths", topicCorpus(8, 1200, true)],
+  ] as const;
+  it.each(corpora)(
+    "answers as the oracle: FTS5's scores of the first pass and of the expansion, added up (%s)",
+    (_, corpus) => {
+      const index = new PassageIndex({ feedback: FEEDBACK });
+      try {
+        index.apply([...corpus]);
+        let expanded = 0;
+        let moved = 0;
+        for (const q of questions) {
+          const match = matchQuery(q);
+          const expansion = index.expansionOf(match);
+          const hits = index.find(match, 20);
+          const first = index.search(match.expression, Math.max(20, FEEDBACK.candidates));
+          if (expansion.length === 0) {
+            expect(view(hits), q).toEqual(view(first.slice(0, 20)));
+            continue;
+          }
+          expanded++;
+          // FTS5 sums a repeated phrase's share, so the OR with each word its repeats is the expansion's part.
+          const words = expansion.flatMap((t) => Array.from({ length: t.repeats }, () => t.term));
+          const shares = new Map(
+            index.search(orExpression(words, []), 1_000_000).map((h) => [h.chunkId, h.score] as const),
+          );
+          const expected = first
+            .map((h) => ({ ...h, score: h.score + (shares.get(h.chunkId) ?? 0) / FEEDBACK.queryRepeats }))
+            .sort(
+              (a, b) =>
+                b.score - a.score ||
+                (a.documentId < b.documentId ? -1 : a.documentId > b.documentId ? 1 : a.ordinal - b.ordinal),
+            )
+            .slice(0, 20);
+          expect(
+            hits.map((h) => h.chunkId),
+            q,
+          ).toEqual(expected.map((h) => h.chunkId));
+          for (const [i, hit] of hits.entries()) {
+            // Computed in JavaScript against FTS5's C: equal to the last few bits.
+            expect(Math.abs(hit.score - (expected[i]?.score ?? 0)), q).toBeLessThan(1e-9 * hit.score);
+            // The snippet is the one a plain search cuts for the passage: marking only what was typed.
+            expect(hit.snippet).toBe(first.find((h) => h.chunkId === hit.chunkId)?.snippet);
+          }
+          if (hits.map((h) => h.chunkId).join() !== first.map((h) => h.chunkId).join()) moved++;
+          // The snippets mark the person's words only.
+          const typed = new Set(match.terms);
+          for (const hit of hits) {
+            for (const [, marked] of hit.snippet.matchAll(/<mark>(.*?)<\/mark>/g)) {
+              expect(typed.has((marked ?? "").toLowerCase()), `${q}: ${marked}`).toBe(true);
+            }
           }
         }
+        // Every question with a topic word is expanded; the one without any is not; the expansion reorders.
+        expect(expanded).toBe(questions.length - 1);
+        expect(moved).toBeGreaterThan(0);
+      } finally {
+        index.close();
       }
-      // Every question with a topic word is expanded; the one without any is not; the expansion reorders.
-      expect(expanded).toBe(questions.length - 1);
-      expect(moved).toBeGreaterThan(0);
-    } finally {
-      index.close();
-    }
-  });
+    },
+  );
 
   it("rescores only the first pass's candidates: a passage it did not return never enters", () => {
     const index = new PassageIndex({ feedback: FEEDBACK });
@@ -252,8 +266,50 @@ describe("PassageIndex with feedback", () => {
       const quoted = index.search('"dimension"', 1000).map((h) => h.documentId);
       expect(quoted.length).toBe(200);
       expect(quoted.some((id) => id.startsWith("flutter"))).toBe(false);
-      const expansion = index.expansionOf(matchQuery("aeroelastic flutter"));
+      const match = matchQuery("aeroelastic flutter");
+      const expansion = index.expansionOf(match);
       expect(expansion.map((t) => t.term)).toContain("dimension");
+
+      // And rescoring weighs the word by those five passages: the scores against a rescoring done here from
+      // scratch, over a table of the same rows, with every count read from FTS5's vocabulary of tokens.
+      const db = new Database(":memory:");
+      try {
+        db.exec(
+          `CREATE VIRTUAL TABLE t USING fts5(heading, body, title, path, tokenize = 'porter unicode61')`,
+        );
+        db.exec("CREATE VIRTUAL TABLE t_rows USING fts5vocab(t, 'row')");
+        db.exec("CREATE VIRTUAL TABLE t_instances USING fts5vocab(t, 'instance')");
+        const insert = db.prepare(
+          "INSERT INTO t (rowid, heading, body, title, path) VALUES (?, '', ?, ?, '')",
+        );
+        const rowidOf = new Map(docs.map((d, i) => [d.id, i + 1]));
+        db.transaction(() => {
+          for (const d of docs) insert.run(rowidOf.get(d.id), d.passages[0]?.text, d.title);
+        })();
+        const sizes = new ColumnSizes(db, "t");
+        const { rows, averageLength } = sizes.averages();
+        const rowsWith = db.prepare("SELECT doc FROM t_rows WHERE term = ?");
+        const instances = db.prepare("SELECT col FROM t_instances WHERE term = ? AND doc = ?");
+        const first = new Map(index.search(match.expression, 20).map((h) => [h.chunkId, h.score] as const));
+        const hits = index.find(match, 20).filter((h) => h.documentId.startsWith("flutter"));
+        expect(hits.length).toBe(5);
+        for (const hit of hits) {
+          const rowid = rowidOf.get(hit.documentId) as number;
+          const length = sizes.lengths([rowid]).get(rowid) ?? 0;
+          let shares = 0;
+          for (const t of expansion) {
+            const cols = instances.all(t.term, rowid) as { col: keyof typeof columnWeights }[];
+            const frequency = cols.reduce((sum, c) => sum + columnWeights[c.col], 0);
+            if (frequency === 0) continue;
+            const n = (rowsWith.get(t.term) as { doc: number }).doc;
+            shares += t.repeats * phraseShare(phraseIdf(rows, n), frequency, length, averageLength);
+          }
+          const expected = (first.get(hit.chunkId) ?? 0) + shares / FEEDBACK.queryRepeats;
+          expect(Math.abs(hit.score - expected), hit.documentId).toBeLessThan(1e-9 * expected);
+        }
+      } finally {
+        db.close();
+      }
     } finally {
       index.close();
     }
@@ -329,6 +385,7 @@ describe("PassageIndex with feedback", () => {
       for (const q of questions) {
         const match = matchQuery(q);
         expect(small.expansionOf(match)).toEqual([]);
+        expect(view(small.find(match, 20))).toEqual(view(small.search(match.expression, 20)));
         expect(off.expansionOf(match)).toEqual([]);
         expect(view(off.find(match, 20))).toEqual(view(off.search(match.expression, 20)));
       }

@@ -43,15 +43,30 @@ async function answers(app: TestApp, limit: number) {
 
 describe("GET /v1/search with feedback, as it ships", () => {
   it("reorders the first pass's passages, and only those", async () => {
-    const on = await withApp((app) => answers(app, 20), { config: { rateLimit: 0 } });
-    const off = await withApp((app) => answers(app, 20), { config: { rateLimit: 0, searchFeedback: false } });
+    const on = await withApp(async (app) => [await answers(app, 20), await answers(app, 5)], {
+      config: { rateLimit: 0 },
+    });
+    const off = await withApp(async (app) => [await answers(app, 20), await answers(app, 5)], {
+      config: { rateLimit: 0, searchFeedback: false },
+    });
+    const [on20 = [], on5 = []] = on;
+    const [off20 = [], off5 = []] = off;
     let reordered = 0;
-    for (const [i, hits] of on.entries()) {
-      const first = off[i] ?? [];
+    let promoted = 0;
+    for (const [i, hits] of on20.entries()) {
+      const first = off20[i] ?? [];
       expect(hits.length).toBe(first.length);
       expect([...hits].sort()).toEqual([...first].sort());
       if (hits.join() !== first.join()) reordered++;
+      // Five hits asked for, twenty rescored: each from the first pass's twenty, and the same five as a
+      // twenty-hit search's first five.
+      const top = on5[i] ?? [];
+      for (const hit of top) expect(first).toContain(hit);
+      expect(top).toEqual(hits.slice(0, 5));
+      if (top.some((hit) => !(off5[i] ?? []).includes(hit))) promoted++;
     }
     expect(reordered).toBeGreaterThan(0);
+    // Feedback lifted a passage into the first five that the first pass ranked below them.
+    expect(promoted).toBeGreaterThan(0);
   }, 60_000);
 });

@@ -9,7 +9,11 @@ export const TOPICS = 40;
 export const topicWord = (topic: number, i: number) => `t${topic}w${i}`;
 const commonWords = ["the", "of", "and", "flow", "model", "result"];
 
-export function topicCorpus(seed: number, documents: number): IndexedDocument[] {
+/**
+ * `documents` one-passage documents, deterministic for a seed. `structured` gives each passage a heading and
+ * each document a folder path drawn from its topic too, so every column bm25() weighs holds the topic's words.
+ */
+export function topicCorpus(seed: number, documents: number, structured = false): IndexedDocument[] {
   const random = mulberry32(seed);
   const word = (topic: number) =>
     random() < 0.35
@@ -21,9 +25,14 @@ export function topicCorpus(seed: number, documents: number): IndexedDocument[] 
     return {
       id: `d${String(d).padStart(5, "0")}`,
       title: words(3),
-      path: [],
+      path: structured ? [`area${topic % 4}`, words(1)] : [],
       passages: [
-        { chunkId: `d${d}.0`, ordinal: 0, heading: "", text: words(20 + Math.floor(random() * 40)) },
+        {
+          chunkId: `d${d}.0`,
+          ordinal: 0,
+          heading: structured ? words(2) : "",
+          text: words(20 + Math.floor(random() * 40)),
+        },
       ],
     };
   });
