@@ -19,6 +19,7 @@ import { type IndexedDocument, type PassageHit, PassageIndex } from "../../src/i
 import { matchQuery, orExpression } from "../../src/index/query.js";
 import { decodePage, encodePage } from "../../src/index/snapshot.js";
 import { columnWeights } from "../../src/index/weights.js";
+import { applyAlongAnotherHistory } from "../support/history.js";
 import { TOPICS, topicCorpus, topicWord } from "../support/topics.js";
 
 const params: FeedbackParameters = { ...FEEDBACK, terms: 3, expansionLevels: 2, minCorpus: 100 };
@@ -332,13 +333,7 @@ describe("PassageIndex with feedback", () => {
     const rewritten = new PassageIndex({ feedback: FEEDBACK });
     try {
       once.apply(docs);
-      // The same final data reached another way: part of it first, then removed, then everything.
-      rewritten.apply(docs.slice(0, 600));
-      rewritten.apply(
-        [],
-        docs.slice(0, 300).map((d) => d.id),
-      );
-      rewritten.apply(docs);
+      applyAlongAnotherHistory(rewritten, docs);
       expect(rewritten.unorderedDocuments()).toBeGreaterThan(0);
       for (const q of questions) {
         const match = matchQuery(q);

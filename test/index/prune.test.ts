@@ -18,6 +18,7 @@ import {
 } from "../../src/index/prune.js";
 import { canonicalOrder, prunedRanking, type RankedRow } from "../../src/index/pruned-ranking.js";
 import { matchQuery, orExpression } from "../../src/index/query.js";
+import { applyAlongAnotherHistory } from "../support/history.js";
 
 /** Scores may differ from the full expression's in the last bits only: 0022 measured at most 7.1e-15. */
 const SCORE_TOLERANCE = 1e-12;
@@ -302,12 +303,7 @@ describe("the same data answers the same scores to the last bit", () => {
         const rewritten = new PassageIndex({ rowidGap: 0 });
         try {
           fresh.apply(docs);
-          rewritten.apply(docs.slice(0, 60));
-          rewritten.apply(
-            [],
-            docs.slice(0, 30).map((d) => d.id),
-          );
-          rewritten.apply(docs);
+          applyAlongAnotherHistory(rewritten, docs);
           expect(rewritten.unorderedDocuments()).toBeGreaterThan(0);
           for (const q of queries) {
             const reversed = q.split(" ").reverse().join(" ");
