@@ -3,6 +3,7 @@
 
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Clock } from "./clock.js";
+import { DEFAULT_MAX_BATCH_BYTES } from "./config.js";
 import { accessLog } from "./http/access-log.js";
 import { adminAuth, cronAuth, metricsAuth, teamAuth } from "./http/auth.js";
 import { bodyLimitOf, limitBody } from "./http/body-limit.js";
@@ -56,6 +57,8 @@ export interface AppConfig {
   adminToken: string | null;
   cronToken: string | null;
   maxDocumentBytes: number;
+  /** MEMORIA_MAX_BATCH_BYTES: a batch body's bytes as they arrive. Default DEFAULT_MAX_BATCH_BYTES. */
+  maxBatchBytes?: number;
   catchupMs: number;
   /** MEMORIA_INDEX_MEMORY_MB in bytes: the loaded indexes' budget (see live/budget.ts). Unset: no bound. */
   indexMemoryBytes?: number;
@@ -169,7 +172,15 @@ export function createApp(deps: AppDeps): Memoria {
   app.use("*", securityHeaders());
   app.use("*", limits.authFailures);
   // Counts the body as a route reads it, after the route's credentials: nothing is read here.
-  app.use("*", limitBody(bodyLimitOf(config.maxDocumentBytes)));
+  app.use(
+    "*",
+    limitBody(
+      bodyLimitOf({
+        maxDocumentBytes: config.maxDocumentBytes,
+        maxBatchBytes: config.maxBatchBytes ?? DEFAULT_MAX_BATCH_BYTES,
+      }),
+    ),
+  );
 
   app.route("/", healthRoutes(health));
   app.route("/", teamRoutes(directory, admin));

@@ -4,6 +4,14 @@
 import { z } from "zod";
 import { decodeMasterKey, MASTER_KEY_BYTES } from "./seal/master.js";
 
+/**
+ * A batch body's bytes, counted as they arrive. 8× what `memoria import` sends a request (8 MiB), a dozen
+ * documents at the 5 MiB limit. A 62.7 MiB batch raised the server's peak RSS by 346 MiB (5.5× its bytes:
+ * the bytes, their text twice, the parsed items; one run), where the old bound (500 × a document body's
+ * limit, ~15 GiB) let one request take the process down.
+ */
+export const DEFAULT_MAX_BATCH_BYTES = 64 * 1024 * 1024;
+
 export const logLevels = ["debug", "info", "warn", "error"] as const;
 export type LogLevel = (typeof logLevels)[number];
 
@@ -124,6 +132,7 @@ export const envSchema = z.object({
   MEMORIA_TRUST_PROXY: headerName.optional(),
   MEMORIA_ALLOWED_ORIGINS: originList.optional(),
   MEMORIA_MAX_DOCUMENT_BYTES: positiveInt(5 * 1024 * 1024),
+  MEMORIA_MAX_BATCH_BYTES: positiveInt(DEFAULT_MAX_BATCH_BYTES),
   // The in-memory indexes' budget in MiB. Unset: the server takes a share of the machine (runtime/start.ts),
   // since this file stays free of node:os for the Worker.
   MEMORIA_INDEX_MEMORY_MB: z
@@ -171,6 +180,8 @@ export interface Config {
   /** Browser origins, besides the server's own on loopback, allowed to call /mcp. */
   allowedOrigins: string[];
   maxDocumentBytes: number;
+  /** MEMORIA_MAX_BATCH_BYTES: a batch body's bytes, counted as they arrive. */
+  maxBatchBytes: number;
   catchupMs: number;
   /** MEMORIA_INDEX_MEMORY_MB; null: the runtime picks a share of the machine. */
   indexMemoryMb: number | null;
@@ -221,6 +232,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     trustProxy: e.MEMORIA_TRUST_PROXY ?? null,
     allowedOrigins: e.MEMORIA_ALLOWED_ORIGINS ?? [],
     maxDocumentBytes: e.MEMORIA_MAX_DOCUMENT_BYTES,
+    maxBatchBytes: e.MEMORIA_MAX_BATCH_BYTES,
     catchupMs: e.MEMORIA_CATCHUP_MS,
     indexMemoryMb: e.MEMORIA_INDEX_MEMORY_MB ?? null,
     snapshotMinChunks: e.MEMORIA_SNAPSHOT_MIN_CHUNKS ?? null,

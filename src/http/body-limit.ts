@@ -4,13 +4,10 @@
 // chunked body whole first: 100 unauthenticated connections trickling 5.5 MiB each took RSS 161 → 852 MB).
 
 import type { Context, MiddlewareHandler } from "hono";
-import { DomainError } from "../errors.js";
 import { mediaType } from "./accept.js";
+import { boundedBody, tooLargeError } from "./bounded-body.js";
 import type { AppEnv } from "./env.js";
-import { ClientClosedError, clientClosedResponse, errorResponse } from "./errors.js";
-
-/** What became of a request's body by the time its answer was made. */
-type BodyState = "unread" | "reading" | "read" | "too_large" | "client_closed";
+import { clientClosedResponse, errorResponse } from "./errors.js";
 
 /** The largest body a request may send, chosen from the request (its path and media type). */
 export type BodyLimitOf = (c: Context<AppEnv>) => number;
@@ -19,58 +16,22 @@ export function limitBody(limitOf: BodyLimitOf): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     if (!hasBody(c.req.raw)) return next();
     const maxBytes = limitOf(c);
-    const tooLarge = () =>
-      new DomainError("payload_too_large", `The request body is larger than ${maxBytes} bytes.`);
     const declared = Number(c.req.header("content-length") ?? Number.NaN);
     if (declared > maxBytes) {
       // The answer comes before the body: say the connection ends here, so the body is not waited for.
       c.header("Connection", "close");
-      throw tooLarge();
+      throw tooLargeError(maxBytes);
     }
 
-    // An object, not a `let`: the stream's callbacks change it while next() runs.
-    const body: { state: BodyState } = { state: "unread" };
     const source = c.req.raw;
-    let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
-    let size = 0;
-    // highWaterMark 0: nothing is pulled from the connection until the route reads.
-    const counted = new ReadableStream<Uint8Array>(
-      {
-        async pull(controller) {
-          body.state = "reading";
-          reader ??= (source.body as ReadableStream<Uint8Array>).getReader();
-          const chunk = await reader.read().catch(() => null);
-          if (chunk === null) {
-            body.state = "client_closed";
-            controller.error(new ClientClosedError("The client closed the request before its body ended."));
-            return;
-          }
-          if (chunk.done) {
-            body.state = "read";
-            controller.close();
-            return;
-          }
-          size += chunk.value.byteLength;
-          if (size > maxBytes) {
-            body.state = "too_large";
-            controller.error(tooLarge());
-            void reader.cancel().catch(() => {});
-            return;
-          }
-          controller.enqueue(chunk.value);
-        },
-        cancel(reason) {
-          return reader?.cancel(reason);
-        },
-      },
-      { highWaterMark: 0 },
-    );
-    c.req.raw = new Request(source, { body: counted, duplex: "half" } as RequestInit);
+    const body = boundedBody(source.body as ReadableStream<Uint8Array>, maxBytes);
+    c.req.raw = new Request(source, { body: body.stream, duplex: "half" } as RequestInit);
     await next();
 
     // A validator turns any failure to parse into its own 400: the cause decides the answer instead.
     if (body.state === "client_closed") c.res = clientClosedResponse();
-    else if (body.state === "too_large") c.res = errorResponse(c, "payload_too_large", tooLarge().message);
+    else if (body.state === "too_large")
+      c.res = errorResponse(c, "payload_too_large", tooLargeError(maxBytes).message);
     // Answered before a body still on the wire was read whole (a 401, a 415, a 413): the rest of it is not
     // waited for.
     if (body.state !== "read" && declaresBody(source.headers)) c.header("Connection", "close");
@@ -115,19 +76,30 @@ export const MAX_BATCH_DOCUMENTS = 500;
 
 export const BATCH_PATH = "/v1/documents/batch";
 
+/** The bounds a body's limit is chosen from (MEMORIA_MAX_DOCUMENT_BYTES, MEMORIA_MAX_BATCH_BYTES). */
+export interface BodyLimits {
+  maxDocumentBytes: number;
+  /**
+   * A batch body's bytes as they arrive. Not the batch's documents times their limit: 500 documents of 5 MiB
+   * JSON-escaped came to ~15 GiB, read whole before a byte was parsed (a 2 GiB body aborted the process).
+   */
+  maxBatchBytes: number;
+}
+
 /**
- * The limit a request gets: a batch, as many JSON documents as it may carry; documents (and the ingest
- * webhook that carries them) by media type; else 1 MiB.
+ * The limit a request gets: a batch, MEMORIA_MAX_BATCH_BYTES; documents (and the ingest webhook that carries
+ * them) by media type; a sign-in form, a few KiB; else 1 MiB. A route that reads a stream of any size part by
+ * part needs its own entry here, and bounds each part with readAtMost (./bounded-body.ts).
  */
-export function bodyLimitOf(maxDocumentBytes: number): BodyLimitOf {
+export function bodyLimitOf(limits: BodyLimits): BodyLimitOf {
   return (c) => {
     const path = c.req.path;
-    if (path === BATCH_PATH || path === `${BATCH_PATH}/`) {
-      return MAX_BATCH_DOCUMENTS * documentBodyLimit(maxDocumentBytes, "application/json");
-    }
+    if (path === BATCH_PATH || path === `${BATCH_PATH}/`) return limits.maxBatchBytes;
     // A sign-in form holds one key: a body larger than this is not a sign-in, and is read by nobody yet known.
     if (path === "/page/sign-in") return SIGN_IN_BODY_LIMIT;
-    return carriesDocuments(path) ? documentBodyLimit(maxDocumentBytes, mediaType(c)) : DEFAULT_BODY_LIMIT;
+    return carriesDocuments(path)
+      ? documentBodyLimit(limits.maxDocumentBytes, mediaType(c))
+      : DEFAULT_BODY_LIMIT;
   };
 }
 

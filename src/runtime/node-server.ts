@@ -7,6 +7,7 @@ import type { IncomingMessage, Server } from "node:http";
 import type { Socket } from "node:net";
 import { type ServerType, serve } from "@hono/node-server";
 import { closeIdleAfterPendingReads } from "./keep-alive.js";
+import { lingerOnEarlyAnswers } from "./lingering-close.js";
 
 /**
  * 30 s of silence mid-request: nginx's client_body_timeout is 60 s; API.md asks for at most 30. Longer than
@@ -30,6 +31,8 @@ export function serveNode(
   const server = serve({ fetch, port, hostname }, onListen) as Server;
   // Keep-alive sockets between requests close only after the reads waiting on a held event loop ran.
   closeIdleAfterPendingReads(server);
+  // An answer sent before its request's body ended reaches a client that is still sending.
+  lingerOnEarlyAnswers(server);
   // The request each socket is on, so a timeout can tell a stalled body from an answer being worked on.
   const current = new WeakMap<Socket, IncomingMessage>();
   server.on("request", (req: IncomingMessage) => current.set(req.socket, req));

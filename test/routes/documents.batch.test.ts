@@ -119,12 +119,11 @@ describe("POST /v1/documents/batch", () => {
       expect((await search(app, apiKey, "x")).corpus.documents).toBe(0);
     }));
 
-  it("refuses a body over 500 × a document body's limit with 413, and takes one just under it", () =>
+  it("refuses a body over MEMORIA_MAX_BATCH_BYTES with 413, and takes one of exactly that size", () =>
     withApp(
       async (app) => {
         const { apiKey } = await makeTeam(app);
-        // 500 × (6 × 100 + 64 KiB) bytes: the worst-case escaping of 500 documents at the limit.
-        const limit = MAX_BATCH_DOCUMENTS * (6 * 100 + 64 * 1024);
+        const limit = 256 * 1024;
         const body = (size: number) => {
           const head = '{"documents":[{"title":"t","content":"ok"}],"pad":"';
           return `${head}${" ".repeat(size - head.length - 2)}"}`;
@@ -145,7 +144,7 @@ describe("POST /v1/documents/batch", () => {
         const { results } = await expectOk(under, 200, batchAnswer);
         expect(results[0]).toHaveProperty("document");
       },
-      { config: { maxDocumentBytes: 100 } },
+      { config: { maxBatchBytes: 256 * 1024 } },
     ));
 
   it("replays a batch sent again with the same Idempotency-Key, storing nothing twice", () =>
