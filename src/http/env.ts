@@ -6,5 +6,7 @@ import type { RequestIdEnv } from "./request-id.js";
 export interface AppEnv {
   Variables: RequestIdEnv["Variables"] & {
     team: TeamKey;
+    /** Set by the failed-authentication limiter: called once the request's credential has authenticated. */
+    credentialAccepted: () => void;
   };
 }

@@ -5,7 +5,10 @@
 // - Failed authentications per client address: 30 a minute. A request that presented credentials which did
 //   not authenticate counts one; from the 31st on, every request with credentials from that address is
 //   answered 429 before any key is checked, until the window passes. Guessing is then bounded by 30 tries a
-//   minute per address (the probe of issue 11 measured 526 wrong keys a second on one connection).
+//   minute per address (the probe of issue 11 measured 526 wrong keys a second on one connection). Only
+//   failures count: a request whose credential authenticated is out of the reckoning at once, however long
+//   it then runs (30 slow valid uploads once locked their whole address out).
+// - Page requests count under the signed-in session's team key, with that key's API requests.
 //
 // Counters live in memory, per process: on Cloudflare each team has its own container, so per process is per
 // team; behind several Node instances the limits are per instance. Why fixed windows, the address rule and
@@ -122,6 +125,11 @@ export interface RateLimits {
   authFailures: MiddlewareHandler<AppEnv>;
   /** Wraps an authentication middleware: once it has let a request through, counts it for its credential. */
   perCredential(auth: MiddlewareHandler<AppEnv>): MiddlewareHandler<AppEnv>;
+  /**
+   * For a credential authenticated another way (a page session's key): marks the request as no failed
+   * attempt and counts it under the credential; the 429 to answer when that is over its limit, else null.
+   */
+  credentialLimited<E extends AppEnv>(c: Context<E>, secret: string): Promise<Response | null>;
 }
 
 /**
@@ -143,7 +151,7 @@ function failedAuthentication(c: Context<AppEnv>): boolean {
   return c.res.status === 401 || (c.res.status === 404 && c.req.path.startsWith("/v1/webhooks/"));
 }
 
-function rateLimited(c: Context<AppEnv>, retryAfter: number, message: string): Response {
+function rateLimited<E extends AppEnv>(c: Context<E>, retryAfter: number, message: string): Response {
   const response = errorResponse(c, "rate_limited", message);
   response.headers.set("retry-after", String(retryAfter));
   return response;
@@ -163,8 +171,11 @@ export function rateLimits(deps: RateLimitDeps): RateLimits {
     clock: deps.clock,
   });
 
-  // Attempts from each address still being answered: counted against its allowance too, so guesses sent all
-  // at once cannot each pass the check before the first of them has failed.
+  // Attempts from each address not yet decided: counted against its allowance too, so guesses sent all at once
+  // cannot each pass the check before the first of them has failed. An attempt leaves this count as soon as
+  // its credential has authenticated (perCredential tells it), so valid requests in flight — 30 slow uploads
+  // — are never counted against the address; one whose credential is never confirmed (a webhook delivery,
+  // whose signature is checked over its body) leaves it when answered.
   const pending = new Map<string, number>();
 
   const authFailures: MiddlewareHandler<AppEnv> = async (c, next) => {
@@ -182,28 +193,51 @@ export function rateLimits(deps: RateLimitDeps): RateLimits {
       return rateLimited(c, wait, "Too many failed authentications from this address; retry later.");
     }
     pending.set(address, inFlight + 1);
-    try {
-      await next();
-    } finally {
+    let decided = false;
+    const decide = () => {
+      if (decided) return;
+      decided = true;
       const left = (pending.get(address) ?? 1) - 1;
       if (left > 0) pending.set(address, left);
       else pending.delete(address);
+    };
+    c.set("credentialAccepted", decide);
+    try {
+      await next();
+    } finally {
+      decide();
     }
     if (failedAuthentication(c)) failures.hit(address);
   };
 
+  /** Counts one request for a credential: the seconds to wait when it is over its limit, else null. */
+  const credentialHit = async (secret: string): Promise<number | null> => {
+    if (deps.perCredential === 0) return null;
+    // Counted under the credential's hash, so the table never holds a key or a token itself.
+    const wait = credentials.hit(await hashSecret(secret));
+    if (wait !== null) deps.onLimited?.("credential");
+    return wait;
+  };
+
   const perCredential = (auth: MiddlewareHandler<AppEnv>): MiddlewareHandler<AppEnv> => {
-    if (deps.perCredential === 0) return auth;
     return (c, next) =>
       auth(c, async () => {
-        // Counted under the credential's hash, so the table never holds a key or a token itself.
-        const credential = await hashSecret(bearerToken(c.req.header("authorization")) ?? "");
-        const wait = credentials.hit(credential);
+        // Authenticated: from here on this request is no failed attempt, however long it takes.
+        c.get("credentialAccepted")?.();
+        const wait = await credentialHit(bearerToken(c.req.header("authorization")) ?? "");
         if (wait === null) return next();
-        deps.onLimited?.("credential");
         c.res = rateLimited(c, wait, "Too many requests for this key; retry later.");
       });
   };
 
-  return { authFailures, perCredential };
+  const credentialLimited = async <E extends AppEnv>(
+    c: Context<E>,
+    secret: string,
+  ): Promise<Response | null> => {
+    (c as unknown as Context<AppEnv>).get("credentialAccepted")?.();
+    const wait = await credentialHit(secret);
+    return wait === null ? null : rateLimited(c, wait, "Too many requests for this key; retry later.");
+  };
+
+  return { authFailures, perCredential, credentialLimited };
 }

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { AppConfig } from "../../src/app.js";
 import type { Clock } from "../../src/clock.js";
 import { AUTH_FAILURES_PER_MINUTE, FixedWindowCounter, RATE_WINDOW_MS } from "../../src/http/rate-limit.js";
+import { chunk, chunkedPost, rawClient } from "../runtime/raw-http.js";
 import { ADMIN_TOKEN, buildTestApp, CRON_TOKEN, makeTeam, type TestApp } from "../support/app.js";
 import { type Served, serveOnLoopback } from "./loopback.js";
 
@@ -129,6 +130,48 @@ describe("failed authentications per client address", () => {
       });
     for (let i = 0; i < AUTH_FAILURES_PER_MINUTE; i += 1) expect((await signIn()).status).toBe(401);
     await expectRateLimited(await signIn());
+  });
+
+  it("never counts valid requests in flight: 30 slow uploads open leave the address's other requests served", async () => {
+    const { app, http } = await served({}, manualClock());
+    const { teamId, apiKey } = await makeTeam(app);
+    const port = Number(new URL(http.base).port);
+    // Uploads with a valid key whose bodies are still arriving: authenticated, and answered only at their end.
+    const uploads = await Promise.all(
+      Array.from({ length: AUTH_FAILURES_PER_MINUTE }, async (_, i) => {
+        const client = await rawClient(port);
+        client.socket.write(
+          chunkedPost(`/v1/documents?title=slow-${i}`, {
+            authorization: `Bearer ${apiKey}`,
+            "content-type": "text/markdown",
+          }),
+        );
+        client.socket.write(chunk(`# Slow upload ${i}\n\nThe first part of its body.\n`));
+        return client;
+      }),
+    );
+    // Each is past its authentication once a request on its key is answered after it.
+    await expect.poll(async () => (await get(http, "/v1/stats", apiKey)).status).toBe(200);
+
+    expect((await get(http, "/v1/stats", apiKey)).status).toBe(200);
+    expect((await get(http, "/v1/teams", ADMIN_TOKEN)).status).toBe(200);
+    // A wrong key is a failure, and only that: 401, not 429, and the address has its whole allowance left.
+    const wrong = `mem_${teamId}_not-the-secret-at-all-0123456789`;
+    for (let i = 0; i < AUTH_FAILURES_PER_MINUTE; i += 1) {
+      expect((await get(http, "/v1/stats", wrong)).status).toBe(401);
+    }
+    await expectRateLimited(await get(http, "/v1/stats", wrong));
+
+    // The uploads were never held up: each ends and is stored.
+    for (const [i, client] of uploads.entries()) {
+      client.socket.write(chunk(`And its last part, ${i}.\n`));
+      client.socket.write("0\r\n\r\n");
+    }
+    const answers = await Promise.all(uploads.map((client) => client.until(/^HTTP\/1\.1 \d{3}/)));
+    expect(answers.map((answer) => answer.slice(0, 12))).toEqual(
+      Array(AUTH_FAILURES_PER_MINUTE).fill("HTTP/1.1 201"),
+    );
+    for (const client of uploads) client.socket.destroy();
   });
 
   it("counts successful authentications as nothing", async () => {
