@@ -27,8 +27,13 @@ import { SearchPage } from "./search.js";
 import type { PageSession, PageSessions } from "./sessions.js";
 import { SignInPage } from "./sign-in.js";
 
-/** The cookie's name. Not `__Host-`: that prefix needs `Secure`, and memoria is often served over plain HTTP. */
+/** The cookie's name over plain HTTP, where the `__Host-` prefix cannot be used (it needs `Secure`). */
 export const SESSION_COOKIE = "memoria_session";
+/**
+ * Its name over HTTPS: a browser keeps a `__Host-` cookie only when it is `Secure`, `Path=/` and has no
+ * `Domain`, so no other host of the site (a sibling subdomain, a plain-HTTP page) can set or shadow it.
+ */
+export const SECURE_SESSION_COOKIE = `__Host-${SESSION_COOKIE}`;
 
 /**
  * Only this origin's files: no inline script or style, nothing from elsewhere, never framed, forms post only
@@ -38,8 +43,15 @@ export const PAGE_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; " +
   "frame-ancestors 'none'; base-uri 'none'; object-src 'none'";
 
+/**
+ * Counts a page request under the session's team key (MEMORIA_RATE_LIMIT, shared with the key's API use):
+ * the 429 to answer when the key is over its limit, else null. src/http/rate-limit.ts.
+ */
+export type PageRateLimit = (c: Context<PageEnv>, apiKey: string) => Promise<Response | null>;
+
 export interface PageDeps {
   sessions: PageSessions;
+  rateLimit: PageRateLimit;
   search: SearchService;
   memory: MemoryService;
   documents: DocumentService;
@@ -51,7 +63,7 @@ type PageContext = Context<PageEnv>;
 async function render(
   c: PageContext,
   node: JSX.Element,
-  status: 200 | 400 | 401 | 403 | 404 | 413 | 415 = 200,
+  status: 200 | 400 | 401 | 403 | 404 | 413 | 415 | 429 = 200,
 ) {
   return c.html(`<!doctype html>${await node}`, status);
 }
@@ -73,6 +85,46 @@ function fromThisOrigin(c: PageContext): boolean {
   if (origin === "null") return site === "same-origin";
   if (origin === undefined || !URL.canParse(origin)) return false;
   return new URL(origin).host === new URL(c.req.url).host;
+}
+
+/** The session cookies a request carries, by name: the `__Host-` one first (see SECURE_SESSION_COOKIE). */
+function carriedCookies(c: PageContext): { name: string; value: string }[] {
+  return [SECURE_SESSION_COOKIE, SESSION_COOKIE].flatMap((name) => {
+    const value = getCookie(c, name);
+    return value === undefined ? [] : [{ name, value }];
+  });
+}
+
+/** The live session of the first carried cookie that names one, or null. */
+async function resolveSession(deps: PageDeps, c: PageContext): Promise<PageSession | null> {
+  for (const { value } of carriedCookies(c)) {
+    const session = await deps.sessions.resolve(value);
+    if (session) return session;
+  }
+  return null;
+}
+
+/**
+ * Clears the session cookies this request carried, and no other: a request without one (every cross-site
+ * navigation, since the cookie is SameSite=Strict) must not sign anyone out.
+ */
+function clearCarriedCookies(c: PageContext): void {
+  for (const { name } of carriedCookies(c)) {
+    const secure = name === SECURE_SESSION_COOKIE || isHttps(c);
+    deleteCookie(c, name, { path: "/", httpOnly: true, sameSite: "Strict", secure });
+  }
+}
+
+function tooManyRequests(c: PageContext, limited: Response) {
+  c.header("Retry-After", limited.headers.get("retry-after") ?? "60");
+  return render(
+    c,
+    <MessagePage
+      title="Too many requests"
+      message="This team key has made too many requests this minute; wait a moment and reload."
+    />,
+    429,
+  );
 }
 
 function refused(c: PageContext, message: string) {
@@ -107,11 +159,14 @@ export function pageRoutes(deps: PageDeps): Hono<PageEnv> {
 
   /** Loads the session, or sends a signed-out person to the sign-in page. */
   const signedIn: MiddlewareHandler<PageEnv> = async (c, next) => {
-    const session = await deps.sessions.resolve(getCookie(c, SESSION_COOKIE));
+    const session = await resolveSession(deps, c);
     if (!session) {
-      deleteCookie(c, SESSION_COOKIE, { path: "/", secure: isHttps(c) });
+      // A cookie that no longer names a live session (expired, its key revoked) is cleared; none, none is.
+      clearCarriedCookies(c);
       return c.redirect("/", 303);
     }
+    const limited = await deps.rateLimit(c, session.apiKey);
+    if (limited) return tooManyRequests(c, limited);
     c.set("session", session);
     c.set("csrf", await csrfToken(session.keys));
     await next();
@@ -145,15 +200,17 @@ export function pageRoutes(deps: PageDeps): Hono<PageEnv> {
   });
 
   app.get("/", async (c) => {
-    const session = await deps.sessions.resolve(getCookie(c, SESSION_COOKIE));
+    const session = await resolveSession(deps, c);
     if (!session) {
-      if (getCookie(c, SESSION_COOKIE) === undefined) return render(c, <SignInPage />);
+      if (carriedCookies(c).length === 0) return render(c, <SignInPage />);
       // A cookie of a session that ended: cleared, then the sign-in page is asked for again without it.
       // Not answered here: the Worker routed this by the cookie's team id, and a 2xx would mark that team
       // active whether the cookie was real or not.
-      deleteCookie(c, SESSION_COOKIE, { path: "/", secure: isHttps(c) });
+      clearCarriedCookies(c);
       return c.redirect("/", 303);
     }
+    const limited = await deps.rateLimit(c, session.apiKey);
+    if (limited) return tooManyRequests(c, limited);
     const csrf = await csrfToken(session.keys);
     const q = c.req.query("q") ?? "";
     if (q.trim() === "") return render(c, <SearchPage csrf={csrf} query={q} result={null} />);
@@ -175,11 +232,12 @@ export function pageRoutes(deps: PageDeps): Hono<PageEnv> {
     const cookie = key === "" ? null : await deps.sessions.create(key);
     if (!cookie)
       return render(c, <SignInPage error="That team key was not accepted. Check it and try again." />, 401);
-    setCookie(c, SESSION_COOKIE, cookie, {
+    const secure = isHttps(c);
+    setCookie(c, secure ? SECURE_SESSION_COOKIE : SESSION_COOKIE, cookie, {
       httpOnly: true,
       sameSite: "Strict",
       path: "/",
-      secure: isHttps(c),
+      secure,
     });
     return c.redirect("/", 303);
   });
@@ -188,7 +246,7 @@ export function pageRoutes(deps: PageDeps): Hono<PageEnv> {
     const form = await statefulPost(c);
     if (form instanceof Response) return form;
     await deps.sessions.end(c.var.session);
-    deleteCookie(c, SESSION_COOKIE, { path: "/", httpOnly: true, sameSite: "Strict", secure: isHttps(c) });
+    clearCarriedCookies(c);
     return render(c, <SignInPage notice="You are signed out." />);
   });
 

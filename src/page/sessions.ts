@@ -40,6 +40,8 @@ const TOUCH_EVERY_MS = 60 * 1000;
 export interface PageSession {
   team: TeamKey;
   keys: PageSessionKeys;
+  /** The team key it signs in with, for this request only: its requests count under that key's rate limit. */
+  apiKey: string;
 }
 
 export interface PageSessionsDeps {
@@ -89,12 +91,12 @@ export class PageSessions {
     const expired = now - seen > SESSION_IDLE_MS || now - Date.parse(row.createdAt) > SESSION_MAX_MS;
     const apiKey = expired ? null : await openSessionKey(keys, row.teamId, row.sealed).catch(() => null);
     const team = apiKey === null ? null : await this.deps.directory.authenticate(apiKey);
-    if (!team || team.teamId !== row.teamId) {
+    if (apiKey === null || !team || team.teamId !== row.teamId) {
       await this.deps.store.delete(keys.idHash);
       return null;
     }
     if (now - seen > TOUCH_EVERY_MS) await this.deps.store.touch(keys.idHash, new Date(now).toISOString());
-    return { team, keys };
+    return { team, keys, apiKey };
   }
 
   async end(session: PageSession): Promise<void> {

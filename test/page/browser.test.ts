@@ -38,11 +38,15 @@ let apiKey: string;
 /** The screenshots' folder, kept after the run so a person can look. */
 let shots = "";
 
-/** Another site: one page whose form posts a note to memoria, as a cross-site attack would. */
+/**
+ * Another origin: one page whose form posts a note to memoria, as a cross-site attack would, and a plain
+ * link to memoria's working-memory page, as any site (a chat, a wiki) has.
+ */
 async function serveEvilSite(target: string): Promise<{ server: Server; base: string }> {
   const page = `<!doctype html><html><body><form method="post" action="${target}/page/notes">
 <input type="hidden" name="title" value="Smuggled"><input type="hidden" name="content" value="smuggled text">
-<button type="submit">Win a prize</button></form></body></html>`;
+<button type="submit">Win a prize</button></form>
+<p><a href="${target}/page/memory">Read the team's memory</a></p></body></html>`;
   const server = createServer((_req, res) => {
     res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
     res.end(page);
@@ -199,6 +203,28 @@ describe("the page in Chromium", () => {
     await page.goto(`${served.base}/page/memory`);
     await visible(page.getByLabel("Team key"));
     await shot(page, "10-signed-out-again");
+    await context.close();
+  }, 120_000);
+
+  it("keeps the person signed in after following a link to memoria from another site", async (ctx) => {
+    if (!hasChromium) ctx.skip(`${CHROMIUM} is missing: apt-get install -y chromium to run the browser test`);
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await signIn(page, apiKey);
+    await visible(page.getByRole("button", { name: "Sign out" }));
+    const [before] = await context.cookies();
+    expect(before?.name).toBe("memoria_session");
+
+    // localhost and 127.0.0.1 are different sites: the SameSite=Strict cookie stays out of this navigation.
+    await page.goto(`${evil.base.replace("127.0.0.1", "localhost")}/`);
+    await page.getByRole("link", { name: "Read the team's memory" }).click();
+    await page.waitForURL(`${served.base}/**`);
+    await shot(page, "13-arrived-from-another-site");
+    expect((await context.cookies()).map((c) => [c.name, c.value])).toEqual([[before?.name, before?.value]]);
+
+    // Typed or bookmarked, the page carries the cookie again: still signed in.
+    await page.goto(`${served.base}/page/memory`);
+    await visible(page.getByRole("button", { name: "Sign out" }));
     await context.close();
   }, 120_000);
 

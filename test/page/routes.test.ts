@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { PAGE_CSP } from "../../src/page/routes.js";
 import { SESSION_IDLE_MS } from "../../src/page/sessions.js";
+import { serveOnLoopback } from "../http/loopback.js";
 import { ADMIN_TOKEN, addDocument, buildTestApp, makeTeam, search, type TestApp } from "../support/app.js";
 import { PageClient } from "./browser-client.js";
 
@@ -90,6 +91,36 @@ describe("the page: signing in", () => {
     });
     expect(res.status).toBe(303);
     expect(res.headers.getSetCookie()[0]).toMatch(/; Secure/);
+  });
+
+  it("names the cookie __Host- when it is Secure: Path=/ and no Domain, read back and cleared by that name", async () => {
+    app = await buildTestApp();
+    const { apiKey } = await makeTeam(app);
+    const site = "https://memoria.example";
+    const signIn = await app.memoria.app.request(`${site}/page/sign-in`, {
+      method: "POST",
+      headers: { origin: site },
+      body: new URLSearchParams({ key: apiKey }),
+    });
+    const [set = ""] = signIn.headers.getSetCookie();
+    expect(set).toMatch(/^__Host-memoria_session=t[a-z0-9]+\.[A-Za-z0-9_-]{43};/);
+    expect(set).toMatch(/; Path=\/(;|$)/);
+    expect(set).toMatch(/; Secure(;|$)/);
+    expect(set).not.toMatch(/domain=/i);
+    const cookie = set.split(";")[0] ?? "";
+    const page = await app.memoria.app.request(`${site}/`, { headers: { cookie } });
+    expect(page.status).toBe(200);
+    expect(page.headers.getSetCookie()).toEqual([]);
+    const csrf = /name="csrf" value="([0-9a-f]+)"/.exec(await page.text())?.[1] ?? "";
+    const signOut = await app.memoria.app.request(`${site}/page/sign-out`, {
+      method: "POST",
+      headers: { origin: site, cookie },
+      body: new URLSearchParams({ csrf }),
+    });
+    expect(signOut.status).toBe(200);
+    expect(signOut.headers.getSetCookie()).toEqual([
+      expect.stringMatching(/^__Host-memoria_session=;.*Max-Age=0.*; Path=\/.*; Secure/),
+    ]);
   });
 
   it("refuses a sign-in posted from another site", async () => {
@@ -314,6 +345,71 @@ describe("the page: refusals", () => {
       expect(res.headers.get("location")).toBe("/");
     }
     expect((await browser.post("/page/notes", form({ title: "t", content: "c" }))).status).toBe(303);
+  });
+});
+
+describe("the page: a request without the session cookie", () => {
+  it("never clears the cookie: every page and form answered over a real socket sets no cookie", async () => {
+    const { browser } = await signedIn();
+    const http = await serveOnLoopback(app);
+    try {
+      // What a link or a form on another site sends: SameSite=Strict keeps the cookie out of it.
+      const crossSite = { "sec-fetch-site": "cross-site", "sec-fetch-mode": "navigate" };
+      const answers = [
+        ...(await Promise.all(
+          ["/", "/?q=anything", "/page/memory", "/page/notes", "/page/documents/d_x"].map((path) =>
+            fetch(`${http.base}${path}`, { headers: crossSite, redirect: "manual" }),
+          ),
+        )),
+        ...(await Promise.all(
+          ["/page/sign-out", "/page/notes"].map((path) =>
+            fetch(`${http.base}${path}`, {
+              method: "POST",
+              headers: { ...crossSite, origin: "https://elsewhere.example" },
+              body: new URLSearchParams({ csrf: "x", title: "t", content: "c" }),
+              redirect: "manual",
+            }),
+          ),
+        )),
+      ];
+      for (const res of answers) {
+        expect([200, 303, 403]).toContain(res.status);
+        expect(res.headers.getSetCookie()).toEqual([]);
+        expect(res.headers.has("set-cookie")).toBe(false);
+      }
+      // The person is still signed in.
+      const res = await browser.get("/");
+      expect(res.status).toBe(200);
+      expect(await res.text()).toContain("Sign out");
+    } finally {
+      await http.close();
+    }
+  });
+});
+
+describe("the page: MEMORIA_RATE_LIMIT", () => {
+  it("counts page requests under the signed-in key, with its API requests", async () => {
+    app = await buildTestApp({ config: { rateLimit: 5 } });
+    const { apiKey } = await makeTeam(app);
+    const browser = new PageClient(app);
+    expect((await browser.signIn(apiKey)).status).toBe(303);
+    for (const path of ["/", "/page/memory", "/page/notes"])
+      expect((await browser.get(path)).status).toBe(200);
+    expect((await app.request("/v1/stats", { token: apiKey })).status).toBe(200);
+    expect((await browser.get("/?q=anything")).status).toBe(200);
+    // The sixth request of the minute on this key, whether a page or the API, is over the limit.
+    const limited = await browser.get("/page/memory");
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect(limited.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(await limited.text()).toContain("Too many requests");
+    expect(limited.headers.getSetCookie()).toEqual([]);
+    expect((await app.request("/v1/stats", { token: apiKey })).status).toBe(429);
+    // Another team's key has its own budget.
+    const other = await makeTeam(app, "Other");
+    const otherBrowser = new PageClient(app);
+    expect((await otherBrowser.signIn(other.apiKey)).status).toBe(303);
+    expect((await otherBrowser.get("/")).status).toBe(200);
   });
 });
 

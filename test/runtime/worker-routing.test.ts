@@ -136,6 +136,17 @@ describe("classify", () => {
     expect(
       classify(req("/", { headers: { cookie: `memoria_session="${other}.${"B".repeat(43)}"; ${cookie}` } })),
     ).toMatchObject({ teamId: other });
+    // Over HTTPS the cookie is named __Host-memoria_session (src/page/routes.tsx), and is read first.
+    expect(
+      classify(
+        req("/page/memory", { headers: { cookie: `__Host-memoria_session=${other}.${"B".repeat(43)}` } }),
+      ),
+    ).toEqual({ kind: "team", teamId: other, via: "cookie" });
+    expect(
+      classify(
+        req("/", { headers: { cookie: `${cookie}; __Host-memoria_session=${other}.${"B".repeat(43)}` } }),
+      ),
+    ).toMatchObject({ teamId: other });
     // A cookie routes only the page: the API still needs a key.
     expect(classify(req("/v1/search", { headers: { cookie } }))).toEqual({
       kind: "reject",

@@ -26,8 +26,11 @@ export type Route =
   /** Answered by the Worker: nothing wakes. */
   | { kind: "reject"; code: "unauthorized" | "not_found" };
 
-/** The page's session cookie (src/page/routes.tsx), `<teamId>.<secret>`; only the team id is read here. */
-const SESSION_COOKIE = "memoria_session";
+/**
+ * The page's session cookie (src/page/routes.tsx), `<teamId>.<secret>`; only the team id is read here. Its
+ * name over HTTPS has the `__Host-` prefix, and is read first, as the page reads it.
+ */
+const SESSION_COOKIES = ["__Host-memoria_session", "memoria_session"] as const;
 
 /**
  * The team id of the session cookie, read with the parser the container's getCookie uses (hono's), so the
@@ -35,8 +38,11 @@ const SESSION_COOKIE = "memoria_session";
  */
 function sessionTeamId(cookieHeader: string | null): string | null {
   if (!cookieHeader) return null;
-  const value = parseCookies(cookieHeader, SESSION_COOKIE)[SESSION_COOKIE];
-  return value?.split(".")[0] ?? null;
+  for (const name of SESSION_COOKIES) {
+    const value = parseCookies(cookieHeader, name)[name];
+    if (value !== undefined) return value.split(".")[0] ?? null;
+  }
+  return null;
 }
 
 const servicePaths = new Set(["/healthz", "/readyz", "/openapi.json", "/docs"]);
