@@ -1,6 +1,6 @@
 // The one error envelope, `{"error": {"code", "message", "requestId"}}`, and the mapping from domain errors
 // and framework errors to it. Unknown errors become `internal` with a fixed message: their text could quote
-// input (a JSON parser's message does), so it is neither returned nor logged. Shared with the Cloudflare
+// input (a JSON parser's message does), so it is neither returned nor logged; their class and stack frames are. Shared with the Cloudflare
 // Worker, so nothing here may import storage, node: or the OpenAPI layer.
 
 import type { Context } from "hono";
@@ -8,7 +8,7 @@ import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { z } from "zod";
 import { type ErrorCode, errorCodes, isDomainError } from "../errors.js";
-import type { Logger } from "../logger.js";
+import { errorFields, type Logger } from "../logger.js";
 import type { RequestIdEnv } from "./request-id.js";
 
 export const statusOf: Record<ErrorCode, ContentfulStatusCode> = {
@@ -102,7 +102,8 @@ export function onError<E extends RequestIdEnv>(logger: Logger) {
         code === "internal" ? "Internal error." : err.message || "Invalid request.",
       );
     }
-    logger.error("unhandled error", { requestId: c.get("requestId"), error: err.name });
+    // The error's class, code and stack frames, never its message (src/logger.ts, errorFields).
+    logger.error("unhandled error", { requestId: c.get("requestId"), ...errorFields(err) });
     return errorResponse(c, "internal", "Internal error.");
   };
 }
