@@ -12,6 +12,8 @@ describe("configuration", () => {
     expect(config.port).toBe(8787);
     expect(config.host).toBe("127.0.0.1");
     expect(config.maxDocumentBytes).toBe(5_242_880);
+    expect(config.maxBatchBytes).toBe(67_108_864);
+    expect(parseConfig({ MEMORIA_MAX_BATCH_BYTES: "1048576" }).maxBatchBytes).toBe(1_048_576);
     expect(config.catchupMs).toBe(2000);
     expect(config.notionApiUrl).toBe("https://api.notion.com");
     expect(config.logLevel).toBe("info");
@@ -33,6 +35,8 @@ describe("configuration", () => {
     ["MEMORIA_MASTER_KEY_PREVIOUS", "%%%"],
     ["MEMORIA_MAX_DOCUMENT_BYTES", "-1"],
     ["MEMORIA_MAX_DOCUMENT_BYTES", "lots"],
+    ["MEMORIA_MAX_BATCH_BYTES", "0"],
+    ["MEMORIA_MAX_BATCH_BYTES", "64MiB"],
     ["MEMORIA_CATCHUP_MS", "soon"],
     ["MEMORIA_LOG_LEVEL", "chatty"],
     ["MEMORIA_NOTION_API_URL", "not a url"],

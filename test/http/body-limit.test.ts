@@ -36,6 +36,17 @@ let apiKey: string;
 let teamId: string;
 let baselinePeak: number;
 let cleanupDir: () => void = () => {};
+/** Everything the server has logged so far. */
+let logged = "";
+
+/** The access log's lines for one route and method. */
+function accessLines(method: string, route: string): { status: number }[] {
+  return logged
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as { message: string; method?: string; route?: string; status: number })
+    .filter((line) => line.message === "request" && line.method === method && line.route === route);
+}
 
 /** The child's peak resident set (VmHWM), in bytes: the most it ever held, whenever that was. */
 function peakRss(): number {
@@ -131,6 +142,9 @@ beforeAll(async () => {
     MEMORIA_RATE_LIMIT: "0",
   });
   exited = finished(child);
+  child.stdout?.on("data", (d: Buffer) => {
+    logged += d.toString();
+  });
   port = await listening(child);
   const team = await call("/v1/teams", {
     method: "POST",
@@ -323,6 +337,7 @@ describe("a DELETE whose empty body node:http sends chunked", () => {
       });
       expect(answer).toEqual({ status: 204, body: "" });
       expect((await call(`${path}/${id}`, { token: apiKey })).status).toBe(404);
+      await expect.poll(() => accessLines("DELETE", `${path}/:id`).map((line) => line.status)).toEqual([204]);
     }
   });
 });
