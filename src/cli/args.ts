@@ -1,22 +1,30 @@
-// The command line: `memoria import <folder> --url <memoria url> --key <team key> [--prune] [--dry-run]`.
+// The command line: `memoria import <folder> --url <memoria url> --key <team key> [--source <name>] [--prune]
+// [--dry-run]`.
 // Anything else is a UsageError, which main answers with its message, the usage and exit code 2. The URL
 // and key may come from MEMORIA_URL and MEMORIA_KEY instead, so the key need not sit in the process list.
 
+import { basename, resolve } from "node:path";
 import { parseArgs } from "node:util";
 
 export const USAGE_LINE =
-  "Usage: memoria import <folder> --url <memoria url> --key <team key> [--prune] [--dry-run]";
+  "Usage: memoria import <folder> --url <memoria url> --key <team key> [--source <name>] [--prune] [--dry-run]";
 
-export const USAGE = `Usage: memoria import <folder> --url <memoria url> --key <team key> [--prune] [--dry-run]
+export const USAGE = `${USAGE_LINE}
 
 Sends every .md, .markdown, .txt and .html file under <folder> to memoria's documents API, only those
-whose content changed since the team last saw them.
+whose content changed since the team last saw them. Each document's externalId is
+file:<source>/<relative path>, so folders imported under different sources never touch each other.
 
-  --url <url>   memoria's base URL, e.g. https://memoria.example.com (or MEMORIA_URL)
-  --key <key>   the team key, mem_… (or MEMORIA_KEY)
-  --prune       also delete the team's imported (file:) documents whose files are gone
-  --dry-run     send and delete nothing; say what a run would do
-  -h, --help    show this help
+  --url <url>      memoria's base URL, e.g. https://memoria.example.com (or MEMORIA_URL)
+  --key <key>      the team key, mem_… (or MEMORIA_KEY)
+  --source <name>  the name this folder's documents are kept under (default: the folder's own name);
+                   give the same one on every run of this folder, wherever it is checked out
+  --prune          also delete this source's documents whose files are gone (never another source's)
+  --dry-run        send and delete nothing; say what a run would do
+  -h, --help       show this help
+
+Documents an import before --source existed stored as file:<relative path> are adopted by the next run
+that has a file at that path: replaced in place under this source's id, not duplicated.
 
 Exit status: 0 when nothing failed, 1 when something did, 2 on bad arguments.`;
 
@@ -28,15 +36,24 @@ export interface ImportOptions {
   folder: string;
   url: URL;
   key: string;
+  /** The name the folder's documents are kept under: `file:<source>/<relative path>`. */
+  source: string;
   prune: boolean;
   dryRun: boolean;
 }
+
+/**
+ * Longest source name, in code points: long enough for any folder name (255 bytes on common file systems),
+ * short enough to leave most of an externalId's 512 code points to the relative path.
+ */
+const MAX_SOURCE_LENGTH = 128;
 
 export type Command = { kind: "help" } | { kind: "import"; options: ImportOptions };
 
 const options = {
   url: { type: "string" },
   key: { type: "string" },
+  source: { type: "string" },
   prune: { type: "boolean" },
   "dry-run": { type: "boolean" },
   help: { type: "boolean", short: "h" },
@@ -81,6 +98,25 @@ function checkKey(key: string): string {
   return key;
 }
 
+/**
+ * The source a run manages: `--source`, else the folder's own name (`./handbook/` → `handbook`). A `/` would
+ * make `file:<source>/<path>` ambiguous, so none is taken; nor a control character, `.` or `..`.
+ */
+function sourceOf(given: string | undefined, folder: string): string {
+  const source = given ?? basename(resolve(folder));
+  const refuse = (why: string) =>
+    new UsageError(
+      given === undefined
+        ? `The folder's name, as its source, ${why}; give --source <name>.`
+        : `--source ${why}.`,
+    );
+  if (source === "" || source === "." || source === "..") throw refuse("must be a name");
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused.
+  if (/[/\\\u0000-\u001f\u007f]/.test(source)) throw refuse("must not hold a /, a \\ or a control character");
+  if ([...source].length > MAX_SOURCE_LENGTH) throw refuse(`must be at most ${MAX_SOURCE_LENGTH} characters`);
+  return source;
+}
+
 export function parseCommand(argv: string[], env: Record<string, string | undefined> = {}): Command {
   const { values, positionals, tokens } = parse(argv);
   if (values.help) return { kind: "help" };
@@ -116,6 +152,7 @@ export function parseCommand(argv: string[], env: Record<string, string | undefi
       folder,
       url: parseUrl(urlText),
       key: checkKey(key),
+      source: sourceOf(values.source, folder),
       prune: values.prune ?? false,
       dryRun: values["dry-run"] ?? false,
     },

@@ -108,6 +108,13 @@ export class MemoriaClient {
     return res.status === 201 ? "created" : "replaced";
   }
 
+  /** Replaces the document `id` (PUT), its externalId included. */
+  async replace(id: string, doc: DocumentUpload): Promise<void> {
+    const res = await this.#request("PUT", `v1/documents/${encodeURIComponent(id)}`, {}, doc);
+    await this.#ok(res);
+    await res.body?.cancel();
+  }
+
   /**
    * Stores or replaces many documents in one request (POST /v1/documents/batch), one result per document in
    * order. Null when the server has no such route (404 or 405: a server before v1.1); then send one by one.

@@ -1,8 +1,9 @@
 // `memoria import`: list the team's documents once (which proves the URL and key before any work, and
 // carries each document's contentHash, so an unchanged folder costs that listing alone), walk the folder,
 // then send the files the team has not seen with this content in batches (POST /v1/documents/batch; one
-// request a file against a server without it) and, with --prune, delete the `file:` documents whose files
-// are gone, with progress on stderr and the summary on stdout. Sends come before deletes, so a renamed file
+// request a file against a server without it) and, with --prune, delete the source's documents whose files
+// are gone, with progress on stderr and the summary on stdout. A document an import before sources stored
+// (`file:<relative path>`) is adopted with a PUT to its id, so it keeps its id and is not duplicated. Sends come before deletes, so a renamed file
 // is briefly in the corpus twice rather than missing.
 
 import { mapLimit } from "../async/pool.js";
@@ -10,6 +11,7 @@ import { titleOf } from "../ingest/title.js";
 import type { ImportOptions } from "./args.js";
 import { ApiError, type BatchItemResult, type DocumentUpload, MemoriaClient } from "./client.js";
 import {
+  adoptable,
   contentHash,
   documentsToDelete,
   externalIdOf,
@@ -47,6 +49,13 @@ interface Upload {
   doc: DocumentUpload;
 }
 
+/** A file whose document an import before sources stored: replaced in place (PUT), under its new id. */
+interface Adoption {
+  what: string;
+  id: string;
+  doc: DocumentUpload;
+}
+
 export function describeError(error: unknown): string {
   if (error instanceof ApiError) {
     return error.status === 0 ? error.message : `${error.status} ${error.code}: ${error.message}`;
@@ -70,10 +79,12 @@ function skipNote(skip: SkippedLink): string {
 /** What to do with a file: its step when it needs no send (unchanged, unreadable, a dry run), else its upload. */
 async function planFile(
   file: FoundFile,
+  source: string,
   remote: RemoteDocument | undefined,
+  legacy: RemoteDocument | undefined,
   client: MemoriaClient,
   dryRun: boolean,
-): Promise<Step | Upload> {
+): Promise<Step | Upload | Adoption> {
   const what = file.relativePath;
   let content: string;
   try {
@@ -82,12 +93,18 @@ async function planFile(
     return { outcome: "failed", what, detail: `cannot read the file: ${describeError(error)}` };
   }
   const doc: FileDocument = {
-    externalId: externalIdOf(what),
+    externalId: externalIdOf(source, what),
     title: titleOf(content, file.format, what.slice(what.lastIndexOf("/") + 1)),
     path: pathOf(what),
     format: file.format,
     contentHash: contentHash(content),
   };
+  if (legacy) {
+    // Its id must change whatever its content, so it is sent even when unchanged.
+    if (dryRun) return { outcome: "would send", what, detail: `adopt ${legacy.externalId}` };
+    const { externalId, title, path, format } = doc;
+    return { what, id: legacy.id, doc: { externalId, title, path, format, content } };
+  }
   let why: string = firstLook(doc, remote);
   if (why === "unchanged") return { outcome: "unchanged", what };
   if (why === "compare" && remote) {
@@ -114,6 +131,15 @@ async function sendOne(upload: Upload, client: MemoriaClient): Promise<Step> {
     return { outcome: "sent", what: upload.what, detail: result === "created" ? "new" : "replaced" };
   } catch (error) {
     return { outcome: "failed", what: upload.what, detail: describeError(error) };
+  }
+}
+
+async function adoptOne(adoption: Adoption, client: MemoriaClient): Promise<Step> {
+  try {
+    await client.replace(adoption.id, adoption.doc);
+    return { outcome: "sent", what: adoption.what, detail: "adopted from an import before sources" };
+  } catch (error) {
+    return { outcome: "failed", what: adoption.what, detail: `adopt: ${describeError(error)}` };
   }
 }
 
@@ -183,8 +209,13 @@ class BatchSender {
   }
 }
 
-async function deleteDocument(doc: RemoteDocument, client: MemoriaClient, dryRun: boolean): Promise<Step> {
-  const what = relativePathOf(doc.externalId ?? "");
+async function deleteDocument(
+  doc: RemoteDocument,
+  source: string,
+  client: MemoriaClient,
+  dryRun: boolean,
+): Promise<Step> {
+  const what = relativePathOf(source, doc.externalId ?? "");
   if (dryRun) return { outcome: "would delete", what, detail: "file gone" };
   try {
     await client.delete(doc.id);
@@ -220,9 +251,10 @@ export async function runImport(options: ImportOptions, io: ImportIO): Promise<0
     );
   }
 
-  const present = new Set(walked.files.map((file) => externalIdOf(file.relativePath)));
+  const { source } = options;
+  const present = new Set(walked.files.map((file) => externalIdOf(source, file.relativePath)));
   const unreadable = walked.unreadable.map((folder) => folder.relativePath);
-  const deletes = options.prune ? documentsToDelete(remote, present, unreadable) : [];
+  const deletes = options.prune ? documentsToDelete(remote, source, present, unreadable) : [];
 
   const counts: Counts = { sent: 0, unchanged: 0, deleted: 0, failed: walked.unreadable.length };
   const record = (step: Step) => {
@@ -238,13 +270,21 @@ export async function runImport(options: ImportOptions, io: ImportIO): Promise<0
   // failure as a "failed" step instead of throwing, so mapLimit's stop-at-first-failure never comes into play.
   const sender = new BatchSender(client, record);
   await mapLimit(walked.files, CONCURRENCY, async (file) => {
-    const planned = await planFile(file, remote.get(externalIdOf(file.relativePath)), client, options.dryRun);
+    const planned = await planFile(
+      file,
+      source,
+      remote.get(externalIdOf(source, file.relativePath)),
+      adoptable(remote, source, file.relativePath),
+      client,
+      options.dryRun,
+    );
     if ("outcome" in planned) record(planned);
+    else if ("id" in planned) record(await adoptOne(planned, client));
     else await sender.add(planned);
   });
   await sender.finish();
   await mapLimit(deletes, CONCURRENCY, async (doc) => {
-    record(await deleteDocument(doc, client, options.dryRun));
+    record(await deleteDocument(doc, source, client, options.dryRun));
   });
   progress.finish();
 

@@ -2,6 +2,12 @@
 // record of what the team has seen — one listing maps each `file:` externalId to its document with its
 // title, path, format and contentHash, which is all the comparison needs; only a document written before
 // the server kept content hashes is read back to compare. See docs/decisions/0014-import.md.
+//
+// An import manages one source: its externalIds are `file:<source>/<relative path>`, so two folders with
+// the same relative paths never replace or prune each other's documents. Before sources, ids were
+// `file:<relative path>`; such a document is adopted (replaced in place, under its new id) by the next run
+// that has a file at that relative path, and is otherwise left alone: it cannot be told which folder it
+// came from, so no prune deletes it. See docs/decisions/0029-import-sources.md.
 
 import { createHash } from "node:crypto";
 import type { DocumentFormat } from "../ingest/formats.js";
@@ -28,12 +34,42 @@ export interface RemoteDocument {
   contentHash?: string;
 }
 
-export function externalIdOf(relativePath: string): string {
+/** The externalId prefix of one source's documents: `file:<source>/`. */
+export function sourcePrefix(source: string): string {
+  return `${EXTERNAL_ID_PREFIX}${source}/`;
+}
+
+export function externalIdOf(source: string, relativePath: string): string {
+  return `${sourcePrefix(source)}${relativePath}`;
+}
+
+/** The id an import before sources gave the file at `relativePath`. */
+export function legacyExternalIdOf(relativePath: string): string {
   return `${EXTERNAL_ID_PREFIX}${relativePath}`;
 }
 
-export function relativePathOf(externalId: string): string {
-  return externalId.slice(EXTERNAL_ID_PREFIX.length);
+/** The relative path a `file:` externalId names, past its source when it is one of `source`'s. */
+export function relativePathOf(source: string, externalId: string): string {
+  const prefix = sourcePrefix(source);
+  return externalId.startsWith(prefix)
+    ? externalId.slice(prefix.length)
+    : externalId.slice(EXTERNAL_ID_PREFIX.length);
+}
+
+/**
+ * The document to adopt for the file at `relativePath`: the one an import before sources stored as
+ * `file:<relative path>`, when this source holds none of its own for the file and that id is not itself one
+ * of this source's (`file:notes/a.md` is notes' own a.md, whichever version wrote it).
+ */
+export function adoptable(
+  remote: ReadonlyMap<string, RemoteDocument>,
+  source: string,
+  relativePath: string,
+): RemoteDocument | undefined {
+  if (remote.has(externalIdOf(source, relativePath))) return undefined;
+  const legacyId = legacyExternalIdOf(relativePath);
+  if (legacyId.startsWith(sourcePrefix(source))) return undefined;
+  return remote.get(legacyId);
 }
 
 /** The folders between the root and the file. */
@@ -75,18 +111,21 @@ export function contentHash(text: string): string {
 }
 
 /**
- * The `file:` documents whose files are gone: not among `present`, and not under a folder the walk could
- * not read (whose files may well still be there). Nothing without the `file:` prefix is ever a candidate.
+ * The source's documents whose files are gone: under `file:<source>/`, not among `present`, and not under
+ * a folder the walk could not read (whose files may well still be there). Nothing outside the source —
+ * another folder's documents, one an import before sources stored, one not from a folder at all — is ever
+ * a candidate.
  */
 export function documentsToDelete(
   remote: ReadonlyMap<string, RemoteDocument>,
+  source: string,
   present: ReadonlySet<string>,
   unreadableFolders: readonly string[] = [],
 ): RemoteDocument[] {
-  const protectedPrefixes = unreadableFolders.map((folder) => externalIdOf(`${folder}/`));
+  const protectedPrefixes = unreadableFolders.map((folder) => externalIdOf(source, `${folder}/`));
   const gone: RemoteDocument[] = [];
   for (const [externalId, doc] of remote) {
-    if (!externalId.startsWith(EXTERNAL_ID_PREFIX) || present.has(externalId)) continue;
+    if (!externalId.startsWith(sourcePrefix(source)) || present.has(externalId)) continue;
     if (protectedPrefixes.some((prefix) => externalId.startsWith(prefix))) continue;
     gone.push(doc);
   }

@@ -139,6 +139,7 @@ async function restoreSnapshot(
   const { passages, entries } = restored;
   try {
     team.install(passages, entries, restored.seq, restored.unreadable);
+    team.markRestored();
     await catchUp(deps, key, team);
   } catch (error) {
     passages.close();

@@ -258,7 +258,11 @@ export class LiveIndexes {
     const team = this.#registry.get(key.teamId);
     if (team?.state !== "ready") return false;
     try {
-      return await this.#snapshots.refresh(key, team);
+      // One holding rows the indexes dropped since (verify.ts) is replaced, though its seq is current.
+      const outdated = team.snapshotOutdated;
+      const written = await this.#snapshots.refresh(key, team, { replace: outdated });
+      if (written && outdated) team.markSnapshotCurrent();
+      return written;
     } catch (error) {
       this.deps.logger.warn("index snapshot not written", {
         teamId: key.teamId,

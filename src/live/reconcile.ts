@@ -1,12 +1,14 @@
 // What the reindex ping asks of a team's indexes: level with storage? Compared by storage's counts and seq,
 // and rebuilt from storage when they still disagree after a catch-up — which only a row changed behind the
-// change log's back (a restore, a manual fix, a bug) can cause.
+// change log's back (a restore, a manual fix, a bug) can cause. Indexes restored from a snapshot have their
+// rows opened once first (verify.ts): counts cannot see a row altered since the snapshot.
 
 import { DomainError } from "../errors.js";
 import type { TeamKey } from "../seal/team-key.js";
 import { type BuildDeps, build } from "./build.js";
 import { catchUp } from "./catch-up.js";
 import type { LiveTeam } from "./team.js";
+import { verifyRestored } from "./verify.js";
 
 /** What reconcile() found and did for one team. */
 export interface Reconciled {
@@ -37,6 +39,10 @@ export async function reconcile(deps: BuildDeps, key: TeamKey, team: LiveTeam): 
   // that was never built.
   if (!registry.holds(key.teamId, team)) throw new DomainError("not_found", `No team ${key.teamId}.`);
   if (team.state !== "ready") await build(deps, key, team);
+  if (team.unverified) {
+    const { dropped } = await verifyRestored(deps, key, team);
+    team.markVerified(dropped.documents + dropped.entries > 0);
+  }
   let rebuilt = false;
   for (let round = 1; ; round++) {
     await catchUp(deps, key, team);

@@ -29,6 +29,10 @@ export class LiveTeam {
   #memoryBytes = 0;
   /** The memory budget queued this team's eviction and it has not run yet. */
   #evicting = false;
+  /** The indexes came from a snapshot and their rows have not been opened since (see verify.ts). */
+  #unverified = false;
+  /** The stored snapshot holds rows the indexes dropped since: the next refresh replaces it. */
+  #snapshotOutdated = false;
 
   get state(): IndexState {
     return this.#state;
@@ -79,6 +83,30 @@ export class LiveTeam {
 
   get evicting(): boolean {
     return this.#evicting;
+  }
+
+  get unverified(): boolean {
+    return this.#unverified;
+  }
+
+  get snapshotOutdated(): boolean {
+    return this.#snapshotOutdated;
+  }
+
+  /** The indexes just installed came from a snapshot: the rows it stands for are still to be opened. */
+  markRestored(): void {
+    this.#unverified = true;
+  }
+
+  /** Every row was opened; `dropped` says whether the indexes left out some the snapshot held. */
+  markVerified(dropped: boolean): void {
+    this.#unverified = false;
+    if (dropped) this.#snapshotOutdated = true;
+  }
+
+  /** A snapshot of the indexes as they are now was stored. */
+  markSnapshotCurrent(): void {
+    this.#snapshotOutdated = false;
   }
 
   /** A request used the indexes; `tick` is the registry's use counter, not a time, so order never ties. */
@@ -175,5 +203,6 @@ export class LiveTeam {
     this.#checkedAt = 0;
     this.#memoryBytes = 0;
     this.#evicting = false;
+    this.#unverified = false;
   }
 }

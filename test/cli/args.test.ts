@@ -19,12 +19,33 @@ describe("parseCommand", () => {
         folder: "./notes",
         url: new URL("http://localhost:8787"),
         key: KEY,
+        source: "notes",
         prune: true,
         dryRun: false,
       },
     });
     const eq = parseCommand(["import", "--dry-run", "--url=https://m.example.com/base", `--key=${KEY}`, "n"]);
     expect(eq).toMatchObject({ kind: "import", options: { folder: "n", dryRun: true, prune: false } });
+  });
+
+  it("names the source after the folder, trailing slash or not, unless --source names it", () => {
+    const args = ["--url", "http://localhost:8787", "--key", KEY];
+    const sourceOf = (argv: string[]) => {
+      const command = parseCommand(["import", ...argv, ...args]);
+      return command.kind === "import" ? command.options.source : null;
+    };
+    expect(sourceOf(["./docs/handbook/"])).toBe("handbook");
+    expect(sourceOf(["handbook", "--source", "team-handbook"])).toBe("team-handbook");
+    expect(() => sourceOf(["handbook", "--source", ".."])).toThrow(UsageError);
+    expect(() => sourceOf(["handbook", "--source", "a\nb"])).toThrow(/control character/);
+    expect(() => sourceOf(["handbook", "--source", "x".repeat(129)])).toThrow(/at most 128/);
+  });
+
+  it("documents --source in --help", async () => {
+    const run = await runCli(["import", "--help"]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("--source <name>");
+    expect(run.stdout).toContain("file:<source>/<relative path>");
   });
 
   it("takes the URL and key from MEMORIA_URL and MEMORIA_KEY when the options are absent", () => {

@@ -58,24 +58,24 @@ describe("memoria import", () => {
 
       const docs = await s.byExternalId();
       expect([...docs.keys()].sort()).toEqual([
-        "file:README.md",
-        "file:guides/deep/nested/setup.markdown",
-        "file:guides/onboarding.md",
-        "file:notes.txt",
-        "file:site/about.html",
-        "file:site/page.html",
+        "file:notes/README.md",
+        "file:notes/guides/deep/nested/setup.markdown",
+        "file:notes/guides/onboarding.md",
+        "file:notes/notes.txt",
+        "file:notes/site/about.html",
+        "file:notes/site/page.html",
       ]);
       const shape = (id: string) => {
         const d = docs.get(id);
         return d && { title: d.title, path: d.path, format: d.format };
       };
-      expect(shape("file:README.md")).toEqual({ title: "Team handbook", path: [], format: "markdown" });
-      expect(shape("file:guides/onboarding.md")).toEqual({
+      expect(shape("file:notes/README.md")).toEqual({ title: "Team handbook", path: [], format: "markdown" });
+      expect(shape("file:notes/guides/onboarding.md")).toEqual({
         title: "First week",
         path: ["guides"],
         format: "markdown",
       });
-      expect(shape("file:guides/deep/nested/setup.markdown")).toEqual({
+      expect(shape("file:notes/guides/deep/nested/setup.markdown")).toEqual({
         title: "setup",
         path: ["guides", "deep", "nested"],
         format: "markdown",
@@ -98,13 +98,13 @@ describe("memoria import", () => {
       writeTree(s.folder, tree);
       expect((await s.importCli()).code).toBe(0);
       const docs = await s.byExternalId();
-      expect(docs.get("file:notes.txt")).toMatchObject({ title: "notes", path: [], format: "text" });
-      expect(docs.get("file:site/page.html")).toMatchObject({
+      expect(docs.get("file:notes/notes.txt")).toMatchObject({ title: "notes", path: [], format: "text" });
+      expect(docs.get("file:notes/site/page.html")).toMatchObject({
         title: "Welcome page",
         path: ["site"],
         format: "html",
       });
-      expect(docs.get("file:site/about.html")).toMatchObject({ title: "About us", format: "html" });
+      expect(docs.get("file:notes/site/about.html")).toMatchObject({ title: "About us", format: "html" });
       // The HTML was indexed as HTML (the tags are not words of the passage), the text as text.
       const bilby = (await search(s.app, s.apiKey, "bilbyword")).hits[0];
       expect(bilby?.snippet).not.toContain("&lt;p&gt;");
@@ -149,9 +149,9 @@ describe("memoria import", () => {
         // Both changed files in one batch request.
         expect(calls.filter((c) => c.startsWith("POST"))).toEqual(["POST /v1/documents/batch"]);
         const docs = await s.byExternalId();
-        expect(docs.get("file:a.md")?.version).toBe(2);
-        expect(docs.get("file:b.md")?.version).toBe(1);
-        expect(docs.get("file:c.txt")?.version).toBe(2);
+        expect(docs.get("file:notes/a.md")?.version).toBe(2);
+        expect(docs.get("file:notes/b.md")?.version).toBe(1);
+        expect(docs.get("file:notes/c.txt")?.version).toBe(2);
       },
       { wrap: recordCalls(calls) },
     );
@@ -178,7 +178,7 @@ describe("memoria import", () => {
         // The same run over rows as stored before v1.1 (no hash in the sealed meta): what it cost then.
         await withoutContentHash(
           s.app,
-          Object.keys(files).map((path) => `file:${path}`),
+          Object.keys(files).map((path) => `file:notes/${path}`),
         );
         calls.length = 0;
         const before = await s.importCli();
@@ -199,7 +199,7 @@ describe("memoria import", () => {
         writeTree(s.folder, files);
         expect((await s.importCli()).code).toBe(0);
         // Rewrite two rows' sealed meta as a server before v1.1 wrote it: without contentHash.
-        const old = ["file:n1.md", "file:n4.md"];
+        const old = ["file:notes/n1.md", "file:notes/n4.md"];
         await withoutContentHash(s.app, old);
         const listed = await s.byExternalId();
         expect(old.map((id) => listed.get(id)).every((d) => d && !("contentHash" in d))).toBe(true);
@@ -222,7 +222,7 @@ describe("memoria import", () => {
     await withServer(async (s) => {
       writeTree(s.folder, tree);
       expect((await s.importCli()).code).toBe(0);
-      const id = (await s.byExternalId()).get("file:README.md")?.id;
+      const id = (await s.byExternalId()).get("file:notes/README.md")?.id;
 
       writeFileSync(join(s.folder, "README.md"), "# Team handbook\n\nWelcome aboard, the walrusword now.\n");
       const run = await s.importCli();
@@ -230,7 +230,7 @@ describe("memoria import", () => {
       expect(summaryOf(run.stdout)).toEqual({ sent: 1, unchanged: 5, deleted: 0, failed: 0 });
       expect(run.stderr).toContain("sent README.md (replaced)");
 
-      const doc = (await s.byExternalId()).get("file:README.md");
+      const doc = (await s.byExternalId()).get("file:notes/README.md");
       expect(doc).toMatchObject({ id, version: 2 });
       expect((await search(s.app, s.apiKey, "walrusword")).hits.map((h) => h.documentId)).toEqual([id]);
       expect((await search(s.app, s.apiKey, "quokkaword")).hits).toEqual([]);
@@ -247,7 +247,7 @@ describe("memoria import", () => {
         content: "# Team handbook\n\nan older draft with the ferretword\n",
         format: "markdown",
         path: [],
-        externalId: "file:README.md",
+        externalId: "file:notes/README.md",
       });
       const run = await s.importCli();
       expect(run.code, run.stderr).toBe(0);
@@ -273,17 +273,128 @@ describe("memoria import", () => {
       const kept = await s.importCli();
       expect(kept.code, kept.stderr).toBe(0);
       expect(summaryOf(kept.stdout)).toEqual({ sent: 0, unchanged: 5, deleted: 0, failed: 0 });
-      expect((await s.byExternalId()).has("file:guides/onboarding.md")).toBe(true);
+      expect((await s.byExternalId()).has("file:notes/guides/onboarding.md")).toBe(true);
 
       const pruned = await s.importCli(["--prune"]);
       expect(pruned.code, pruned.stderr).toBe(0);
       expect(summaryOf(pruned.stdout)).toEqual({ sent: 0, unchanged: 5, deleted: 1, failed: 0 });
       expect(pruned.stderr).toContain("deleted guides/onboarding.md");
       const docs = await s.documents();
-      expect(docs.some((d) => d.externalId === "file:guides/onboarding.md")).toBe(false);
+      expect(docs.some((d) => d.externalId === "file:notes/guides/onboarding.md")).toBe(false);
       expect(docs).toHaveLength(5 + others.length);
       for (const other of others) expect(docs.map((d) => d.id)).toContain(other.id);
       expect((await search(s.app, s.apiKey, "wombatword")).hits).toEqual([]);
+    });
+  });
+
+  it("two folders with the same relative paths imported with --prune in turn both survive", async () => {
+    await withServer(async (s) => {
+      const wiki = join(s.tmp, "wiki");
+      writeTree(s.folder, {
+        "README.md": "# Handbook\n\nthe quokkaword\n",
+        "guides/a.md": "# A\n\nthe wombatword\n",
+      });
+      writeTree(wiki, { "README.md": "# Wiki\n\nthe ferretword\n", "guides/b.md": "# B\n\nthe otterword\n" });
+      const importWiki = () => runCli(["import", wiki, "--url", s.url, "--key", s.apiKey, "--prune"]);
+      for (let turn = 0; turn < 2; turn++) {
+        const notes = await s.importCli(["--prune"]);
+        expect(notes.code, notes.stderr).toBe(0);
+        const other = await importWiki();
+        expect(other.code, other.stderr).toBe(0);
+        expect(summaryOf(other.stdout).deleted).toBe(0);
+        expect(summaryOf(notes.stdout).deleted).toBe(0);
+      }
+      expect([...(await s.byExternalId()).keys()].sort()).toEqual([
+        "file:notes/README.md",
+        "file:notes/guides/a.md",
+        "file:wiki/README.md",
+        "file:wiki/guides/b.md",
+      ]);
+      for (const word of ["quokkaword", "wombatword", "ferretword", "otterword"]) {
+        expect((await search(s.app, s.apiKey, word)).hits, word).toHaveLength(1);
+      }
+      // --prune still deletes the source's own documents whose files are gone, and only those.
+      rmSync(join(wiki, "guides/b.md"));
+      const pruned = await importWiki();
+      expect(summaryOf(pruned.stdout)).toEqual({ sent: 0, unchanged: 1, deleted: 1, failed: 0 });
+      expect([...(await s.byExternalId()).keys()].sort()).toEqual([
+        "file:notes/README.md",
+        "file:notes/guides/a.md",
+        "file:wiki/README.md",
+      ]);
+    });
+  });
+
+  it("--source names the source instead of the folder, so a folder checked out elsewhere keeps its documents", async () => {
+    await withServer(async (s) => {
+      const elsewhere = join(s.tmp, "checkout-2", "handbook-copy");
+      writeTree(s.folder, { "README.md": "# Handbook\n\nthe quokkaword\n" });
+      writeTree(elsewhere, { "README.md": "# Handbook\n\nthe quokkaword\n" });
+      expect((await s.importCli(["--source", "handbook"])).code).toBe(0);
+      const again = await runCli([
+        "import",
+        elsewhere,
+        ...["--url", s.url, "--key", s.apiKey, "--source", "handbook", "--prune"],
+      ]);
+      expect(summaryOf(again.stdout)).toEqual({ sent: 0, unchanged: 1, deleted: 0, failed: 0 });
+      expect([...(await s.byExternalId()).keys()]).toEqual(["file:handbook/README.md"]);
+    });
+  });
+
+  it("adopts documents an import before sources stored as file:<relative path>: same ids, not duplicated, not lost", async () => {
+    await withServer(async (s) => {
+      writeTree(s.folder, {
+        "README.md": "# Handbook\n\nthe quokkaword\n",
+        "guides/a.md": "# A\n\nthe wombatword, edited since\n",
+      });
+      // What an import before sources left: ids without a source, one of them for a file gone since.
+      const readme = await addDocument(s.app, s.apiKey, {
+        title: "Handbook",
+        content: "# Handbook\n\nthe quokkaword\n",
+        externalId: "file:README.md",
+      });
+      const guide = await addDocument(s.app, s.apiKey, {
+        title: "A",
+        content: "# A\n\nthe wombatword\n",
+        path: ["guides"],
+        externalId: "file:guides/a.md",
+      });
+      const elsewhere = await addDocument(s.app, s.apiKey, {
+        title: "Old",
+        content: "the ferretword",
+        externalId: "file:old/gone.md",
+      });
+
+      const run = await s.importCli(["--prune"]);
+      expect(run.code, run.stderr).toBe(0);
+      expect(summaryOf(run.stdout)).toEqual({ sent: 2, unchanged: 0, deleted: 0, failed: 0 });
+      expect(run.stderr).toContain("sent README.md (adopted from an import before sources)");
+      const docs = await s.byExternalId();
+      expect([...docs.keys()].sort()).toEqual([
+        "file:notes/README.md",
+        "file:notes/guides/a.md",
+        "file:old/gone.md",
+      ]);
+      expect(docs.get("file:notes/README.md")?.id).toBe(readme.id);
+      expect(docs.get("file:notes/guides/a.md")?.id).toBe(guide.id);
+      // One it cannot tell the folder of is kept, --prune or not.
+      expect(docs.get("file:old/gone.md")?.id).toBe(elsewhere.id);
+      expect((await search(s.app, s.apiKey, "edited")).hits.map((h) => h.documentId)).toEqual([guide.id]);
+
+      const second = await s.importCli(["--prune"]);
+      expect(summaryOf(second.stdout)).toEqual({ sent: 0, unchanged: 2, deleted: 0, failed: 0 });
+    });
+  });
+
+  it("refuses a --source holding a slash, and a folder with no name without one, as bad arguments", async () => {
+    await withServer(async (s) => {
+      const slash = await s.importCli(["--source", "a/b"]);
+      expect(slash.code).toBe(2);
+      expect(slash.stderr).toContain("--source must not hold a /");
+      const root = await runCli(["import", "/", "--url", s.url, "--key", s.apiKey, "--dry-run"]);
+      expect(root.code).toBe(2);
+      expect(root.stderr).toContain("give --source <name>");
+      expect(await s.documents()).toEqual([]);
     });
   });
 
@@ -350,7 +461,7 @@ describe("memoria import", () => {
         expect(run.code).toBe(1);
         expect(summaryOf(run.stdout)).toEqual({ sent: 2, unchanged: 0, deleted: 0, failed: 1 });
         expect(run.stderr).toContain("failed b.md (500 internal: Internal error.)");
-        expect([...(await s.byExternalId()).keys()].sort()).toEqual(["file:a.md", "file:c.md"]);
+        expect([...(await s.byExternalId()).keys()].sort()).toEqual(["file:notes/a.md", "file:notes/c.md"]);
 
         refuse = false;
         const retry = await s.importCli();
@@ -367,7 +478,7 @@ describe("memoria import", () => {
           }
           if (refuse && req.method === "POST" && new URL(req.url).pathname === "/v1/documents") {
             const body = (await req.clone().json()) as { externalId?: string };
-            if (body.externalId === "file:b.md") {
+            if (body.externalId === "file:notes/b.md") {
               return Response.json(
                 { error: { code: "internal", message: "Internal error.", requestId: "r1" } },
                 { status: 500 },
@@ -388,7 +499,7 @@ describe("memoria import", () => {
       expect(summaryOf(run.stdout)).toEqual({ sent: 1, unchanged: 0, deleted: 0, failed: 1 });
       expect(run.stderr).toMatch(/failed b\.md \(invalid_request: .*NUL/);
       expect(run.stderr).not.toContain("bravo");
-      expect([...(await s.byExternalId()).keys()]).toEqual(["file:a.md"]);
+      expect([...(await s.byExternalId()).keys()]).toEqual(["file:notes/a.md"]);
     });
   });
 

@@ -29,7 +29,10 @@ describe("memoria import and links", () => {
       const run = await s.importCli();
       expect(run.code, run.stderr).toBe(0);
       expect(summaryOf(run.stdout)).toEqual({ sent: 2, unchanged: 0, deleted: 0, failed: 0 });
-      expect([...(await s.byExternalId()).keys()].sort()).toEqual(["file:old.md", "file:real.md"]);
+      expect([...(await s.byExternalId()).keys()].sort()).toEqual([
+        "file:notes/old.md",
+        "file:notes/real.md",
+      ]);
 
       expect((await search(s.app, s.apiKey, "platypusword")).hits).toEqual([]);
       expect((await search(s.app, s.apiKey, "narwhalword")).hits).toEqual([]);
@@ -55,7 +58,7 @@ describe("memoria import and links", () => {
       symlinkSync(s.folder, alias);
       const run = await runCli(["import", alias, "--url", s.url, "--key", s.apiKey]);
       expect(run.code, run.stderr).toBe(0);
-      expect((await s.byExternalId()).get("file:team/plan.md")).toMatchObject({ path: ["team"] });
+      expect((await s.byExternalId()).get("file:notes-link/team/plan.md")).toMatchObject({ path: ["team"] });
     });
   });
 });

@@ -2,6 +2,7 @@
 
 import { describe, expect, it } from "vitest";
 import {
+  adoptable,
   contentHash,
   documentsToDelete,
   externalIdOf,
@@ -10,6 +11,7 @@ import {
   firstLook,
   pathOf,
   type RemoteDocument,
+  relativePathOf,
 } from "../../src/cli/plan.js";
 
 const local: FileDocument = {
@@ -68,8 +70,10 @@ describe("contentHash", () => {
 });
 
 describe("externalIdOf and pathOf", () => {
-  it("name a file by its relative path and place it by its folders", () => {
-    expect(externalIdOf("a/b/c.md")).toBe("file:a/b/c.md");
+  it("name a file by its source and relative path and place it by its folders", () => {
+    expect(externalIdOf("handbook", "a/b/c.md")).toBe("file:handbook/a/b/c.md");
+    expect(relativePathOf("handbook", "file:handbook/a/b/c.md")).toBe("a/b/c.md");
+    expect(relativePathOf("handbook", "file:a/b/c.md")).toBe("a/b/c.md");
     expect(pathOf("a/b/c.md")).toEqual(["a", "b"]);
     expect(pathOf("c.md")).toEqual([]);
   });
@@ -77,32 +81,58 @@ describe("externalIdOf and pathOf", () => {
 
 describe("documentsToDelete", () => {
   const listing: RemoteDocument[] = [
-    remote({ id: "kept", externalId: "file:keep.md" }),
-    remote({ id: "gone", externalId: "file:gone.md" }),
-    remote({ id: "gone-deep", externalId: "file:x/y/gone.md" }),
+    remote({ id: "kept", externalId: "file:notes/keep.md" }),
+    remote({ id: "gone", externalId: "file:notes/gone.md" }),
+    remote({ id: "gone-deep", externalId: "file:notes/x/y/gone.md" }),
+    remote({ id: "other-source", externalId: "file:wiki/gone.md" }),
+    remote({ id: "prefix-source", externalId: "file:notes-old/gone.md" }),
+    remote({ id: "before-sources", externalId: "file:gone.md" }),
     remote({ id: "notion", externalId: "notion:abc" }),
-    remote({ id: "wiki", externalId: "wiki:file:gone.md" }),
-    remote({ id: "upper", externalId: "FILE:gone.md" }),
+    remote({ id: "wiki", externalId: "wiki:file:notes/gone.md" }),
+    remote({ id: "upper", externalId: "FILE:notes/gone.md" }),
     remote({ id: "none", externalId: undefined }),
-    remote({ id: "locked", externalId: "file:locked/inner.md" }),
-    remote({ id: "locked-sibling", externalId: "file:locked-not/inner.md" }),
+    remote({ id: "locked", externalId: "file:notes/locked/inner.md" }),
+    remote({ id: "locked-sibling", externalId: "file:notes/locked-not/inner.md" }),
   ];
 
-  it("deletes only file: documents whose files are gone", () => {
-    const present = new Set(["file:keep.md"]);
-    const gone = documentsToDelete(fileDocuments(listing), present);
+  it("deletes only this source's documents whose files are gone, never another source's", () => {
+    const present = new Set(["file:notes/keep.md"]);
+    const gone = documentsToDelete(fileDocuments(listing), "notes", present);
     // In externalId order ("-" sorts before "/").
     expect(gone.map((d) => d.id)).toEqual(["gone", "locked-sibling", "locked", "gone-deep"]);
   });
 
   it("keeps the documents under a folder the walk could not read", () => {
-    const present = new Set(["file:keep.md"]);
-    const gone = documentsToDelete(fileDocuments(listing), present, ["locked"]);
+    const present = new Set(["file:notes/keep.md"]);
+    const gone = documentsToDelete(fileDocuments(listing), "notes", present, ["locked"]);
     expect(gone.map((d) => d.id)).toEqual(["gone", "locked-sibling", "gone-deep"]);
   });
 
   it("deletes nothing when every file is there", () => {
     const present = new Set(listing.flatMap((d) => (d.externalId ? [d.externalId] : [])));
-    expect(documentsToDelete(fileDocuments(listing), present)).toEqual([]);
+    expect(documentsToDelete(fileDocuments(listing), "notes", present)).toEqual([]);
+  });
+});
+
+describe("adoptable", () => {
+  const listing = fileDocuments([
+    remote({ id: "old-readme", externalId: "file:README.md" }),
+    remote({ id: "old-guide", externalId: "file:guides/a.md" }),
+    remote({ id: "new-guide", externalId: "file:notes/guides/a.md" }),
+    remote({ id: "own", externalId: "file:notes/b.md" }),
+  ]);
+
+  it("adopts the document an import before sources stored at the file's relative path", () => {
+    expect(adoptable(listing, "notes", "README.md")?.id).toBe("old-readme");
+  });
+
+  it("adopts nothing when the source already holds the file's document", () => {
+    expect(adoptable(listing, "notes", "guides/a.md")).toBeUndefined();
+  });
+
+  it("never adopts one of the source's own documents as if it were from before sources", () => {
+    // file:notes/b.md is notes' b.md; a file notes/b.md inside the folder notes is another document.
+    expect(adoptable(listing, "notes", "notes/b.md")).toBeUndefined();
+    expect(adoptable(listing, "notes", "missing.md")).toBeUndefined();
   });
 });

@@ -66,7 +66,7 @@ async function importFolder(sources: string[], base: string, format: DocumentFor
     for (const file of copied.filter((_, i) => i % 8 === 0)) {
       const word = wordOf(readFileSync(file.source, "utf8"), format);
       if (!word) continue;
-      const id = documents.find((d) => d.externalId === `file:${file.relativePath}`)?.id;
+      const id = documents.find((d) => d.externalId === `file:notes/${file.relativePath}`)?.id;
       const hits = (await search(s.app, s.apiKey, word, 100)).hits;
       if (!id || !hits.some((h) => h.documentId === id)) missing.push(`${file.relativePath} (${word})`);
     }
@@ -99,5 +99,47 @@ describe("import of real folders", () => {
     expect(summary).toEqual({ sent: files.length, unchanged: 0, deleted: 0, failed: 0 });
     expect(documents).toBe(files.length);
     expect(missing).toEqual([]);
+  }, 180_000);
+
+  it("two dependencies' folders sharing relative paths, imported with --prune in turn, both survive", async () => {
+    // Packages whose markdown files share relative paths (README.md, CHANGELOG.md, docs/…): the case where
+    // ids without a source made one folder's import replace and prune the other's.
+    const byPackage = new Map<string, string[]>();
+    for (const name of readdirSync(NODE_MODULES).sort()) {
+      if (name.startsWith(".") || name.startsWith("@")) continue;
+      const root = join(NODE_MODULES, name);
+      const files = walk(root, (file) => /\.md$/i.test(file)).map((path) => relative(root, path));
+      if (files.length > 0) byPackage.set(name, files);
+    }
+    const [first, second] = [...byPackage.entries()]
+      .filter(([, files]) => files.some((f) => f.toLowerCase() === "readme.md"))
+      .sort((a, b) => b[1].length - a[1].length || a[0].localeCompare(b[0]));
+    if (!first || !second) throw new Error("no two dependencies with a README.md");
+    const shared = first[1].filter((f) => second[1].includes(f));
+    expect(shared.length).toBeGreaterThan(0);
+    await withServer(async (s) => {
+      const folders = [first, second].map(([name, files]) => {
+        const folder = join(s.tmp, name);
+        for (const file of files) {
+          mkdirSync(dirname(join(folder, file)), { recursive: true });
+          copyFileSync(join(NODE_MODULES, name, file), join(folder, file));
+        }
+        return { name, folder, files };
+      });
+      const importOne = (folder: string) =>
+        runCli(["import", folder, "--url", s.url, "--key", s.apiKey, "--prune"]);
+      for (let turn = 0; turn < 2; turn++) {
+        for (const { folder } of folders) {
+          const run = await importOne(folder);
+          expect(run.code, run.stderr).toBe(0);
+          expect(summaryOf(run.stdout)).toMatchObject({ deleted: 0, failed: 0 });
+        }
+      }
+      const ids = new Set((await s.documents()).map((d) => d.externalId));
+      for (const { name, files } of folders) {
+        for (const file of files) expect(ids.has(`file:${name}/${file}`), `${name}/${file}`).toBe(true);
+      }
+      expect(ids.size).toBe(folders.reduce((sum, { files }) => sum + files.length, 0));
+    });
   }, 180_000);
 });
