@@ -139,7 +139,8 @@ export const envSchema = z.object({
     .transform(Number)
     .pipe(z.number().int().min(0).max(Number.MAX_SAFE_INTEGER))
     .optional(),
-  // Pseudo-relevance feedback in search (docs/decisions/0025-feedback.md, 0027-feedback-rescoring.md): better
+  // Pseudo-relevance feedback in search (docs/decisions/0025-feedback.md, 0027-feedback-rescoring.md, and for
+  // questions of three words and more, 0036-feedback-by-length.md): better
   // answers, within the long-query latency target, so it is on unless a team's searches must cost no more
   // than the first pass.
   MEMORIA_SEARCH_FEEDBACK: z.enum(["on", "off"]).default("on"),

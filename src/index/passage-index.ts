@@ -5,9 +5,18 @@
 // docs/decisions/0002-index-engine.md.
 
 import Database from "libsql";
-import { z } from "zod";
 import { ColumnSizes } from "./column-sizes.js";
 import { type ExpansionTerm, expansionTerms, type FeedbackParameters, feedbackScore } from "./feedback.js";
+import { databaseBytes, INDEX_OVERHEAD_BYTES } from "./memory-accounting.js";
+import {
+  passageSql,
+  rankByRowidSql,
+  rankSql,
+  rankWithTiesSql,
+  schema,
+  textBlockSql,
+} from "./passage-layout.js";
+import { type PassageIndexState, passageIndexStateSchema } from "./passage-state.js";
 import { packBlock, type StoredPassage, textBlocks, unpackBlock } from "./passage-text.js";
 import { canonicalOrder, prunedRanking, type RankedRow } from "./pruned-ranking.js";
 import { type MatchQuery, orExpression } from "./query.js";
@@ -22,7 +31,6 @@ import {
 import { withoutMarkers } from "./snippet.js";
 import { SnippetTable } from "./snippet-table.js";
 import { TermTable } from "./term-table.js";
-import { bm25Weights } from "./weights.js";
 
 /** Joins a heading trail or an ancestry path into one indexed string. */
 export const TRAIL_SEPARATOR = " › ";
@@ -60,33 +68,6 @@ export interface PassageHit {
   score: number;
 }
 
-/**
- * The bookkeeping a snapshot carries beside the tables: each document's title, path and rowids (a document
- * in rowid order as its first rowid and count, since its rowids are consecutive), and the next unordered
- * rowid. Everything else the index counts is derived from these.
- */
-export const passageIndexStateSchema = z.object({
-  documents: z.array(
-    z.union([
-      z.object({
-        id: z.string(),
-        title: z.string(),
-        path: z.array(z.string()),
-        first: z.number().int(),
-        count: z.number().int().nonnegative(),
-      }),
-      z.object({
-        id: z.string(),
-        title: z.string(),
-        path: z.array(z.string()),
-        rowids: z.array(z.number().int()),
-      }),
-    ]),
-  ),
-  nextUnorderedRowid: z.number().int(),
-});
-export type PassageIndexState = z.infer<typeof passageIndexStateSchema>;
-
 /** A passage index being filled from a snapshot (see PassageIndex.restore). */
 export interface PassageIndexRestore {
   /** The fresh index's fingerprint: a snapshot with another one must not be restored into it. */
@@ -105,47 +86,6 @@ interface DocumentEntry {
   /** Whether its rowids follow (document id, ordinal) order. */
   ordered: boolean;
 }
-
-// Column order is load-bearing: bm25() and snippet() address columns by position, so body must stay second
-// (the snippet column) and title and path come after it.
-//
-// The layout (docs/decisions/0023-index-memory-layout.md): FTS5 keeps the postings and the column sizes bm25()
-// needs and no text at all (contentless). A passage is removed as an external-content row is, by handing
-// FTS5 the text it indexed, read back from passage_text: so FTS5 takes its tokens out of the column totals
-// bm25() averages over, exactly as it did when it held the text. (contentless_delete = 1 removes by rowid
-// alone, but leaves the totals as they were: scores drift after every replaced document.) Each
-// passage's document id and ordinal are one small row of passage_rows, for hits and the tie-break; its chunk
-// id, heading and body are held once, deflated, in passage_text, a few consecutive passages of one document a
-// row, and read back only for the passages a search returns. Title and path are held once per document, in
-// the JS map: they are indexed into every passage, but never stored there.
-const schema = [
-  `CREATE VIRTUAL TABLE passages USING fts5(
-    heading, body, title, path,
-    content = '',
-    tokenize = 'porter unicode61'
-  )`,
-  "CREATE TABLE passage_rows (rowid INTEGER PRIMARY KEY, document_id TEXT NOT NULL, ordinal INTEGER NOT NULL)",
-  // rowid: the first passage's rowid. A document's passages hold consecutive rowids (rowids.ts), so the
-  // block holding a passage is the one with the greatest rowid not above it.
-  "CREATE TABLE passage_text (rowid INTEGER PRIMARY KEY, passages BLOB NOT NULL)",
-];
-
-const weights = bm25Weights.join(", ");
-// The ranking statements return rowids and scores only; snippets are cut afterwards for the returned rows
-// (snippet-table.ts). Ties: when every document holds ordered rowids (rowids.ts), `ORDER BY rank, rowid` is
-// the contract's order (score, then document id, then ordinal). Otherwise the statement ranks by score alone
-// and fetches one row past the limit; only when equal scores straddle the cut-off does the one ordering by
-// the stored columns run, because reading document_id and ordinal costs every matching row a lookup
-// (measured at 90k passages for a word in 5,550 of them: 2.9 ms by score, 15.1 ms by all three).
-const rankSql = `SELECT rowid, bm25(passages, ${weights}) AS rank
-  FROM passages WHERE passages MATCH ? ORDER BY rank LIMIT ?`;
-const rankByRowidSql = `SELECT rowid, bm25(passages, ${weights}) AS rank
-  FROM passages WHERE passages MATCH ? ORDER BY rank, rowid LIMIT ?`;
-const rankWithTiesSql = `SELECT passages.rowid AS rowid, bm25(passages, ${weights}) AS rank
-  FROM passages CROSS JOIN passage_rows r ON r.rowid = passages.rowid
-  WHERE passages MATCH ? ORDER BY rank, r.document_id, r.ordinal LIMIT ?`;
-const passageSql = "SELECT document_id, ordinal FROM passage_rows WHERE rowid = ?";
-const textBlockSql = "SELECT rowid, passages FROM passage_text WHERE rowid <= ? ORDER BY rowid DESC LIMIT 1";
 
 /** What a hit shows of a passage, as #storedPassages reads it. */
 interface StoredHit {
@@ -186,21 +126,6 @@ const MERGE_STEP_PAGES = 64;
 // bounds need. It counts what the query matches: the term stemmed as FTS5 stems a query (feedback counts a
 // stored token itself, through an fts5vocab table: see #tokenCount).
 const termCountSql = "SELECT count(*) AS n FROM passages WHERE passages MATCH ?";
-
-/**
- * What an empty index costs beyond its database pages: the SQLite connection, its page cache's slack and the
- * prepared statements. Measured once (200 empty passage + entry index pairs in one Node process, RSS before
- * and after, gc forced): ~375 KB a pair, of which 80 KB are their pages, so ~300 KB of overhead a pair,
- * counted as half each.
- */
-export const INDEX_OVERHEAD_BYTES = 150 * 1024;
-
-/** The bytes of a database's pages: page_count × page_size, two pragma reads of the header. */
-export function databaseBytes(db: Database.Database): number {
-  const count = (db.prepare("PRAGMA page_count").get() as { page_count: number }).page_count;
-  const size = (db.prepare("PRAGMA page_size").get() as { page_size: number }).page_size;
-  return count * size;
-}
 
 export class PassageIndex {
   readonly #db: Database.Database;
@@ -361,10 +286,12 @@ export class PassageIndex {
     return this.#feedbackPass(query, p.passages, p).expansion;
   }
 
-  /** Checked before the first pass, which would otherwise run for nothing. */
+  /** Checked before the first pass, which would otherwise run for nothing: a big enough index, a long enough question. */
   #feedbackActs(query: MatchQuery): boolean {
     return (
-      (this.#feedback?.minCorpus ?? Number.POSITIVE_INFINITY) <= this.#passages && query.terms.length > 0
+      this.#feedback !== null &&
+      this.#feedback.minCorpus <= this.#passages &&
+      query.terms.length >= Math.max(1, this.#feedback.minQueryTerms)
     );
   }
 
