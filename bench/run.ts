@@ -29,6 +29,9 @@
 //
 // The feedback suite (bench/feedback-cost.ts, not run unless named): feedback's cost by question length on
 // 20,000 passages of Debian's manuals (--feedback-passages), against the plain FTS5 OR floor, in process.
+// The real suite (bench/real-http.ts, not run unless named): over loopback HTTP on 20,000 passages of Debian's
+// manuals (--real-passages): short and long questions against the floor, throughput at 1/8/64 connections,
+// another team's latency during a flood.
 // The upload suite (bench/upload.ts, not run unless named): another team's search latency while one team
 // uploads a 5 MiB markdown document, with the chunk pool and with chunking inline.
 // Without --sizes, `sections` runs at 10k and 90k chunks and `scifact` at 20k passages (sealing 90k
@@ -56,6 +59,7 @@ import { benchIngest } from "./ingest.js";
 import type { SealedCorpus } from "./measure.js";
 import { benchPage } from "./page.js";
 import { PEERS } from "./peers.js";
+import { benchRealHttp } from "./real-http.js";
 import { type CorpusShape, generateShape, isCorpusShape } from "./shapes.js";
 import { benchUpload } from "./upload.js";
 
@@ -380,6 +384,7 @@ async function main() {
   }
   // bench/ingest.ts: N ~1.5 KB documents over HTTP, one a request and batched, against the FTS5 floor.
   if (suites.includes("ingest")) await benchIngest(Number(arg("ingest", "5000")));
+  if (suites.includes("real")) await benchRealHttp(Number(arg("real-passages", "20000")));
   if (suites.includes("feedback")) benchFeedbackCost(Number(arg("feedback-passages", "20000")), rounds);
 }
 
