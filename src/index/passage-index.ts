@@ -6,7 +6,8 @@
 
 import Database from "libsql";
 import { ColumnSizes } from "./column-sizes.js";
-import { type ExpansionTerm, expansionTerms, type FeedbackParameters, feedbackScore } from "./feedback.js";
+import type { ExpansionTerm, FeedbackParameters } from "./feedback.js";
+import { FeedbackRescoring } from "./feedback-rescoring.js";
 import { databaseBytes, INDEX_OVERHEAD_BYTES } from "./memory-accounting.js";
 import {
   passageSql,
@@ -30,6 +31,7 @@ import {
 } from "./snapshot.js";
 import { withoutMarkers } from "./snippet.js";
 import { SnippetTable } from "./snippet-table.js";
+import { contractOrder, type DocumentEntry, type StoredHit } from "./stored-hit.js";
 import { TermTable } from "./term-table.js";
 
 /** Joins a heading trail or an ancestry path into one indexed string. */
@@ -79,36 +81,6 @@ export interface PassageIndexRestore {
   abort(): void;
 }
 
-interface DocumentEntry {
-  title: string;
-  path: string[];
-  rowids: number[];
-  /** Whether its rowids follow (document id, ordinal) order. */
-  ordered: boolean;
-}
-
-/** What a hit shows of a passage, as #storedPassages reads it. */
-interface StoredHit {
-  chunkId: string;
-  documentId: string;
-  ordinal: number;
-  document: DocumentEntry | undefined;
-  heading: string;
-  body: string;
-  title: string;
-  path: string;
-}
-
-/** The contract's order among equal scores: document id, then ordinal. */
-function contractOrder(
-  a: { documentId: string; ordinal: number } | undefined,
-  b: { documentId: string; ordinal: number } | undefined,
-): number {
-  const x = a?.documentId ?? "";
-  const y = b?.documentId ?? "";
-  return x < y ? -1 : x > y ? 1 : (a?.ordinal ?? 0) - (b?.ordinal ?? 0);
-}
-
 /** The index database's page size; see the constructor for why not SQLite's default 4 KiB. */
 const PAGE_SIZE = 8192;
 
@@ -145,7 +117,8 @@ export class PassageIndex {
   readonly #snippets: SnippetTable;
   readonly #terms: TermTable;
   readonly #columnSizes: ColumnSizes;
-  readonly #feedback: FeedbackParameters | null;
+  /** Feedback's rescoring, or null when it is off. */
+  readonly #feedback: FeedbackRescoring | null;
   /**
    * Exact passage counts of query terms, forgotten on every change. Counts
    * kept across writes as lower bounds were tried (they spare the first search after a write ~1.2 ms p50 of
@@ -155,9 +128,6 @@ export class PassageIndex {
    */
   readonly #exactCounts = new Map<string, number>();
   readonly #termCount: Database.Statement;
-  /** Passage counts of feedback's tokens (#tokenCount), forgotten on every change like #exactCounts. */
-  readonly #tokenCounts = new Map<string, number>();
-  readonly #tokenRows: Database.Statement;
   readonly #mergeStep: Database.Statement;
   readonly #totalChanges: Database.Statement;
   /** Passages in the index. */
@@ -200,11 +170,15 @@ export class PassageIndex {
     this.#snippets = new SnippetTable(this.#db);
     this.#terms = new TermTable(this.#db);
     this.#columnSizes = new ColumnSizes(this.#db, "passages");
-    this.#feedback = options.feedback ?? null;
     this.#termCount = this.#db.prepare(termCountSql);
-    // In the temp schema: a snapshot copies the main schema's tables, and this one holds nothing of its own.
-    this.#db.exec("CREATE VIRTUAL TABLE temp.passage_tokens USING fts5vocab(main, passages, 'row')");
-    this.#tokenRows = this.#db.prepare("SELECT doc AS n FROM temp.passage_tokens WHERE term = ?");
+    this.#feedback = options.feedback
+      ? new FeedbackRescoring(this.#db, options.feedback, {
+          rank: (query, count) => this.#rankQuery(query, count),
+          stored: (rowids) => this.#storedPassages(rowids),
+          terms: this.#terms,
+          columnSizes: this.#columnSizes,
+        })
+      : null;
     this.#mergeStep = this.#db.prepare(
       `INSERT INTO passages (passages, rank) VALUES ('merge', ${MERGE_STEP_PAGES})`,
     );
@@ -217,7 +191,7 @@ export class PassageIndex {
    */
   apply(put: IndexedDocument[], remove: string[] = []): void {
     this.#exactCounts.clear();
-    this.#tokenCounts.clear();
+    this.#feedback?.forgetCounts();
     this.#db.transaction(() => {
       for (const id of remove) this.#removeDocument(id);
       for (const doc of put) {
@@ -230,109 +204,23 @@ export class PassageIndex {
   /**
    * Answers a query as its full expression would, without scoring the passages that can only hold terms too
    * weak to reach the top `limit` (pruned-ranking.ts; docs/decisions/0022-long-query-pruning.md). With
-   * feedback, the first pass's best candidates are scored again with the expansion (feedback.ts;
-   * docs/decisions/0027-feedback-rescoring.md). Snippets highlight with what was typed.
+   * feedback, the first pass's best candidates are scored again with the expansion (feedback-rescoring.ts;
+   * docs/decisions/0027-feedback-rescoring.md, 0036-feedback-by-length.md). Snippets highlight with what was
+   * typed.
    */
   find(query: MatchQuery, limit: number): PassageHit[] {
-    const p = this.#feedback;
-    if (!p || !this.#feedbackActs(query) || limit < 1) {
-      return this.#answer(this.#rankQuery(query, limit), query.expression);
-    }
-    const { candidates, stored, expansion, frequencies } = this.#feedbackPass(
-      query,
-      Math.max(limit, p.candidates),
-      p,
-    );
-    // bm25()'s N and avgD, from the record bm25() reads them from; an empty average means no tokens at all.
-    const { rows, averageLength } = this.#columnSizes.averages();
-    if (expansion.length === 0 || !(averageLength > 0)) {
-      return this.#answer(candidates.slice(0, limit), query.expression, stored.slice(0, limit));
-    }
-    const lengths = this.#columnSizes.lengths(candidates.map((row) => row.rowid));
-    const corpus = {
-      passages: rows,
-      averageLength,
-      passagesWith: (token: string) => this.#tokenCount(token),
-    };
-    const rescored = candidates.map((row, i) => ({
-      row: {
-        rowid: row.rowid,
-        rank: -feedbackScore(
-          { score: -row.rank, length: lengths.get(row.rowid) ?? 0, frequencies: frequencies[i] ?? new Map() },
-          expansion,
-          corpus,
-          p,
-        ),
-      },
-      stored: stored[i] as StoredHit,
-    }));
-    rescored.sort((a, b) => a.row.rank - b.row.rank || contractOrder(a.stored, b.stored));
-    const top = rescored.slice(0, limit);
+    const rescored = this.#feedback?.rescore(query, limit, this.#passages) ?? null;
     // Highlighted with what the person typed: the expansion words rank, but nobody asked for them.
-    return this.#answer(
-      top.map((r) => r.row),
-      query.expression,
-      top.map((r) => r.stored),
-    );
+    if (rescored) return this.#answer(rescored.rows, query.expression, rescored.stored);
+    return this.#answer(this.#rankQuery(query, limit), query.expression);
   }
 
   /**
    * The words pseudo-relevance feedback adds to `query` (feedback.ts): drawn from the query's best passages,
-   * none when feedback is off, the index is small or no word qualifies.
+   * none when feedback is off, the index is small, the question is short or no word qualifies.
    */
   expansionOf(query: MatchQuery): ExpansionTerm[] {
-    const p = this.#feedback;
-    if (!p || !this.#feedbackActs(query)) return [];
-    return this.#feedbackPass(query, p.passages, p).expansion;
-  }
-
-  /** Checked before the first pass, which would otherwise run for nothing: a big enough index, a long enough question. */
-  #feedbackActs(query: MatchQuery): boolean {
-    return (
-      this.#feedback !== null &&
-      this.#feedback.minCorpus <= this.#passages &&
-      query.terms.length >= Math.max(1, this.#feedback.minQueryTerms)
-    );
-  }
-
-  /**
-   * The first pass's top `count` passages in the contract's order, with what a hit shows of them, the
-   * expansion drawn from the best few, and each candidate's frequency of every expansion word.
-   */
-  #feedbackPass(query: MatchQuery, count: number, p: FeedbackParameters) {
-    const first = this.#rankQuery(query, count);
-    if (first.length === 0) return { candidates: [], stored: [], expansion: [], frequencies: [] };
-    const read = this.#storedPassages(first.map((row) => row.rowid));
-    // The contract's order, ties by document and ordinal, before the best few are taken: a tie at the cut
-    // must pick the same passages whatever the index's history.
-    const pairs = first.map((row, i) => ({ row, stored: read[i] as StoredHit }));
-    pairs.sort((a, b) => a.row.rank - b.row.rank || contractOrder(a.stored, b.stored));
-    const candidates = pairs.map((pair) => pair.row);
-    const stored = pairs.map((pair) => pair.stored);
-    const { chosen, frequencies } = this.#terms.read(stored, query.terms, p.passages, (counts, stems) =>
-      expansionTerms(
-        counts.map((termCounts, i) => ({ score: -(candidates[i]?.rank ?? 0), termCounts })),
-        stems,
-        (token) => this.#tokenCount(token),
-        this.#passages,
-        p,
-      ),
-    );
-    return { candidates, stored, expansion: chosen, frequencies };
-  }
-
-  /**
-   * Passages holding `token` itself, a token as FTS5 stores it. Not #exactCount: a quoted term is stemmed
-   * again, and porter is not idempotent ("dimensional" is stored as "dimension", which a query stems to
-   * "dimens"), so an expansion word's count must come from the token's own postings.
-   */
-  #tokenCount(token: string): number {
-    let n = this.#tokenCounts.get(token);
-    if (n === undefined) {
-      n = (this.#tokenRows.get(token) as { n: number } | undefined)?.n ?? 0;
-      this.#tokenCounts.set(token, n);
-    }
-    return n;
+    return this.#feedback?.expansionOf(query, this.#passages) ?? [];
   }
 
   #exactCount(term: string): number {
