@@ -68,6 +68,34 @@ export function plainOrExpression(query: string): string {
 /** Top-k of every search the bench times, memoria's and the peers' alike. */
 export const SEARCH_LIMIT = 20;
 
+/** measureQueryFloor's table, kept open for a caller that interleaves it with other engines, question by question. */
+export function openQueryFloor(passages: readonly CorpusPassage[]): {
+  /** Milliseconds the floor took to answer `question`. */
+  time(question: string): number;
+  close(): void;
+} {
+  const db = new Database(":memory:");
+  db.exec(CREATE_TABLE);
+  const insert = db.prepare(INSERT);
+  const params = rows(passages);
+  db.transaction(() => {
+    for (const row of params) insert.run(...row);
+  })();
+  db.exec("INSERT INTO passages (passages) VALUES ('optimize')");
+  const search = db.prepare(
+    "SELECT chunk_id, rank FROM passages WHERE passages MATCH ? ORDER BY rank LIMIT ?",
+  );
+  return {
+    time(question) {
+      const expression = plainOrExpression(question);
+      const t = performance.now();
+      search.all(expression, SEARCH_LIMIT);
+      return performance.now() - t;
+    },
+    close: () => db.close(),
+  };
+}
+
 /**
  * The floor for search: the same plaintext in a fresh :memory: FTS5 table (as measureFloor loads it, then
  * merged into one segment, as memoria's index is once its build settles, so the floor is the engine at its

@@ -27,6 +27,11 @@
 // Usage: npm run bench [-- --sizes 10000,90000] [--shapes sections,scifact] [--pairs 2] [--rounds 2]
 //        [--entries 100000] [--peer-sizes 20000] [--suites search,memory,chunk,peers,upload,page,ingest] [--ingest 5000]
 //
+// The feedback suite (bench/feedback-cost.ts, not run unless named): feedback's cost by question length on
+// 20,000 passages of Debian's manuals (--feedback-passages), against the plain FTS5 OR floor, in process.
+// The real suite (bench/real-http.ts, not run unless named): over loopback HTTP on 20,000 passages of Debian's
+// manuals (--real-passages): short and long questions against the floor, throughput at 1/8/64 connections,
+// another team's latency during a flood.
 // The upload suite (bench/upload.ts, not run unless named): another team's search latency while one team
 // uploads a 5 MiB markdown document, with the chunk pool and with chunking inline.
 // Without --sizes, `sections` runs at 10k and 90k chunks and `scifact` at 20k passages (sealing 90k
@@ -49,10 +54,12 @@ import { BENCH_ADMIN as ADMIN, benchConfig } from "./app-config.js";
 import { type ChartRow, peersChart } from "./chart.js";
 import { benchChunk } from "./chunk.js";
 import { CORPUS_SEED } from "./corpus.js";
+import { benchFeedbackCost } from "./feedback-cost.js";
 import { benchIngest } from "./ingest.js";
 import type { SealedCorpus } from "./measure.js";
 import { benchPage } from "./page.js";
 import { PEERS } from "./peers.js";
+import { benchRealHttp } from "./real-http.js";
 import { type CorpusShape, generateShape, isCorpusShape } from "./shapes.js";
 import { benchUpload } from "./upload.js";
 
@@ -377,6 +384,8 @@ async function main() {
   }
   // bench/ingest.ts: N ~1.5 KB documents over HTTP, one a request and batched, against the FTS5 floor.
   if (suites.includes("ingest")) await benchIngest(Number(arg("ingest", "5000")));
+  if (suites.includes("real")) await benchRealHttp(Number(arg("real-passages", "20000")));
+  if (suites.includes("feedback")) benchFeedbackCost(Number(arg("feedback-passages", "20000")), rounds);
 }
 
 await main();

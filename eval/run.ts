@@ -3,7 +3,10 @@
 // run is scored with trec_eval's semantics (eval/metrics.ts) beside the plain FTS5 baseline built in the same
 // run (eval/baseline.ts).
 //
-// Usage: npm run eval [-- --collection DIR] [--limit 100] [--run PATH] [--per-query]
+// Usage: npm run eval [-- --collection DIR] [--limit 100] [--run PATH] [--per-query] [--terms N]
+// --terms N asks each query as its N rarest words instead (fewest of the collection's documents holding
+// them; ties by the word): the short questions people type, judged by the same judgments. --per-query prints
+// each query's word count and nDCG@10 with feedback on, off, and the plain FTS5 baseline's.
 // memoria runs twice, as it ships (feedback on) and with MEMORIA_SEARCH_FEEDBACK=off; --run writes both. Each
 // also answers every query at the search route's default limit (20), since feedback rescores as many
 // candidates as a search asks for (docs/decisions/0027-feedback-rescoring.md): its nDCG@10 there is what a
@@ -18,8 +21,9 @@ import { parseArgs } from "node:util";
 import { BENCH_ADMIN } from "../bench/app-config.js";
 import { serveBenchApp, startBenchServer } from "../bench/server.js";
 import { latency } from "../bench/stats.js";
+import { queryTerms } from "../src/index/query.js";
 import { runBaseline } from "./baseline.js";
-import { readCollection } from "./collection.js";
+import { type Collection, type CollectionQuery, readCollection } from "./collection.js";
 import { askQueries, DEFAULT_LIMIT, ingestCollection, MAX_LIMIT, type MemoriaRun } from "./memoria-run.js";
 import { evaluate, formatMetrics, type RunMetrics, trecRunText } from "./metrics.js";
 
@@ -32,6 +36,7 @@ async function main(): Promise<void> {
       limit: { type: "string", default: String(MAX_LIMIT) },
       run: { type: "string" },
       "per-query": { type: "boolean", default: false },
+      terms: { type: "string" },
     },
   });
   const dir = values.collection ?? process.env.MEMORIA_EVAL_DIR ?? DEFAULT_COLLECTION;
@@ -39,10 +44,15 @@ async function main(): Promise<void> {
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
     throw new Error(`--limit must be an integer from 1 to ${MAX_LIMIT}`);
   }
-  const collection = readCollection(dir);
+  const read = readCollection(dir);
+  const terms = values.terms === undefined ? null : Number(values.terms);
+  if (terms !== null && (!Number.isInteger(terms) || terms < 1))
+    throw new Error("--terms must be a whole number");
+  const collection = terms === null ? read : { ...read, queries: rarestTerms(read, terms) };
   console.log(
     `memoria eval — ${collection.name}: ${collection.documents.length} documents, ` +
-      `${collection.queries.length} queries, limit ${limit} (node ${process.version})`,
+      `${collection.queries.length} queries${terms === null ? "" : `, each its ${terms} rarest words`}, ` +
+      `limit ${limit} (node ${process.version})`,
   );
 
   const baseline = runBaseline(collection, limit);
@@ -104,10 +114,14 @@ async function main(): Promise<void> {
   );
   const memoriaMetrics = evaluate(runs[0]?.run.run ?? new Map(), collection.judgments);
   if (values["per-query"]) {
-    console.log("query\tmemoria (feedback on) nDCG@10\tplain nDCG@10");
+    const offMetrics = evaluate(runs[1]?.run.run ?? new Map(), collection.judgments);
+    const words = new Map(collection.queries.map((q) => [q.id, queryTerms(q.text).length]));
+    console.log("query\twords\tfeedback on nDCG@10\tfeedback off nDCG@10\tplain nDCG@10");
     for (const [id, m] of memoriaMetrics.perQuery) {
       console.log(
-        `${id}\t${m.ndcg10.toFixed(4)}\t${baselineMetrics.perQuery.get(id)?.ndcg10.toFixed(4) ?? ""}`,
+        `${id}\t${words.get(id) ?? ""}\t${m.ndcg10.toFixed(4)}\t` +
+          `${offMetrics.perQuery.get(id)?.ndcg10.toFixed(4) ?? ""}\t` +
+          `${baselineMetrics.perQuery.get(id)?.ndcg10.toFixed(4) ?? ""}`,
       );
     }
   }
@@ -118,6 +132,23 @@ async function main(): Promise<void> {
       console.log(`run → ${path}`);
     }
   }
+}
+
+/** Each query as its `n` rarest distinct words: fewest documents holding them, ties by the word itself. */
+function rarestTerms(collection: Collection, n: number): CollectionQuery[] {
+  const documentsWith = new Map<string, number>();
+  for (const doc of collection.documents) {
+    for (const word of new Set(queryTerms(`${doc.title} ${doc.text}`.toLowerCase()))) {
+      documentsWith.set(word, (documentsWith.get(word) ?? 0) + 1);
+    }
+  }
+  return collection.queries.map((q) => {
+    const rarest = [...new Set(queryTerms(q.text.toLowerCase()))]
+      .filter((word) => (documentsWith.get(word) ?? 0) > 0)
+      .sort((a, b) => (documentsWith.get(a) ?? 0) - (documentsWith.get(b) ?? 0) || (a < b ? -1 : 1))
+      .slice(0, n);
+    return { ...q, text: rarest.join(" ") };
+  });
 }
 
 if (process.argv[2] === "serve") {

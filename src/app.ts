@@ -2,6 +2,7 @@
 // apps as it likes in one process, each over its own storage and keys.
 
 import { OpenAPIHono } from "@hono/zod-openapi";
+import type { FairQueue } from "./async/fair-queue.js";
 import type { Clock } from "./clock.js";
 import { DEFAULT_MAX_BATCH_BYTES } from "./config.js";
 import { accessLog } from "./http/access-log.js";
@@ -44,7 +45,7 @@ import { MemoryService } from "./services/memory.js";
 import { Metrics } from "./services/metrics.js";
 import { NotionService } from "./services/notion.js";
 import { ReindexService } from "./services/reindex.js";
-import { SearchService } from "./services/search.js";
+import { SEARCH_QUEUE_DEFAULTS, SearchService, searchQueue } from "./services/search.js";
 import { StatsService } from "./services/stats.js";
 import { TeamService } from "./services/teams.js";
 import { WebhookService } from "./services/webhooks.js";
@@ -66,6 +67,10 @@ export interface AppConfig {
   snapshotMinChunks?: number;
   /** MEMORIA_SEARCH_FEEDBACK: search rescores with pseudo-relevance feedback (index/feedback.ts); default on. */
   searchFeedback?: boolean;
+  /** MEMORIA_QUEUE_TIMEOUT_MS: a search waits this long for its turn at most (default 2000). */
+  searchQueueTimeoutMs?: number;
+  /** MEMORIA_MAX_QUEUE: one team's searches that may wait (default 64). */
+  searchMaxQueue?: number;
   /** Notion's API base URL (MEMORIA_NOTION_API_URL); tests point it at a local stand-in. */
   notionApiUrl?: string;
   /** MEMORIA_METRICS_TOKEN: GET /metrics accepts it besides the admin token. */
@@ -96,6 +101,8 @@ export interface AppDeps {
 export interface Memoria {
   app: OpenAPIHono<AppEnv>;
   indexes: LiveIndexes;
+  /** The searches' turns, a line per team: how many wait, and where a test holds the slot to fill a line. */
+  searches: FairQueue;
   /** Teams, their keys and their key material. */
   directory: TeamService;
   /** The Notion source: `pullSince(key)` re-reads the pages edited since the team's last sync. */
@@ -129,7 +136,11 @@ export function createApp(deps: AppDeps): Memoria {
     chunker: deps.chunker,
   });
   const entries = new EntryService({ storage, indexes, clock });
-  const search = new SearchService({ indexes });
+  const searches = searchQueue({
+    timeoutMs: config.searchQueueTimeoutMs ?? SEARCH_QUEUE_DEFAULTS.timeoutMs,
+    maxWaiting: config.searchMaxQueue ?? SEARCH_QUEUE_DEFAULTS.maxWaiting,
+  });
+  const search = new SearchService({ indexes, queue: searches });
   const memory = new MemoryService({ indexes });
   const stats = new StatsService({ storage, indexes });
   const health = new HealthService({ storage });
@@ -221,5 +232,13 @@ export function createApp(deps: AppDeps): Memoria {
   app.notFound(methodNotAllowed(app));
   app.onError(onError(logger));
 
-  return { app, indexes, directory, notion, sources: background, close: () => indexes.close() };
+  return {
+    app,
+    indexes,
+    searches,
+    directory,
+    notion,
+    sources: background,
+    close: () => indexes.close(),
+  };
 }

@@ -148,7 +148,8 @@ export const envSchema = z.object({
     .transform(Number)
     .pipe(z.number().int().min(0).max(Number.MAX_SAFE_INTEGER))
     .optional(),
-  // Pseudo-relevance feedback in search (docs/decisions/0025-feedback.md, 0027-feedback-rescoring.md): better
+  // Pseudo-relevance feedback in search (docs/decisions/0025-feedback.md, 0027-feedback-rescoring.md, and for
+  // questions of three words and more, 0036-feedback-by-length.md): better
   // answers, within the long-query latency target, so it is on unless a team's searches must cost no more
   // than the first pass.
   MEMORIA_SEARCH_FEEDBACK: z.enum(["on", "off"]).default("on"),
@@ -157,6 +158,12 @@ export const envSchema = z.object({
     .regex(/^\d+$/, "must be a whole number of milliseconds")
     .transform(Number)
     .default(2000),
+  // A team's waiting searches (API.md "Many searches at once"). Two seconds: past it an agent does better to
+  // back off and come again than to hold its connection, and a person has stopped waiting for the page.
+  // 64 waiting: at the 20–45 ms a long question costs one core on real text, 64 is 1.3–2.9 s of work, so a
+  // line longer than that would time out anyway; refusing at once spares it the wait.
+  MEMORIA_QUEUE_TIMEOUT_MS: positiveInt(2000),
+  MEMORIA_MAX_QUEUE: positiveInt(64),
   MEMORIA_NOTION_API_URL: z.url({ message: "must be a URL" }).default("https://api.notion.com"),
   MEMORIA_LOG_LEVEL: z.enum(logLevels, { message: `must be one of ${logLevels.join(", ")}` }).default("info"),
 });
@@ -189,6 +196,10 @@ export interface Config {
   snapshotMinChunks: number | null;
   /** MEMORIA_SEARCH_FEEDBACK (on by default): search rescores with pseudo-relevance feedback. */
   searchFeedback: boolean;
+  /** MEMORIA_QUEUE_TIMEOUT_MS: how long a search may wait for its turn before it is answered 503. */
+  searchQueueTimeoutMs: number;
+  /** MEMORIA_MAX_QUEUE: how many of one team's searches may wait; one more is answered 503. */
+  searchMaxQueue: number;
   notionApiUrl: string;
   logLevel: LogLevel;
 }
@@ -237,6 +248,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     indexMemoryMb: e.MEMORIA_INDEX_MEMORY_MB ?? null,
     snapshotMinChunks: e.MEMORIA_SNAPSHOT_MIN_CHUNKS ?? null,
     searchFeedback: e.MEMORIA_SEARCH_FEEDBACK === "on",
+    searchQueueTimeoutMs: e.MEMORIA_QUEUE_TIMEOUT_MS,
+    searchMaxQueue: e.MEMORIA_MAX_QUEUE,
     notionApiUrl: e.MEMORIA_NOTION_API_URL,
     logLevel: e.MEMORIA_LOG_LEVEL,
   };

@@ -45,6 +45,8 @@ export class DomainError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string = defaultMessages[code],
+    /** Whole seconds to wait before asking again, sent as `Retry-After` (an `unavailable` that will pass). */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
   }

@@ -132,6 +132,19 @@ describe("configuration", () => {
     }
   });
 
+  it("bounds a team's waiting searches at 64 and 2000 ms unless told otherwise, and refuses 0 or words", () => {
+    const defaults = parseConfig({});
+    expect(defaults.searchMaxQueue).toBe(64);
+    expect(defaults.searchQueueTimeoutMs).toBe(2000);
+    const set = parseConfig({ MEMORIA_MAX_QUEUE: "8", MEMORIA_QUEUE_TIMEOUT_MS: "500" });
+    expect(set.searchMaxQueue).toBe(8);
+    expect(set.searchQueueTimeoutMs).toBe(500);
+    for (const bad of ["0", "-1", "many", "1.5"]) {
+      expect(() => parseConfig({ MEMORIA_MAX_QUEUE: bad }), bad).toThrow(/MEMORIA_MAX_QUEUE/);
+      expect(() => parseConfig({ MEMORIA_QUEUE_TIMEOUT_MS: bad }), bad).toThrow(/MEMORIA_QUEUE_TIMEOUT_MS/);
+    }
+  });
+
   it("limits 1200 requests a minute per credential by default, and none at 0", () => {
     expect(parseConfig({}).rateLimit).toBe(1200);
     expect(parseConfig({ MEMORIA_RATE_LIMIT: "20" }).rateLimit).toBe(20);

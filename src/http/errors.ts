@@ -91,6 +91,7 @@ export function onError<E extends RequestIdEnv>(logger: Logger) {
     if (isDomainError(err)) {
       if (err.code === "unreadable")
         logger.error("sealed row failed to open", { requestId: c.get("requestId") });
+      if (err.retryAfterSeconds !== undefined) c.header("Retry-After", String(err.retryAfterSeconds));
       return errorResponse(c, err.code, err.message);
     }
     if (err instanceof HTTPException) {

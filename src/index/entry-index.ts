@@ -6,7 +6,7 @@ import Database from "libsql";
 import { z } from "zod";
 import type { MemoryEntry } from "../memory/entry.js";
 import type { EntrySource } from "../memory/gather.js";
-import { databaseBytes, INDEX_OVERHEAD_BYTES } from "./passage-index.js";
+import { databaseBytes, INDEX_OVERHEAD_BYTES } from "./memory-accounting.js";
 import { type MatchQuery, matchQuery } from "./query.js";
 import {
   exportTables,

@@ -22,6 +22,8 @@ export interface FeedbackParameters {
   minCorpus: number;
   /** First-pass passages scored again with the expansion words; a search asking for more rescores its limit. */
   candidates: number;
+  /** Questions of fewer words than this are answered by the first pass alone: feedback costs them more than it gives. */
+  minQueryTerms: number;
 }
 
 /**
@@ -38,6 +40,15 @@ export interface FeedbackParameters {
  * took the long mix's p50 from 0.47× to 0.61× the floor (20k SciFact-shaped passages), over the 0.6 target,
  * for nDCG@10 0.3999 against 0.3959. A search asking for more hits rescores that many.
  */
+/**
+ * Feedback by question length (docs/decisions/0036-feedback-by-length.md): on Cranfield's judgments, a
+ * question cut to its 2 rarest words gains nDCG@10 +0.0097 from feedback (0.1366 → 0.1463 at the default
+ * limit), 3 words +0.0209, the full questions +0.0339; while on 20,000 passages of real manuals feedback
+ * multiplies a two-word search's own cost several times over (the table in the record). Two words is what
+ * people type into a search box, and what must answer near the floor; three and more gain twice as much.
+ */
+export const MIN_FEEDBACK_TERMS = 3;
+
 export const FEEDBACK: FeedbackParameters = {
   passages: 3,
   terms: 20,
@@ -46,6 +57,7 @@ export const FEEDBACK: FeedbackParameters = {
   maxShare: 0.1,
   minCorpus: 1000,
   candidates: 20,
+  minQueryTerms: MIN_FEEDBACK_TERMS,
 };
 
 export interface FeedbackPassage {

@@ -5,9 +5,19 @@
 // docs/decisions/0002-index-engine.md.
 
 import Database from "libsql";
-import { z } from "zod";
 import { ColumnSizes } from "./column-sizes.js";
-import { type ExpansionTerm, expansionTerms, type FeedbackParameters, feedbackScore } from "./feedback.js";
+import type { ExpansionTerm, FeedbackParameters } from "./feedback.js";
+import { FeedbackRescoring } from "./feedback-rescoring.js";
+import { databaseBytes, INDEX_OVERHEAD_BYTES } from "./memory-accounting.js";
+import {
+  passageSql,
+  rankByRowidSql,
+  rankSql,
+  rankWithTiesSql,
+  schema,
+  textBlockSql,
+} from "./passage-layout.js";
+import { type PassageIndexState, passageIndexStateSchema } from "./passage-state.js";
 import { packBlock, type StoredPassage, textBlocks, unpackBlock } from "./passage-text.js";
 import { canonicalOrder, prunedRanking, type RankedRow } from "./pruned-ranking.js";
 import { type MatchQuery, orExpression } from "./query.js";
@@ -21,8 +31,8 @@ import {
 } from "./snapshot.js";
 import { withoutMarkers } from "./snippet.js";
 import { SnippetTable } from "./snippet-table.js";
+import { contractOrder, type DocumentEntry, type StoredHit } from "./stored-hit.js";
 import { TermTable } from "./term-table.js";
-import { bm25Weights } from "./weights.js";
 
 /** Joins a heading trail or an ancestry path into one indexed string. */
 export const TRAIL_SEPARATOR = " › ";
@@ -60,33 +70,6 @@ export interface PassageHit {
   score: number;
 }
 
-/**
- * The bookkeeping a snapshot carries beside the tables: each document's title, path and rowids (a document
- * in rowid order as its first rowid and count, since its rowids are consecutive), and the next unordered
- * rowid. Everything else the index counts is derived from these.
- */
-export const passageIndexStateSchema = z.object({
-  documents: z.array(
-    z.union([
-      z.object({
-        id: z.string(),
-        title: z.string(),
-        path: z.array(z.string()),
-        first: z.number().int(),
-        count: z.number().int().nonnegative(),
-      }),
-      z.object({
-        id: z.string(),
-        title: z.string(),
-        path: z.array(z.string()),
-        rowids: z.array(z.number().int()),
-      }),
-    ]),
-  ),
-  nextUnorderedRowid: z.number().int(),
-});
-export type PassageIndexState = z.infer<typeof passageIndexStateSchema>;
-
 /** A passage index being filled from a snapshot (see PassageIndex.restore). */
 export interface PassageIndexRestore {
   /** The fresh index's fingerprint: a snapshot with another one must not be restored into it. */
@@ -96,77 +79,6 @@ export interface PassageIndexRestore {
   finish(state: unknown): PassageIndex;
   /** Closes the half-filled index. */
   abort(): void;
-}
-
-interface DocumentEntry {
-  title: string;
-  path: string[];
-  rowids: number[];
-  /** Whether its rowids follow (document id, ordinal) order. */
-  ordered: boolean;
-}
-
-// Column order is load-bearing: bm25() and snippet() address columns by position, so body must stay second
-// (the snippet column) and title and path come after it.
-//
-// The layout (docs/decisions/0023-index-memory-layout.md): FTS5 keeps the postings and the column sizes bm25()
-// needs and no text at all (contentless). A passage is removed as an external-content row is, by handing
-// FTS5 the text it indexed, read back from passage_text: so FTS5 takes its tokens out of the column totals
-// bm25() averages over, exactly as it did when it held the text. (contentless_delete = 1 removes by rowid
-// alone, but leaves the totals as they were: scores drift after every replaced document.) Each
-// passage's document id and ordinal are one small row of passage_rows, for hits and the tie-break; its chunk
-// id, heading and body are held once, deflated, in passage_text, a few consecutive passages of one document a
-// row, and read back only for the passages a search returns. Title and path are held once per document, in
-// the JS map: they are indexed into every passage, but never stored there.
-const schema = [
-  `CREATE VIRTUAL TABLE passages USING fts5(
-    heading, body, title, path,
-    content = '',
-    tokenize = 'porter unicode61'
-  )`,
-  "CREATE TABLE passage_rows (rowid INTEGER PRIMARY KEY, document_id TEXT NOT NULL, ordinal INTEGER NOT NULL)",
-  // rowid: the first passage's rowid. A document's passages hold consecutive rowids (rowids.ts), so the
-  // block holding a passage is the one with the greatest rowid not above it.
-  "CREATE TABLE passage_text (rowid INTEGER PRIMARY KEY, passages BLOB NOT NULL)",
-];
-
-const weights = bm25Weights.join(", ");
-// The ranking statements return rowids and scores only; snippets are cut afterwards for the returned rows
-// (snippet-table.ts). Ties: when every document holds ordered rowids (rowids.ts), `ORDER BY rank, rowid` is
-// the contract's order (score, then document id, then ordinal). Otherwise the statement ranks by score alone
-// and fetches one row past the limit; only when equal scores straddle the cut-off does the one ordering by
-// the stored columns run, because reading document_id and ordinal costs every matching row a lookup
-// (measured at 90k passages for a word in 5,550 of them: 2.9 ms by score, 15.1 ms by all three).
-const rankSql = `SELECT rowid, bm25(passages, ${weights}) AS rank
-  FROM passages WHERE passages MATCH ? ORDER BY rank LIMIT ?`;
-const rankByRowidSql = `SELECT rowid, bm25(passages, ${weights}) AS rank
-  FROM passages WHERE passages MATCH ? ORDER BY rank, rowid LIMIT ?`;
-const rankWithTiesSql = `SELECT passages.rowid AS rowid, bm25(passages, ${weights}) AS rank
-  FROM passages CROSS JOIN passage_rows r ON r.rowid = passages.rowid
-  WHERE passages MATCH ? ORDER BY rank, r.document_id, r.ordinal LIMIT ?`;
-const passageSql = "SELECT document_id, ordinal FROM passage_rows WHERE rowid = ?";
-const textBlockSql = "SELECT rowid, passages FROM passage_text WHERE rowid <= ? ORDER BY rowid DESC LIMIT 1";
-
-/** What a hit shows of a passage, as #storedPassages reads it. */
-interface StoredHit {
-  chunkId: string;
-  documentId: string;
-  ordinal: number;
-  document: DocumentEntry | undefined;
-  heading: string;
-  body: string;
-  title: string;
-  path: string;
-}
-
-/** The contract's order among equal scores: document id, then ordinal. */
-function contractOrder(
-  a: { documentId: string; ordinal: number } | undefined,
-  b: { documentId: string; ordinal: number } | undefined,
-): number {
-  const x = a?.documentId ?? "";
-  const y = b?.documentId ?? "";
-  return x < y ? -1 : x > y ? 1 : (a?.ordinal ?? 0) - (b?.ordinal ?? 0);
 }
 
 /** The index database's page size; see the constructor for why not SQLite's default 4 KiB. */
@@ -187,21 +99,6 @@ const MERGE_STEP_PAGES = 64;
 // stored token itself, through an fts5vocab table: see #tokenCount).
 const termCountSql = "SELECT count(*) AS n FROM passages WHERE passages MATCH ?";
 
-/**
- * What an empty index costs beyond its database pages: the SQLite connection, its page cache's slack and the
- * prepared statements. Measured once (200 empty passage + entry index pairs in one Node process, RSS before
- * and after, gc forced): ~375 KB a pair, of which 80 KB are their pages, so ~300 KB of overhead a pair,
- * counted as half each.
- */
-export const INDEX_OVERHEAD_BYTES = 150 * 1024;
-
-/** The bytes of a database's pages: page_count × page_size, two pragma reads of the header. */
-export function databaseBytes(db: Database.Database): number {
-  const count = (db.prepare("PRAGMA page_count").get() as { page_count: number }).page_count;
-  const size = (db.prepare("PRAGMA page_size").get() as { page_size: number }).page_size;
-  return count * size;
-}
-
 export class PassageIndex {
   readonly #db: Database.Database;
   readonly #documents = new Map<string, DocumentEntry>();
@@ -220,7 +117,8 @@ export class PassageIndex {
   readonly #snippets: SnippetTable;
   readonly #terms: TermTable;
   readonly #columnSizes: ColumnSizes;
-  readonly #feedback: FeedbackParameters | null;
+  /** Feedback's rescoring, or null when it is off. */
+  readonly #feedback: FeedbackRescoring | null;
   /**
    * Exact passage counts of query terms, forgotten on every change. Counts
    * kept across writes as lower bounds were tried (they spare the first search after a write ~1.2 ms p50 of
@@ -230,9 +128,6 @@ export class PassageIndex {
    */
   readonly #exactCounts = new Map<string, number>();
   readonly #termCount: Database.Statement;
-  /** Passage counts of feedback's tokens (#tokenCount), forgotten on every change like #exactCounts. */
-  readonly #tokenCounts = new Map<string, number>();
-  readonly #tokenRows: Database.Statement;
   readonly #mergeStep: Database.Statement;
   readonly #totalChanges: Database.Statement;
   /** Passages in the index. */
@@ -275,11 +170,15 @@ export class PassageIndex {
     this.#snippets = new SnippetTable(this.#db);
     this.#terms = new TermTable(this.#db);
     this.#columnSizes = new ColumnSizes(this.#db, "passages");
-    this.#feedback = options.feedback ?? null;
     this.#termCount = this.#db.prepare(termCountSql);
-    // In the temp schema: a snapshot copies the main schema's tables, and this one holds nothing of its own.
-    this.#db.exec("CREATE VIRTUAL TABLE temp.passage_tokens USING fts5vocab(main, passages, 'row')");
-    this.#tokenRows = this.#db.prepare("SELECT doc AS n FROM temp.passage_tokens WHERE term = ?");
+    this.#feedback = options.feedback
+      ? new FeedbackRescoring(this.#db, options.feedback, {
+          rank: (query, count) => this.#rankQuery(query, count),
+          stored: (rowids) => this.#storedPassages(rowids),
+          terms: this.#terms,
+          columnSizes: this.#columnSizes,
+        })
+      : null;
     this.#mergeStep = this.#db.prepare(
       `INSERT INTO passages (passages, rank) VALUES ('merge', ${MERGE_STEP_PAGES})`,
     );
@@ -292,7 +191,7 @@ export class PassageIndex {
    */
   apply(put: IndexedDocument[], remove: string[] = []): void {
     this.#exactCounts.clear();
-    this.#tokenCounts.clear();
+    this.#feedback?.forgetCounts();
     this.#db.transaction(() => {
       for (const id of remove) this.#removeDocument(id);
       for (const doc of put) {
@@ -305,107 +204,23 @@ export class PassageIndex {
   /**
    * Answers a query as its full expression would, without scoring the passages that can only hold terms too
    * weak to reach the top `limit` (pruned-ranking.ts; docs/decisions/0022-long-query-pruning.md). With
-   * feedback, the first pass's best candidates are scored again with the expansion (feedback.ts;
-   * docs/decisions/0027-feedback-rescoring.md). Snippets highlight with what was typed.
+   * feedback, the first pass's best candidates are scored again with the expansion (feedback-rescoring.ts;
+   * docs/decisions/0027-feedback-rescoring.md, 0036-feedback-by-length.md). Snippets highlight with what was
+   * typed.
    */
   find(query: MatchQuery, limit: number): PassageHit[] {
-    const p = this.#feedback;
-    if (!p || !this.#feedbackActs(query) || limit < 1) {
-      return this.#answer(this.#rankQuery(query, limit), query.expression);
-    }
-    const { candidates, stored, expansion, frequencies } = this.#feedbackPass(
-      query,
-      Math.max(limit, p.candidates),
-      p,
-    );
-    // bm25()'s N and avgD, from the record bm25() reads them from; an empty average means no tokens at all.
-    const { rows, averageLength } = this.#columnSizes.averages();
-    if (expansion.length === 0 || !(averageLength > 0)) {
-      return this.#answer(candidates.slice(0, limit), query.expression, stored.slice(0, limit));
-    }
-    const lengths = this.#columnSizes.lengths(candidates.map((row) => row.rowid));
-    const corpus = {
-      passages: rows,
-      averageLength,
-      passagesWith: (token: string) => this.#tokenCount(token),
-    };
-    const rescored = candidates.map((row, i) => ({
-      row: {
-        rowid: row.rowid,
-        rank: -feedbackScore(
-          { score: -row.rank, length: lengths.get(row.rowid) ?? 0, frequencies: frequencies[i] ?? new Map() },
-          expansion,
-          corpus,
-          p,
-        ),
-      },
-      stored: stored[i] as StoredHit,
-    }));
-    rescored.sort((a, b) => a.row.rank - b.row.rank || contractOrder(a.stored, b.stored));
-    const top = rescored.slice(0, limit);
+    const rescored = this.#feedback?.rescore(query, limit, this.#passages) ?? null;
     // Highlighted with what the person typed: the expansion words rank, but nobody asked for them.
-    return this.#answer(
-      top.map((r) => r.row),
-      query.expression,
-      top.map((r) => r.stored),
-    );
+    if (rescored) return this.#answer(rescored.rows, query.expression, rescored.stored);
+    return this.#answer(this.#rankQuery(query, limit), query.expression);
   }
 
   /**
    * The words pseudo-relevance feedback adds to `query` (feedback.ts): drawn from the query's best passages,
-   * none when feedback is off, the index is small or no word qualifies.
+   * none when feedback is off, the index is small, the question is short or no word qualifies.
    */
   expansionOf(query: MatchQuery): ExpansionTerm[] {
-    const p = this.#feedback;
-    if (!p || !this.#feedbackActs(query)) return [];
-    return this.#feedbackPass(query, p.passages, p).expansion;
-  }
-
-  /** Checked before the first pass, which would otherwise run for nothing. */
-  #feedbackActs(query: MatchQuery): boolean {
-    return (
-      (this.#feedback?.minCorpus ?? Number.POSITIVE_INFINITY) <= this.#passages && query.terms.length > 0
-    );
-  }
-
-  /**
-   * The first pass's top `count` passages in the contract's order, with what a hit shows of them, the
-   * expansion drawn from the best few, and each candidate's frequency of every expansion word.
-   */
-  #feedbackPass(query: MatchQuery, count: number, p: FeedbackParameters) {
-    const first = this.#rankQuery(query, count);
-    if (first.length === 0) return { candidates: [], stored: [], expansion: [], frequencies: [] };
-    const read = this.#storedPassages(first.map((row) => row.rowid));
-    // The contract's order, ties by document and ordinal, before the best few are taken: a tie at the cut
-    // must pick the same passages whatever the index's history.
-    const pairs = first.map((row, i) => ({ row, stored: read[i] as StoredHit }));
-    pairs.sort((a, b) => a.row.rank - b.row.rank || contractOrder(a.stored, b.stored));
-    const candidates = pairs.map((pair) => pair.row);
-    const stored = pairs.map((pair) => pair.stored);
-    const { chosen, frequencies } = this.#terms.read(stored, query.terms, p.passages, (counts, stems) =>
-      expansionTerms(
-        counts.map((termCounts, i) => ({ score: -(candidates[i]?.rank ?? 0), termCounts })),
-        stems,
-        (token) => this.#tokenCount(token),
-        this.#passages,
-        p,
-      ),
-    );
-    return { candidates, stored, expansion: chosen, frequencies };
-  }
-
-  /**
-   * Passages holding `token` itself, a token as FTS5 stores it. Not #exactCount: a quoted term is stemmed
-   * again, and porter is not idempotent ("dimensional" is stored as "dimension", which a query stems to
-   * "dimens"), so an expansion word's count must come from the token's own postings.
-   */
-  #tokenCount(token: string): number {
-    let n = this.#tokenCounts.get(token);
-    if (n === undefined) {
-      n = (this.#tokenRows.get(token) as { n: number } | undefined)?.n ?? 0;
-      this.#tokenCounts.set(token, n);
-    }
-    return n;
+    return this.#feedback?.expansionOf(query, this.#passages) ?? [];
   }
 
   #exactCount(term: string): number {

@@ -23,6 +23,8 @@ import { applyAlongAnotherHistory } from "../support/history.js";
 import { TOPICS, topicCorpus, topicWord } from "../support/topics.js";
 
 const params: FeedbackParameters = { ...FEEDBACK, terms: 3, expansionLevels: 2, minCorpus: 100 };
+/** Feedback as it ships, but on questions of any length: the mechanics below are pinned on short ones too. */
+const AT_ANY_LENGTH: FeedbackParameters = { ...FEEDBACK, minQueryTerms: 1 };
 
 describe("expansionTerms", () => {
   const top: FeedbackPassage[] = [
@@ -162,7 +164,7 @@ describe("PassageIndex with feedback", () => {
   it.each(corpora)(
     "answers as the oracle: FTS5's scores of the first pass and of the expansion, added up (%s)",
     (_, corpus) => {
-      const index = new PassageIndex({ feedback: FEEDBACK });
+      const index = new PassageIndex({ feedback: AT_ANY_LENGTH });
       try {
         index.apply([...corpus]);
         let expanded = 0;
@@ -219,7 +221,7 @@ describe("PassageIndex with feedback", () => {
   );
 
   it("rescores only the first pass's candidates: a passage it did not return never enters", () => {
-    const index = new PassageIndex({ feedback: FEEDBACK });
+    const index = new PassageIndex({ feedback: AT_ANY_LENGTH });
     try {
       index.apply(docs);
       for (const q of questions) {
@@ -260,7 +262,7 @@ describe("PassageIndex with feedback", () => {
       ...Array.from({ length: 200 }, (_, i) => passage(`dims${i}`, `dimensions of ${filler(i + 5)}`)),
       ...Array.from({ length: 1000 }, (_, i) => passage(`other${i}`, filler(i + 205))),
     ];
-    const index = new PassageIndex({ feedback: FEEDBACK });
+    const index = new PassageIndex({ feedback: AT_ANY_LENGTH });
     try {
       index.apply(docs);
       // The premise: on this SQLite, the quoted word finds the other token's passages, not its own.
@@ -317,7 +319,7 @@ describe("PassageIndex with feedback", () => {
   });
 
   it("expands with the query's topic words", () => {
-    const index = new PassageIndex({ feedback: FEEDBACK });
+    const index = new PassageIndex({ feedback: AT_ANY_LENGTH });
     try {
       index.apply(docs);
       const expansion = index.expansionOf(matchQuery("t3w1 t3w4"));
@@ -329,8 +331,8 @@ describe("PassageIndex with feedback", () => {
   });
 
   it("expands the same data the same way whatever its history (a restarted server included)", () => {
-    const once = new PassageIndex({ feedback: FEEDBACK });
-    const rewritten = new PassageIndex({ feedback: FEEDBACK });
+    const once = new PassageIndex({ feedback: AT_ANY_LENGTH });
+    const rewritten = new PassageIndex({ feedback: AT_ANY_LENGTH });
     try {
       once.apply(docs);
       applyAlongAnotherHistory(rewritten, docs);
@@ -349,12 +351,12 @@ describe("PassageIndex with feedback", () => {
 
   it("answers from a restored snapshot byte for byte as from the index it was taken from", () => {
     // Rescoring reads FTS5's length records, which a restore writes back as copied rows.
-    const original = new PassageIndex({ feedback: FEEDBACK });
+    const original = new PassageIndex({ feedback: AT_ANY_LENGTH });
     let copy: PassageIndex | null = null;
     try {
       original.apply(docs);
       const snapshot = original.snapshot(50);
-      const restore = PassageIndex.restore({ feedback: FEEDBACK });
+      const restore = PassageIndex.restore({ feedback: AT_ANY_LENGTH });
       for (const page of snapshot.pages) restore.write(decodePage(encodePage(page)));
       copy = restore.finish(JSON.parse(JSON.stringify(snapshot.state())));
       for (const q of questions) {
@@ -372,7 +374,7 @@ describe("PassageIndex with feedback", () => {
   });
 
   it("is off below the smallest corpus it trusts, and unless asked for", () => {
-    const small = new PassageIndex({ feedback: FEEDBACK });
+    const small = new PassageIndex({ feedback: AT_ANY_LENGTH });
     const off = new PassageIndex();
     try {
       small.apply(docs.slice(0, FEEDBACK.minCorpus - 1));
@@ -390,8 +392,24 @@ describe("PassageIndex with feedback", () => {
     }
   });
 
-  it("takes any query a person might type: 64 terms, other scripts, FTS5's own words, digits", () => {
+  it("answers a question of fewer than minQueryTerms words by the first pass alone, and expands longer ones", () => {
     const index = new PassageIndex({ feedback: FEEDBACK });
+    try {
+      index.apply(docs);
+      const short = matchQuery(`${topicWord(3, 1)} ${topicWord(3, 4)}`);
+      expect(short.terms.length).toBeLessThan(FEEDBACK.minQueryTerms);
+      expect(index.expansionOf(short)).toEqual([]);
+      expect(view(index.find(short, 20))).toEqual(view(index.search(short.expression, 20)));
+      const longer = matchQuery(`${topicWord(3, 1)} ${topicWord(3, 4)} ${topicWord(3, 2)}`);
+      expect(longer.terms.length).toBeGreaterThanOrEqual(FEEDBACK.minQueryTerms);
+      expect(index.expansionOf(longer).length).toBeGreaterThan(0);
+    } finally {
+      index.close();
+    }
+  });
+
+  it("takes any query a person might type: 64 terms, other scripts, FTS5's own words, digits", () => {
+    const index = new PassageIndex({ feedback: AT_ANY_LENGTH });
     try {
       index.apply(docs);
       const hostile = [

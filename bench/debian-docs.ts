@@ -1,0 +1,157 @@
+// Real text for the bench: manuals from Debian's documentation packages, read at bench time from
+// /usr/share/doc (nothing is copied into the repository). Several generators' HTML (Sphinx, Doxygen,
+// asciidoc, Texinfo, rustdoc's books) and plain text, so the vocabulary, the passage lengths and the markup
+// are what people's own documents look like rather than a generator's.
+//
+// Every tenth file (in sorted order) is held out of the index: long questions are real sentences of 10–20
+// words taken from those, so a question is never a passage's own words.
+
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import { chunkDocument } from "../src/ingest/chunk.js";
+import type { DocumentFormat } from "../src/ingest/formats.js";
+
+/** The packages read, each with the folders under /usr/share/doc/<package> that hold its manual. */
+export const DEBIAN_MANUALS: readonly { pkg: string; dirs: readonly string[] }[] = [
+  { pkg: "python-django-doc", dirs: ["html"] },
+  { pkg: "sphinx-doc", dirs: ["html"] },
+  { pkg: "git-doc", dirs: ["."] },
+  { pkg: "libsdl2-doc", dirs: ["html"] },
+  { pkg: "gnutls-doc", dirs: ["."] },
+  { pkg: "r-doc-html", dirs: ["."] },
+  // rustdoc's API pages are mostly signatures; its books are prose, and those are what a team writes.
+  {
+    pkg: "rust-doc",
+    dirs: ["html/book", "html/reference", "html/cargo", "html/rustc", "html/embedded-book"],
+  },
+];
+
+const DOC_ROOT = "/usr/share/doc";
+
+/**
+ * Files past this are generated listings (Doxygen's source pages, indexes), not documents; they would each be
+ * hundreds of passages of identifiers. 256 KiB keeps every manual chapter the packages ship.
+ */
+const MAX_FILE_BYTES = 256 * 1024;
+
+/** Doxygen's generated pages that are listings of names, not prose. */
+const LISTING =
+  /(^|\/)(globals|functions|files|dir_|namespace|classes|annotated|hierarchy)[^/]*\.html$|_source\.html$/;
+
+export interface RealDocument {
+  title: string;
+  content: string;
+  format: DocumentFormat;
+  /** package/relative path: where it came from. */
+  source: string;
+}
+
+export interface RealCorpus {
+  /** The documents to index, in a fixed order. */
+  indexed: RealDocument[];
+  /** The documents held out: long questions come from their sentences. */
+  heldOut: RealDocument[];
+  /** The packages that were found and read. */
+  packages: string[];
+}
+
+function filesUnder(dir: string): string[] {
+  let entries: string[];
+  try {
+    entries = readdirSync(dir).sort();
+  } catch {
+    return [];
+  }
+  return entries.flatMap((name) => {
+    const path = join(dir, name);
+    let stat: ReturnType<typeof statSync>;
+    try {
+      stat = statSync(path);
+    } catch {
+      return [];
+    }
+    if (stat.isDirectory()) return filesUnder(path);
+    if (!/\.(html?|txt)$/.test(name) || stat.size === 0 || stat.size > MAX_FILE_BYTES) return [];
+    return LISTING.test(path) ? [] : [path];
+  });
+}
+
+function titleOf(path: string, content: string): string {
+  const title = /<title[^>]*>([^<]{1,200})<\/title>/i.exec(content)?.[1]?.trim();
+  return title && title.length > 0 ? title : (path.split("/").pop() ?? path);
+}
+
+/**
+ * The manuals' documents, until at least `passages` passages (as memoria's chunker cuts them) are indexed:
+ * packages are taken in turn, a file of each at a time, so every manual is represented at any size.
+ */
+export function readDebianManuals(passages: number): RealCorpus {
+  const perPackage = DEBIAN_MANUALS.map(({ pkg, dirs }) => ({
+    pkg,
+    files: dirs.flatMap((dir) => filesUnder(join(DOC_ROOT, pkg, dir))),
+  })).filter((p) => p.files.length > 0);
+  const indexed: RealDocument[] = [];
+  const heldOut: RealDocument[] = [];
+  let count = 0;
+  let seen = 0;
+  for (let i = 0; count < passages; i++) {
+    let any = false;
+    for (const { pkg, files } of perPackage) {
+      const path = files[i];
+      if (!path || count >= passages) continue;
+      any = true;
+      const content = readFileSync(path, "utf8");
+      const format: DocumentFormat = path.endsWith(".txt") ? "text" : "html";
+      const doc = {
+        title: titleOf(path, content),
+        content,
+        format,
+        source: `${pkg}/${relative(join(DOC_ROOT, pkg), path)}`,
+      };
+      seen++;
+      if (seen % 10 === 0) {
+        heldOut.push(doc);
+        continue;
+      }
+      const n = chunkDocument(doc).length;
+      if (n === 0) continue;
+      indexed.push(doc);
+      count += n;
+    }
+    if (!any) break;
+  }
+  return { indexed, heldOut, packages: perPackage.map((p) => p.pkg) };
+}
+
+/** Visible text of an HTML page, roughly: enough to cut sentences from, not to index. */
+function visibleText(doc: RealDocument): string {
+  if (doc.format !== "html") return doc.content;
+  return doc.content
+    .replace(/<(script|style|pre|code)[^>]*>[\s\S]*?<\/\1>/gi, " ")
+    .replace(/<[^>]+>/g, " ")
+    .replace(/&[a-z]+;|&#\d+;/gi, " ");
+}
+
+/**
+ * Real sentences of 10–20 words from the held-out documents, each once, in document order, at most `count`.
+ * A sentence is prose: it ends in a full stop and its words are mostly letters.
+ */
+export function heldOutSentences(corpus: RealCorpus, count: number, minWords = 10, maxWords = 20): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const doc of corpus.heldOut) {
+    for (const raw of visibleText(doc)
+      .replace(/\s+/g, " ")
+      .split(/(?<=[.?!])\s+(?=[A-Z])/)) {
+      const sentence = raw.trim();
+      const words = sentence.split(" ");
+      if (words.length < minWords || words.length > maxWords || !/[.?!]$/.test(sentence)) continue;
+      const wordy = words.filter((w) => /^[A-Za-z][a-z'-]*[,.;:?!]?$/.test(w)).length;
+      if (wordy < words.length * 0.8 || seen.has(sentence)) continue;
+      seen.add(sentence);
+      out.push(sentence);
+      if (out.length >= count) return out;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,46 @@
+// The passage index's storage layout: its tables and the statements that rank and read them back. The only
+// SQL of the passage index besides its writes (passage-index.ts).
+
+import { bm25Weights } from "./weights.js";
+
+// Column order is load-bearing: bm25() and snippet() address columns by position, so body must stay second
+// (the snippet column) and title and path come after it.
+//
+// The layout (docs/decisions/0023-index-memory-layout.md): FTS5 keeps the postings and the column sizes bm25()
+// needs and no text at all (contentless). A passage is removed as an external-content row is, by handing
+// FTS5 the text it indexed, read back from passage_text: so FTS5 takes its tokens out of the column totals
+// bm25() averages over, exactly as it did when it held the text. (contentless_delete = 1 removes by rowid
+// alone, but leaves the totals as they were: scores drift after every replaced document.) Each
+// passage's document id and ordinal are one small row of passage_rows, for hits and the tie-break; its chunk
+// id, heading and body are held once, deflated, in passage_text, a few consecutive passages of one document a
+// row, and read back only for the passages a search returns. Title and path are held once per document, in
+// the JS map: they are indexed into every passage, but never stored there.
+export const schema = [
+  `CREATE VIRTUAL TABLE passages USING fts5(
+    heading, body, title, path,
+    content = '',
+    tokenize = 'porter unicode61'
+  )`,
+  "CREATE TABLE passage_rows (rowid INTEGER PRIMARY KEY, document_id TEXT NOT NULL, ordinal INTEGER NOT NULL)",
+  // rowid: the first passage's rowid. A document's passages hold consecutive rowids (rowids.ts), so the
+  // block holding a passage is the one with the greatest rowid not above it.
+  "CREATE TABLE passage_text (rowid INTEGER PRIMARY KEY, passages BLOB NOT NULL)",
+];
+
+const weights = bm25Weights.join(", ");
+// The ranking statements return rowids and scores only; snippets are cut afterwards for the returned rows
+// (snippet-table.ts). Ties: when every document holds ordered rowids (rowids.ts), `ORDER BY rank, rowid` is
+// the contract's order (score, then document id, then ordinal). Otherwise the statement ranks by score alone
+// and fetches one row past the limit; only when equal scores straddle the cut-off does the one ordering by
+// the stored columns run, because reading document_id and ordinal costs every matching row a lookup
+// (measured at 90k passages for a word in 5,550 of them: 2.9 ms by score, 15.1 ms by all three).
+export const rankSql = `SELECT rowid, bm25(passages, ${weights}) AS rank
+  FROM passages WHERE passages MATCH ? ORDER BY rank LIMIT ?`;
+export const rankByRowidSql = `SELECT rowid, bm25(passages, ${weights}) AS rank
+  FROM passages WHERE passages MATCH ? ORDER BY rank, rowid LIMIT ?`;
+export const rankWithTiesSql = `SELECT passages.rowid AS rowid, bm25(passages, ${weights}) AS rank
+  FROM passages CROSS JOIN passage_rows r ON r.rowid = passages.rowid
+  WHERE passages MATCH ? ORDER BY rank, r.document_id, r.ordinal LIMIT ?`;
+export const passageSql = "SELECT document_id, ordinal FROM passage_rows WHERE rowid = ?";
+export const textBlockSql =
+  "SELECT rowid, passages FROM passage_text WHERE rowid <= ? ORDER BY rowid DESC LIMIT 1";
