@@ -50,7 +50,7 @@ export function chunkDocument(
       renderMarkdown(content, sections);
       break;
     case "html":
-      renderHtml(content, sections);
+      renderHtml(content, sections, { page: true });
       break;
     case "text":
       for (const paragraph of textParagraphs(content)) sections.block(paragraph);

@@ -5,6 +5,7 @@
 // scripts, styles, templates, the <title> (the document's title is indexed on its own) and declarations.
 
 import { decodeEntities } from "./entities.js";
+import { type Generator, generatorOf, type TagAttributes, tagAttributes, tagRole } from "./html-chrome.js";
 import type { Outline } from "./outline.js";
 
 /** Tags that sit inside a run of text without separating words: "un<b>bold</b>ed" reads as one word. */
@@ -124,11 +125,155 @@ function rawTextEnd(name: string): RegExp {
   return pattern;
 }
 
+/** How a piece of HTML is read. */
+export interface HtmlReading {
+  /**
+   * A whole page as a site publishes it: only its main content is reported, without the site's chrome
+   * (src/ingest/html-chrome.ts). Off for HTML inside a markdown document, which is all content.
+   */
+  page: boolean;
+}
+
 /** Reads `html` and reports its headings and blocks to `outline`. */
-export function renderHtml(html: string, outline: Outline): void {
-  const reader = new HtmlReader(outline);
+export function renderHtml(html: string, outline: Outline, reading: HtmlReading = { page: false }): void {
+  const reader = new HtmlReader(reading.page ? new MainContent(outline) : outline, reading.page);
   reader.read(html);
   reader.finish();
+}
+
+// Elements with no content: they open no region, whatever their attributes.
+const voidElements: ReadonlySet<string> = new Set([
+  "area",
+  "base",
+  "br",
+  "col",
+  "embed",
+  "hr",
+  "img",
+  "input",
+  "keygen",
+  "link",
+  "meta",
+  "param",
+  "source",
+  "track",
+  "wbr",
+]);
+// Elements whose end tag may be left out: a region opened on one could never be seen to close, so their
+// attributes decide nothing (a hidden <li> stays; none of the surveyed generators hides one).
+const optionalEndElements: ReadonlySet<string> = new Set([
+  "body",
+  "caption",
+  "colgroup",
+  "dd",
+  "dt",
+  "head",
+  "html",
+  "li",
+  "optgroup",
+  "option",
+  "p",
+  "rb",
+  "rp",
+  "rt",
+  "tbody",
+  "td",
+  "tfoot",
+  "th",
+  "thead",
+  "tr",
+]);
+
+/**
+ * An element the reader is inside, closed when as many end tags of its name have been read as start tags
+ * since it opened: a count, not a stack, so nesting costs nothing.
+ */
+interface Region {
+  name: string;
+  depth: number;
+}
+
+/** Opens `name` inside `region` (one more of its name) or closes one; true when the region itself closed. */
+function regionEnded(region: Region, name: string, start: boolean): boolean {
+  if (name !== region.name) return false;
+  region.depth += start ? 1 : -1;
+  return region.depth === 0;
+}
+
+const noAttributes: TagAttributes = { classes: [], id: "", role: "", href: null, hidden: false, open: false };
+
+const wordCharacter = /[\p{L}\p{N}]/u;
+
+// Texinfo's navigation line, "Next: A, Previous: B, Up: C [Contents][Index]", where no class marks it
+// (texi2html): two of its labels, or one beside the bracketed links, make the line navigation.
+const navigationLabel = /(?:^|[\s,])(?:Next|Previous|Prev|Up|Forward|Back):/g;
+const bracketedLinks = /\[(?:Contents|Index|Top)\]/;
+// texi2html's rows of bracketed links ("[ << ] | [ >> ] | [Top] | [Contents] | [Index] | [ ? ]"): its labels
+// only, as a synopsis of bracketed options ("[-v] [--all]") is content.
+const bracketedRow = /^(?:[\s|]*\[\s*(?:<<|>>|<|>|\?|Top|Contents|Index|Up|)\s*\])+[\s|]*$/;
+// The line texi2html ends every page with.
+const generatorFooter = /^This document was generated (?:by|on) [^\n]* using texi2html\b/;
+// A navigation line is short; a paragraph that happens to begin "Next:" is prose.
+const maxNavigationLineChars = 400;
+
+/** Whether a block is a navigation line or row that no class marks (texi2html's). */
+export function isNavigationText(text: string): boolean {
+  if (text.length > maxNavigationLineChars) return false;
+  if (bracketedRow.test(text) || generatorFooter.test(text)) return true;
+  const labels = text.match(navigationLabel)?.length ?? 0;
+  return (
+    /^\s*(?:Next|Previous|Prev|Up|Forward|Back):/.test(text) && (labels >= 2 || bracketedLinks.test(text))
+  );
+}
+
+/** Where a reported heading or block stood: 2 inside the main content, 1 inside an article, 0 elsewhere. */
+type Standing = 0 | 1 | 2;
+
+interface Reported {
+  standing: Standing;
+  depth: number;
+  text: string;
+  source: string | undefined;
+}
+
+/**
+ * Holds what a page reports until its end, then passes on the main content only: what stood in <main> or
+ * [role=main] if the page has any, else what stood in an <article>, else all of it. Kept in order, so the
+ * outline downstream sees the page as before, minus the rest; it holds no more than the passages will.
+ */
+class MainContent implements Outline {
+  private readonly reported: Reported[] = [];
+  private best: Standing = 0;
+  standing: Standing = 0;
+
+  constructor(private readonly outline: Outline) {}
+
+  heading(depth: number, text: string, source?: string): void {
+    this.keep({ standing: this.standing, depth, text, source });
+  }
+
+  block(text: string, source?: string): void {
+    if (isNavigationText(text)) return;
+    this.keep({ standing: this.standing, depth: 0, text, source });
+  }
+
+  private keep(item: Reported): void {
+    if (item.text.trim() === "") {
+      if (item.depth > 0) this.reported.push(item);
+      return;
+    }
+    if (item.standing > this.best) this.best = item.standing;
+    this.reported.push(item);
+  }
+
+  finish(): void {
+    for (const item of this.reported) {
+      if (item.standing < this.best) continue;
+      if (item.depth > 0) this.outline.heading(item.depth, item.text, item.source);
+      else this.outline.block(item.text, item.source);
+    }
+    this.reported.length = 0;
+  }
 }
 
 class HtmlReader {
@@ -145,8 +290,21 @@ class HtmlReader {
   private html = "";
   private position = 0;
   private headingFrom = -1;
+  // Page reading (chrome dropped, main content picked): the generator, the chrome being skipped, the main
+  // content and article being read, how many sections are open (a <header> in one is the section's own),
+  // Doxygen's title <div> read as a heading, and where in the line an in-page link's text began.
+  private generator: Generator = "other";
+  private skipping: Region | null = null;
+  private mainRegion: Region | null = null;
+  private articleRegion: Region | null = null;
+  private sectionDepth = 0;
+  private titleRegion: Region | null = null;
+  private anchorFrom = -1;
 
-  constructor(private readonly outline: Outline) {}
+  constructor(
+    private readonly outline: Outline,
+    private readonly page: boolean,
+  ) {}
 
   read(html: string): void {
     this.html = html;
@@ -217,10 +375,103 @@ class HtmlReader {
     if (this.headingDepth > 0) this.closeHeading();
     this.flushLine();
     this.emitBlock();
+    if (this.outline instanceof MainContent) this.outline.finish();
+  }
+
+  private standing(): Standing {
+    if (this.mainRegion) return 2;
+    return this.articleRegion ? 1 : 0;
+  }
+
+  private report(): Outline {
+    if (this.outline instanceof MainContent) this.outline.standing = this.standing();
+    return this.outline;
+  }
+
+  /**
+   * Page reading's part of a start tag: true when the tag was taken (it opened chrome, or it is inside
+   * chrome), false when the reader goes on with it as usual.
+   */
+  private pageStart(name: string, tag: string): boolean {
+    if (this.skipping) {
+      regionEnded(this.skipping, name, true);
+      return true;
+    }
+    if (name === "meta") {
+      if (/\bname\s*=\s*["']?generator\b/i.test(tag)) this.generator = generatorOf(tag);
+      return false;
+    }
+    // Most tags carry no attributes; those skip the attribute scan.
+    const attributes = tag.length > name.length + 2 ? tagAttributes(tag, name.length) : noAttributes;
+    if (name === "a") this.anchorFrom = attributes.href?.startsWith("#") ? this.line.length : -1;
+    if (voidElements.has(name)) return name === "img" && attributes.hidden;
+    if (optionalEndElements.has(name)) return false;
+    const inSection = this.sectionDepth > 0 || this.mainRegion !== null || this.articleRegion !== null;
+    const role = tagRole(name, attributes, this.generator, inSection);
+    if (role === "chrome") {
+      if (phrasingTags.has(name)) this.line.push(tagSeparator(name));
+      else this.boundary();
+      this.skipping = { name, depth: 1 };
+      return true;
+    }
+    if (this.mainRegion) regionEnded(this.mainRegion, name, true);
+    if (this.articleRegion) regionEnded(this.articleRegion, name, true);
+    if (this.titleRegion) regionEnded(this.titleRegion, name, true);
+    if (name === "main" || name === "article" || name === "section") this.sectionDepth++;
+    if (role === "main" && !this.mainRegion) {
+      this.boundary();
+      this.mainRegion = { name, depth: 1 };
+    } else if (role === "article" && !this.articleRegion) {
+      this.boundary();
+      this.articleRegion = { name, depth: 1 };
+    } else if (role === "title" && !this.titleRegion && this.headingDepth === 0) {
+      this.titleRegion = { name, depth: 1 };
+      this.start("h1", "");
+      return true;
+    }
+    return false;
+  }
+
+  /** Page reading's part of an end tag: true when it was taken (chrome), false when read as usual. */
+  private pageEnd(name: string): boolean {
+    if (this.skipping) {
+      if (regionEnded(this.skipping, name, false)) {
+        this.skipping = null;
+        if (phrasingTags.has(name)) this.line.push(tagSeparator(name));
+        else this.boundary();
+      }
+      return true;
+    }
+    if (name === "a" && this.anchorFrom >= 0) {
+      // An in-page link with no word in it is a permalink mark ("¶", "§", "#"), not text.
+      if (
+        this.anchorFrom <= this.line.length &&
+        !wordCharacter.test(this.line.slice(this.anchorFrom).join(""))
+      )
+        this.line.length = this.anchorFrom;
+      this.anchorFrom = -1;
+    }
+    if (this.titleRegion && regionEnded(this.titleRegion, name, false)) {
+      this.titleRegion = null;
+      this.end("h1");
+      return true;
+    }
+    if ((name === "main" || name === "article" || name === "section") && this.sectionDepth > 0)
+      this.sectionDepth--;
+    if (this.mainRegion && regionEnded(this.mainRegion, name, false)) {
+      // The end of the main content ends its last block, so that block is reported as main content.
+      this.boundary();
+      this.mainRegion = null;
+    }
+    if (this.articleRegion && regionEnded(this.articleRegion, name, false)) {
+      this.boundary();
+      this.articleRegion = null;
+    }
+    return false;
   }
 
   private text(raw: string, verbatim = false): void {
-    if (this.templateDepth > 0) return;
+    if (this.templateDepth > 0 || this.skipping) return;
     const decoded = verbatim ? raw : decodeEntities(raw);
     const pre = this.preDepth > 0 || verbatim;
     if (pre) this.linePre = true;
@@ -237,6 +488,7 @@ class HtmlReader {
       this.templateDepth = 1;
       return;
     }
+    if (this.page && this.pageStart(name, tag)) return;
     if (headingTag.test(name)) {
       if (this.headingDepth > 0) this.closeHeading();
       this.boundary();
@@ -281,6 +533,7 @@ class HtmlReader {
       if (name === "template") this.templateDepth--;
       return;
     }
+    if (this.page && this.pageEnd(name)) return;
     if (headingTag.test(name)) {
       if (this.headingDepth > 0) this.closeHeading();
       return;
@@ -321,7 +574,7 @@ class HtmlReader {
       return;
     }
     this.emitBlock();
-    this.outline.heading(depth, text, source);
+    this.report().heading(depth, text, source);
   }
 
   /** Ends the current run of text: a line of the current group, or a block of its own. */
@@ -360,7 +613,7 @@ class HtmlReader {
 
   private emitBlock(): void {
     if (this.lines.length === 0) return;
-    this.outline.block(this.lines.join("\n"));
+    this.report().block(this.lines.join("\n"));
     this.lines = [];
   }
 }

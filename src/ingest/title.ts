@@ -11,6 +11,7 @@ import { renderHtml } from "./html.js";
 import { renderInline } from "./inline.js";
 import { renderMarkdown } from "./markdown.js";
 import { type Outline, TextOutline } from "./outline.js";
+import { withoutSiteSuffix } from "./site-suffix.js";
 
 export const MAX_TITLE_CHARS = 512;
 
@@ -155,14 +156,44 @@ function htmlTitleElement(content: string): string {
   return match ? cleanTitle(decodeEntities(match[1] ?? "")) : "";
 }
 
+/**
+ * An HTML page's title, read off its main content (src/ingest/html.ts): the first <h1> there, else the
+ * <title> without the site's name, else the first heading. A site's <h1> outside the main content (mdBook's
+ * book name, Django's site name) names the site, and a sidebar's headings come before the page's own.
+ */
+function htmlPageTitle(window: string): string {
+  const firstHeading = new TitleOutline("html");
+  let firstH1 = "";
+  const both: Outline = {
+    heading: (depth, text, source) => {
+      firstHeading.heading(depth, text, source);
+      // An <h1> of words names the page even when they are a link (texi2html links each chapter's <h1> to
+      // the table of contents); one of images only (a logo) does not.
+      if (depth !== 1 || firstH1 !== "") return;
+      const title = cleanTitle(text);
+      if (title !== "" && wordCharacter.test(htmlText((source ?? "").replace(htmlImage, ""))))
+        firstH1 = title;
+    },
+    block: (text, source) => firstHeading.block(text, source),
+  };
+  renderHtml(window, both, { page: true });
+  return firstH1 || cleanTitle(withoutSiteSuffix(htmlTitleElement(window))) || firstHeading.title;
+}
+
+function htmlText(html: string): string {
+  const outline = new TextOutline();
+  renderHtml(html, outline);
+  return outline.lines.join(" ");
+}
+
 /** The title a document's own content gives it (its first meaningful heading, or logo), or "" if none. */
 export function headingTitle(content: string, format: DocumentFormat): string {
   if (format === "text") return "";
   const window = content.slice(0, titleWindow).replace(/\r\n?/g, "\n");
+  if (format === "html") return htmlPageTitle(window);
   const outline = new TitleOutline(format);
-  if (format === "markdown") renderMarkdown(window.replace(frontMatter, ""), outline, true);
-  else renderHtml(window, outline);
-  return outline.title || (format === "html" ? htmlTitleElement(window) : "");
+  renderMarkdown(window.replace(frontMatter, ""), outline, true);
+  return outline.title;
 }
 
 /** The title an import (or a raw upload without ?title=) gives a file: its heading, else its file name. */

@@ -165,9 +165,27 @@ const htmlTree: fc.Arbitrary<Piece> = fc.letrec<{ node: Piece }>((tie) => ({
     fc
       .tuple(word, hiddenWord)
       .map(([w, h]) => piece(`<a href="https://example.com/${h}" title="${h}">${w}</a>`, [w], [h])),
+    // A site's chrome, wherever it stands: its words are never indexed (src/ingest/html-chrome.ts).
     fc
       .tuple(
-        fc.constantFrom("p", "div", "section", "blockquote", "article", "summary"),
+        fc.constantFrom(
+          "<nav>%</nav>",
+          "<aside>%</aside>",
+          "<footer>%</footer>",
+          "<button>%</button>",
+          '<div hidden class="x">%</div>',
+          '<span aria-hidden="true">%</span>',
+          '<div style="display: none">%</div>',
+          '<div role="navigation">%</div>',
+          '<div class="sphinxsidebar"><h3>%</h3></div>',
+        ),
+        hiddenWord,
+      )
+      .map(([shape, h]) => piece(shape.replace("%", h), [], [h])),
+    word.map((w) => piece(`<h2>${w}<a class="headerlink" href="#${w}">¶</a></h2>`, [w])),
+    fc
+      .tuple(
+        fc.constantFrom("p", "div", "section", "blockquote", "figure", "summary"),
         fc.array(tie("node"), { minLength: 1, maxLength: 3 }),
       )
       .map(([tag, children]) => {

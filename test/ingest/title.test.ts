@@ -59,13 +59,45 @@ describe("titleOf markdown", () => {
 describe("titleOf html", () => {
   const html = (content: string, name = "page.html") => titleOf(content, "html", name);
 
-  it("takes the first <h1>–<h6> in document order", () => {
+  it("takes the first <h1>, else the <title> without the site's name, else the first heading", () => {
     expect(html("<html><head><title>Tab</title></head><body><h1>Main</h1><h1>Other</h1></body></html>")).toBe(
       "Main",
     );
-    expect(html("<div><section><h2>Nested <em>first</em></h2></section><h1>Later</h1></div>")).toBe(
-      "Nested first",
-    );
+    expect(html("<div><section><h2>Nested <em>first</em></h2></section><h1>Later</h1></div>")).toBe("Later");
+    expect(html("<title>Models — Django 3.2 documentation</title><h2>Fields</h2>")).toBe("Models");
+    expect(html("<div><section><h2>Nested <em>first</em></h2></section></div>")).toBe("Nested first");
+  });
+
+  it("takes the main content's <h1>, not the site's or a sidebar's heading", () => {
+    // Sphinx: the sidebar's headings come first in the HTML.
+    expect(
+      html(
+        '<div class="sphinxsidebar" role="navigation"><h3>Previous topic</h3><h3>This Page</h3></div>' +
+          '<div class="body" role="main"><h1>Sphinx FAQ<a class="headerlink" href="#faq">¶</a></h1></div>',
+      ),
+    ).toBe("Sphinx FAQ");
+    // mdBook: the book's name is an <h1> in the menu bar; the keyboard-shortcuts popup is hidden.
+    expect(
+      html(
+        '<div id="mdbook-help-container"><h2>Keyboard shortcuts</h2></div><div id="menu-bar">' +
+          '<h1 class="menu-title">The Book</h1></div><main><h1 id="x"><a class="header" href="#x">Comments</a></h1></main>',
+      ),
+    ).toBe("Comments");
+    // rustdoc: "Copy item path" is a button, "§" an anchor, the version and "Source" sit at the right.
+    expect(
+      html(
+        '<nav class="sidebar"><h2 class="location">std1.95.0</h2></nav><main><h1>Struct <a href="#">Vec</a>' +
+          '<button id="copy-path" title="Copy item path to clipboard">Copy item path</button></h1>' +
+          '<span class="out-of-band"><a class="src" href="../src/x.rs">Source</a></span></main>',
+      ),
+    ).toBe("Struct Vec");
+    // Doxygen: the title is a <div class="title">, not a heading.
+    expect(
+      html(
+        '<meta name="generator" content="Doxygen 1.9.4"/><div id="top"><div id="projectname">SDL</div></div>' +
+          '<div class="header"><div class="headertitle"><div class="title">SDL_audio.h File Reference</div></div></div>',
+      ),
+    ).toBe("SDL_audio.h File Reference");
   });
 
   it("falls back to <title>, then to the file name", () => {

@@ -14,6 +14,8 @@ import { fromMarkdown } from "mdast-util-from-markdown";
 import { gfmFromMarkdown } from "mdast-util-gfm";
 import { gfm } from "micromark-extension-gfm";
 import type { Passage } from "../../src/ingest/chunk.js";
+import { isNavigationText } from "../../src/ingest/html.js";
+import { type Generator, generatorOf, type TagAttributes, tagRole } from "../../src/ingest/html-chrome.js";
 
 const hiddenElements = new Set([
   "script",
@@ -74,8 +76,100 @@ function hastText(node: HastNodes, out: string[]): void {
   }
 }
 
-/** Visible text of an HTML document or fragment. */
+/** A hast element's attributes as the page rules read them (src/ingest/html-chrome.ts). */
+function attributesOf(element: Element): TagAttributes {
+  const p = element.properties;
+  const style = typeof p.style === "string" ? p.style : "";
+  const className = Array.isArray(p.className) ? p.className.map(String) : [];
+  return {
+    classes: className,
+    id: typeof p.id === "string" ? p.id.toLowerCase() : "",
+    role: typeof p.role === "string" ? (p.role.trim().split(/\s+/)[0] ?? "").toLowerCase() : "",
+    href: typeof p.href === "string" ? p.href : null,
+    hidden:
+      p.hidden === true ||
+      p.hidden === "" ||
+      String(p.ariaHidden).toLowerCase() === "true" ||
+      /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!important\s*)?(?:;|$)/i.test(style),
+    open: p.open === true || p.open === "",
+  };
+}
+
+const voidOrOptionalEnd = new Set(
+  "area base br col embed hr img input keygen link meta param source track wbr body caption colgroup dd dt head html li optgroup option p rb rp rt tbody td tfoot th thead tr".split(
+    " ",
+  ),
+);
+
+/**
+ * A page's main content as parse5 builds its tree, by the rules the chunker applies while streaming: the
+ * text of <main> or [role=main] if any, else of <article>s, else of the whole page, without chrome.
+ * Written over the tree so a slip in the streaming reader's counting (a region closed early or late) shows
+ * as words missing or extra.
+ */
+function pageText(root: HastNodes): string {
+  let generator: Generator = "other";
+  const buckets: [string[], string[], string[]] = [[], [], []];
+  type Item =
+    | { node: HastNodes; standing: 0 | 1 | 2; inSection: boolean }
+    | { text: string; standing: 0 | 1 | 2 };
+  const stack: Item[] = [{ node: root, standing: 0, inSection: false }];
+  while (stack.length > 0) {
+    const item = stack.pop() as Item;
+    if ("text" in item) {
+      buckets[item.standing].push(item.text);
+      continue;
+    }
+    const { node, standing, inSection } = item;
+    if (node.type === "text") {
+      buckets[standing].push(node.value);
+      continue;
+    }
+    if (node.type !== "element" && node.type !== "root") continue;
+    let childStanding = standing;
+    let childInSection = inSection;
+    if (node.type === "element") {
+      const element = node as Element;
+      if (hiddenElements.has(element.tagName)) continue;
+      const attributes = attributesOf(element);
+      if (element.tagName === "meta" && String(element.properties.name).toLowerCase() === "generator")
+        generator = generatorOf(String(element.properties.content));
+      if (element.tagName === "img" && attributes.hidden) continue;
+      if (!voidOrOptionalEnd.has(element.tagName)) {
+        const role = tagRole(element.tagName, attributes, generator, inSection);
+        if (role === "chrome") continue;
+        if (role === "main") childStanding = 2;
+        else if (role === "article" && standing < 1) childStanding = 1;
+        if (role === "main" || ["main", "article", "section"].includes(element.tagName))
+          childInSection = true;
+      }
+      // texi2html's navigation rows and footer line carry no class: the chunker tells them by their text.
+      if (element.tagName === "table" || element.tagName === "p") {
+        const own: string[] = [];
+        hastText(element, own);
+        if (isNavigationText(own.join("").replace(/\s+/g, " ").trim())) continue;
+      }
+      const separator = phrasing.has(element.tagName) ? "" : " ";
+      stack.push({ text: separator, standing: childStanding });
+      for (let i = element.children.length - 1; i >= 0; i--)
+        stack.push({
+          node: element.children[i] as HastNodes,
+          standing: childStanding,
+          inSection: childInSection,
+        });
+      stack.push({ text: separator, standing: childStanding });
+    } else {
+      for (let i = node.children.length - 1; i >= 0; i--)
+        stack.push({ node: node.children[i] as HastNodes, standing, inSection });
+    }
+  }
+  const best = buckets[2].join("").trim() !== "" ? 2 : buckets[1].join("").trim() !== "" ? 1 : 0;
+  return buckets[best].join("");
+}
+
+/** Visible text of an HTML page (its main content, as memoria indexes a page), or of a fragment. */
 export function htmlVisibleText(html: string, fragment = false): string {
+  if (!fragment) return pageText(fromHtml(html));
   const out: string[] = [];
   hastText(fromHtml(html, { fragment }), out);
   return out.join("");
