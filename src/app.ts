@@ -3,6 +3,7 @@
 
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Clock } from "./clock.js";
+import type { Extractor } from "./extract/extracted.js";
 import { accessLog } from "./http/access-log.js";
 import { adminAuth, cronAuth, metricsAuth, teamAuth } from "./http/auth.js";
 import { bodyLimitOf, limitBody } from "./http/body-limit.js";
@@ -56,6 +57,8 @@ export interface AppConfig {
   adminToken: string | null;
   cronToken: string | null;
   maxDocumentBytes: number;
+  /** MEMORIA_MAX_UPLOAD_BYTES: the largest PDF or DOCX as it arrives. Default 25 MiB, as src/config.ts gives it. */
+  maxUploadBytes?: number;
   catchupMs: number;
   /** MEMORIA_INDEX_MEMORY_MB in bytes: the loaded indexes' budget (see live/budget.ts). Unset: no bound. */
   indexMemoryBytes?: number;
@@ -75,6 +78,9 @@ export interface AppConfig {
   allowedOrigins?: readonly string[];
 }
 
+/** MEMORIA_MAX_UPLOAD_BYTES's default, as src/config.ts gives it (why that number: see there). */
+const DEFAULT_MAX_UPLOAD_BYTES = 25 * 1024 * 1024;
+
 /** MEMORIA_RATE_LIMIT's default, as src/config.ts gives it (why that number: see there). */
 const DEFAULT_RATE_LIMIT = 1200;
 
@@ -88,6 +94,8 @@ export interface AppDeps {
   indexOptions?: PassageIndexOptions;
   /** How documents become passages: inline by default; the servers give a worker pool (runtime/chunk-pool). */
   chunker?: Chunker;
+  /** How PDF and DOCX files become text: inline by default; the servers give a worker (runtime/extract-pool). */
+  extractor?: Extractor;
 }
 
 export interface Memoria {
@@ -124,6 +132,7 @@ export function createApp(deps: AppDeps): Memoria {
     clock,
     maxDocumentBytes: config.maxDocumentBytes,
     chunker: deps.chunker,
+    extractor: deps.extractor,
   });
   const entries = new EntryService({ storage, indexes, clock });
   const search = new SearchService({ indexes });
@@ -169,7 +178,10 @@ export function createApp(deps: AppDeps): Memoria {
   app.use("*", securityHeaders());
   app.use("*", limits.authFailures);
   // Counts the body as a route reads it, after the route's credentials: nothing is read here.
-  app.use("*", limitBody(bodyLimitOf(config.maxDocumentBytes)));
+  app.use(
+    "*",
+    limitBody(bodyLimitOf(config.maxDocumentBytes, config.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES)),
+  );
 
   app.route("/", healthRoutes(health));
   app.route("/", teamRoutes(directory, admin));

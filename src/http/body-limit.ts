@@ -101,8 +101,21 @@ const JSON_ESCAPE_FACTOR = 6;
 /** Room around the content for everything else a document body carries: title, path, field names, a multipart boundary. */
 const DOCUMENT_WRAPPING_BYTES = 64 * 1024;
 
-/** A document body's limit: JSON may be escaped content at the limit; a raw or multipart body is the content. */
-export function documentBodyLimit(maxDocumentBytes: number, type: string): number {
+/** The media types of files whose text is extracted (a PDF, a DOCX): bounded by the upload limit, not the content's. */
+export const FILE_MEDIA_TYPES = {
+  "application/pdf": "pdf",
+  "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "docx",
+} as const;
+
+/**
+ * A document body's limit: JSON may be escaped content at the limit; a raw body is the content, or the file
+ * for a PDF or DOCX; a multipart body may be either, so the larger of the two. What a file's text comes to is
+ * bounded apart, by the content limit, once extracted.
+ */
+export function documentBodyLimit(maxDocumentBytes: number, type: string, maxUploadBytes = 0): number {
+  if (type in FILE_MEDIA_TYPES) return maxUploadBytes + DOCUMENT_WRAPPING_BYTES;
+  if (type === "multipart/form-data")
+    return Math.max(maxDocumentBytes, maxUploadBytes) + DOCUMENT_WRAPPING_BYTES;
   const factor = type === "application/json" ? JSON_ESCAPE_FACTOR : 1;
   return maxDocumentBytes * factor + DOCUMENT_WRAPPING_BYTES;
 }
@@ -119,7 +132,7 @@ export const BATCH_PATH = "/v1/documents/batch";
  * The limit a request gets: a batch, as many JSON documents as it may carry; documents (and the ingest
  * webhook that carries them) by media type; else 1 MiB.
  */
-export function bodyLimitOf(maxDocumentBytes: number): BodyLimitOf {
+export function bodyLimitOf(maxDocumentBytes: number, maxUploadBytes = 0): BodyLimitOf {
   return (c) => {
     const path = c.req.path;
     if (path === BATCH_PATH || path === `${BATCH_PATH}/`) {
@@ -127,7 +140,9 @@ export function bodyLimitOf(maxDocumentBytes: number): BodyLimitOf {
     }
     // A sign-in form holds one key: a body larger than this is not a sign-in, and is read by nobody yet known.
     if (path === "/page/sign-in") return SIGN_IN_BODY_LIMIT;
-    return carriesDocuments(path) ? documentBodyLimit(maxDocumentBytes, mediaType(c)) : DEFAULT_BODY_LIMIT;
+    return carriesDocuments(path)
+      ? documentBodyLimit(maxDocumentBytes, mediaType(c), maxUploadBytes)
+      : DEFAULT_BODY_LIMIT;
   };
 }
 
