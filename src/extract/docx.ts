@@ -16,11 +16,13 @@ const STYLES = "word/styles.xml";
 const CORE = "docProps/core.xml";
 
 /**
- * The most any one part may inflate to. Word's document.xml runs ~20–40 bytes of XML per byte of text, so
- * 256 MiB of XML is far more than the document limit's worth of text (5 MiB by default), while a zip bomb
- * (1 GiB of XML from ~1 MiB) stops here, having cost this much memory at most.
+ * The most any one part may inflate to. pandoc's document.xml holds ~8 bytes of XML a byte of text (a real
+ * README: 186 KB for 24 KB), Word's two or three times that, so 64 MiB holds several times the default
+ * document limit (5 MiB) of text. It also keeps the XML, as text, far under the extract worker's heap bound
+ * (768 MB): an allocation larger than what is left of that bound aborts the whole process rather than the
+ * worker (docs/decisions/0035-extraction-bounds.md). A zip bomb stops here, having cost this much at most.
  */
-export const MAX_PART_BYTES = 256 * 1024 * 1024;
+export const MAX_PART_BYTES = 64 * 1024 * 1024;
 /** styles.xml and core.xml are small (tens of KB); a large one is not a real document's. */
 const MAX_SMALL_PART_BYTES = 16 * 1024 * 1024;
 
@@ -38,6 +40,8 @@ export function extractDocx(bytes: Uint8Array, maxPartBytes = MAX_PART_BYTES): E
     const core = zip.read(CORE, MAX_SMALL_PART_BYTES);
     const levels = styles ? headingLevels(decode(styles)) : new Map<string, number>();
     const { content, firstHeading, titleParagraph } = readBody(decode(document), levels);
+    if (content === "")
+      throw new ExtractionError("no_text", "The DOCX has no text (no paragraph holds any words).");
     const metadata = core ? coreTitle(decode(core)) : null;
     return { content, title: metadata ?? titleParagraph ?? firstHeading };
   } catch (error) {
