@@ -9,8 +9,9 @@ export const USAGE_LINE =
 
 export const USAGE = `Usage: memoria import <folder> --url <memoria url> --key <team key> [--prune] [--dry-run]
 
-Sends every .md, .markdown, .txt and .html file under <folder> to memoria's documents API, only those
-whose content changed since the team last saw them.
+Sends every .md, .markdown, .txt, .html, .htm, .pdf and .docx file under <folder> to memoria's documents
+API, only those whose content changed since the team last saw them (a PDF or DOCX is sent as it is, and
+the server reads its text).
 
   --url <url>   memoria's base URL, e.g. https://memoria.example.com (or MEMORIA_URL)
   --key <key>   the team key, mem_… (or MEMORIA_KEY)

@@ -44,6 +44,11 @@ export interface DocumentInput {
   format: DocumentFormat;
   path: string[];
   externalId: string | null;
+  /**
+   * The SHA-256 to keep as the document's contentHash, when it is not that of `content`: a PDF's or DOCX's is
+   * the file's as sent, so `memoria import` can tell an unchanged file without extracting it.
+   */
+  contentHash?: string;
 }
 
 export interface DocumentView {
@@ -253,6 +258,9 @@ export class DocumentService {
       format: file.format,
       path: file.path,
       externalId: file.externalId,
+      contentHash: toHex(
+        new Uint8Array(await crypto.subtle.digest("SHA-256", file.bytes as Uint8Array<ArrayBuffer>)),
+      ),
     });
   }
 
@@ -442,7 +450,7 @@ export class DocumentService {
     // The hash is a WebCrypto call on the thread pool: it runs while the document is chunked.
     const [passages, contentHash] = await Promise.all([
       chunker({ title: input.title, content: input.content, format: input.format }),
-      contentHashOf(input.content),
+      input.contentHash ?? contentHashOf(input.content),
     ]);
     const meta: DocumentMeta = {
       title: input.title,
