@@ -159,7 +159,7 @@ function render(
   if (paragraph.style && TITLE_STYLES.has(paragraph.style)) {
     return { markdown: markdownProse(text), heading: null, title: plainText(text).replace(/\s+/g, " ") };
   }
-  const level = paragraph.level ?? (paragraph.style ? (levels.get(paragraph.style) ?? null) : null);
+  const level = paragraph.level ?? (paragraph.style ? styleLevel(paragraph.style, levels) : null);
   if (level !== null) {
     return {
       markdown: markdownHeading(level, text),
@@ -173,6 +173,14 @@ function render(
     heading: null,
     title: null,
   };
+}
+
+/** A style's heading level: from styles.xml, else from Word's own ids ("Heading2") when that part is missing. */
+function styleLevel(style: string, levels: Map<string, number>): number | null {
+  const level = levels.get(style);
+  if (level !== undefined) return level;
+  const builtIn = /^heading\s*([1-9])$/i.exec(style);
+  return builtIn ? Number(builtIn[1]) : null;
 }
 
 /**
