@@ -20,16 +20,19 @@ export type ExtractReply =
   | { id: number; error: string };
 
 /**
- * How long one file may take. PDF.js took ~30–60 ms a page here (docs/decisions/0034-pdf-docx.md; busy
- * 2-core machine), so a 25 MiB file of ~1,000 pages fits, while a file built to make the parser spin is
- * stopped before it holds every later upload for long.
+ * How long one file may take. PDF.js read a printed 628-page manual in 22.5 s here (35.8 ms a page, on a busy
+ * 2-core machine; docs/decisions/0034-pdf-docx.md), and a text PDF at the 25 MiB upload limit can hold
+ * ~2,000 such pages, ~70 s; twice that leaves room for a busier machine. A file that takes longer (built to
+ * make the parser spin) is given up on, and the next file gets a new worker.
  */
-export const EXTRACT_TIMEOUT_MS = 60_000;
+export const EXTRACT_TIMEOUT_MS = 120_000;
 
 /**
- * The worker's heap. A 200-page printed manual took ~100 MB of it (0034); a DOCX at the document limit a
- * few times its XML. Past this the worker ends (ERR_WORKER_OUT_OF_MEMORY) and that file is refused, instead
- * of the process growing until the system ends it.
+ * The worker's heap. Reading the 628-page manual grew the process by 88 MB (0034); a DOCX part is at most
+ * 64 MiB of XML (src/extract/docx.ts). Past this bound a heap that grows ends the worker
+ * (ERR_WORKER_OUT_OF_MEMORY) and that file is refused, instead of the process growing until the system ends
+ * it. One allocation larger than what is left of it aborts the process instead, which is why the readers
+ * bound their inputs far below it (docs/decisions/0035-extraction-bounds.md).
  */
 export const EXTRACT_RESOURCE_LIMITS: ResourceLimits = {
   maxOldGenerationSizeMb: 768,
