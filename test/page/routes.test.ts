@@ -220,13 +220,17 @@ describe("the page: signed in", () => {
     const xml =
       '<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>' +
       '<w:p><w:pPr><w:pStyle w:val="Heading1"/></w:pPr><w:r><w:t>Canteen rules</w:t></w:r></w:p>' +
-      "<w:p><w:r><w:t>Trays go back by the kookaburra window.</w:t></w:r></w:p></w:body></w:document>";
+      "<w:p><w:r><w:t>Trays go back by the kookaburra window, 3 * 2 a day.</w:t></w:r></w:p></w:body></w:document>";
     const docx = zip([{ name: "word/document.xml", data: Buffer.from(xml) }]);
     const data = form({ csrf: await browser.csrf(), title: "", path: "Office", content: "" });
     data.set("file", new File([docx as Uint8Array<ArrayBuffer>], "rules.docx"));
     expect((await browser.post("/page/notes", data)).status).toBe(303);
     const found = await search(app, apiKey, "kookaburra");
     expect(found.hits.map((h) => [h.title, h.path])).toEqual([["Canteen rules", ["Office"]]]);
+    // Its view shows the text as the markdown it is stored as: the heading a heading, no escapes.
+    const view = await (await browser.get(`/page/documents/${found.hits[0]?.documentId}`)).text();
+    expect(view).toContain("Trays go back by the kookaburra window, 3 * 2 a day.");
+    expect(view).not.toContain("\\*");
 
     const notDocx = form({ csrf: await browser.csrf(), title: "", path: "", content: "" });
     notDocx.set("file", new File(["<h1>just html</h1>"], "fake.docx"));
