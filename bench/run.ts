@@ -25,7 +25,11 @@
 //
 // The sealed database of a size is made once and kept under .bench/ (sealed, like any memoria database).
 // Usage: npm run bench [-- --sizes 10000,90000] [--shapes sections,scifact] [--pairs 2] [--rounds 2]
-//        [--entries 100000] [--peer-sizes 20000] [--suites search,memory,chunk,peers,upload,page,ingest] [--ingest 5000]
+//        [--entries 100000] [--peer-sizes 20000] [--suites search,memory,chunk,peers,upload,page,ingest,extract]
+//        [--ingest 5000]
+//
+// The extract suite (bench/extract.ts, not run unless named): PDF text of a printed 600-page manual and of a
+// 25 MiB file against pdftotext on the same file, and a DOCX zip bomb's refusal.
 //
 // The feedback suite (bench/feedback-cost.ts, not run unless named): feedback's cost by question length on
 // 20,000 passages of Debian's manuals (--feedback-passages), against the plain FTS5 OR floor, in process.
@@ -54,6 +58,7 @@ import { BENCH_ADMIN as ADMIN, benchConfig } from "./app-config.js";
 import { type ChartRow, peersChart } from "./chart.js";
 import { benchChunk } from "./chunk.js";
 import { CORPUS_SEED } from "./corpus.js";
+import { benchExtract } from "./extract.js";
 import { benchFeedbackCost } from "./feedback-cost.js";
 import { benchIngest } from "./ingest.js";
 import type { SealedCorpus } from "./measure.js";
@@ -370,6 +375,7 @@ async function main() {
   if (suites.includes("upload")) await benchUpload();
   if (suites.includes("chunk")) benchChunk(pairs, measure);
   if (suites.includes("page")) await benchPage();
+  if (suites.includes("extract")) await benchExtract();
   if (suites.includes("peers")) {
     const peerSizes = arg("peer-sizes", "20000").split(",").map(Number);
     const chart: ChartRow[] = [];

@@ -5,6 +5,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import type { FairQueue } from "./async/fair-queue.js";
 import type { Clock } from "./clock.js";
 import { DEFAULT_MAX_BATCH_BYTES } from "./config.js";
+import type { Extractor } from "./extract/extracted.js";
 import { accessLog } from "./http/access-log.js";
 import { adminAuth, cronAuth, metricsAuth, teamAuth } from "./http/auth.js";
 import { bodyLimitOf, limitBody } from "./http/body-limit.js";
@@ -60,6 +61,8 @@ export interface AppConfig {
   maxDocumentBytes: number;
   /** MEMORIA_MAX_BATCH_BYTES: a batch body's bytes as they arrive. Default DEFAULT_MAX_BATCH_BYTES. */
   maxBatchBytes?: number;
+  /** MEMORIA_MAX_UPLOAD_BYTES: the largest PDF or DOCX as it arrives. Default 25 MiB, as src/config.ts gives it. */
+  maxUploadBytes?: number;
   catchupMs: number;
   /** MEMORIA_INDEX_MEMORY_MB in bytes: the loaded indexes' budget (see live/budget.ts). Unset: no bound. */
   indexMemoryBytes?: number;
@@ -83,6 +86,9 @@ export interface AppConfig {
   allowedOrigins?: readonly string[];
 }
 
+/** MEMORIA_MAX_UPLOAD_BYTES's default, as src/config.ts gives it (why that number: see there). */
+const DEFAULT_MAX_UPLOAD_BYTES = 25 * 1024 * 1024;
+
 /** MEMORIA_RATE_LIMIT's default, as src/config.ts gives it (why that number: see there). */
 const DEFAULT_RATE_LIMIT = 1200;
 
@@ -96,6 +102,8 @@ export interface AppDeps {
   indexOptions?: PassageIndexOptions;
   /** How documents become passages: inline by default; the servers give a worker pool (runtime/chunk-pool). */
   chunker?: Chunker;
+  /** How PDF and DOCX files become text: inline by default; the servers give a worker (runtime/extract-pool). */
+  extractor?: Extractor;
 }
 
 export interface Memoria {
@@ -134,6 +142,7 @@ export function createApp(deps: AppDeps): Memoria {
     clock,
     maxDocumentBytes: config.maxDocumentBytes,
     chunker: deps.chunker,
+    extractor: deps.extractor,
   });
   const entries = new EntryService({ storage, indexes, clock });
   const searches = searchQueue({
@@ -189,6 +198,7 @@ export function createApp(deps: AppDeps): Memoria {
       bodyLimitOf({
         maxDocumentBytes: config.maxDocumentBytes,
         maxBatchBytes: config.maxBatchBytes ?? DEFAULT_MAX_BATCH_BYTES,
+        maxUploadBytes: config.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES,
       }),
     ),
   );

@@ -133,6 +133,8 @@ export const envSchema = z.object({
   MEMORIA_ALLOWED_ORIGINS: originList.optional(),
   MEMORIA_MAX_DOCUMENT_BYTES: positiveInt(5 * 1024 * 1024),
   MEMORIA_MAX_BATCH_BYTES: positiveInt(DEFAULT_MAX_BATCH_BYTES),
+  // A PDF or DOCX as it arrives (API.md): 25 MiB, a long scanned-and-OCRed manual or a spec with figures.
+  MEMORIA_MAX_UPLOAD_BYTES: positiveInt(25 * 1024 * 1024),
   // The in-memory indexes' budget in MiB. Unset: the server takes a share of the machine (runtime/start.ts),
   // since this file stays free of node:os for the Worker.
   MEMORIA_INDEX_MEMORY_MB: z
@@ -189,6 +191,8 @@ export interface Config {
   maxDocumentBytes: number;
   /** MEMORIA_MAX_BATCH_BYTES: a batch body's bytes, counted as they arrive. */
   maxBatchBytes: number;
+  /** MEMORIA_MAX_UPLOAD_BYTES: the largest PDF or DOCX file, before its text is extracted. */
+  maxUploadBytes: number;
   catchupMs: number;
   /** MEMORIA_INDEX_MEMORY_MB; null: the runtime picks a share of the machine. */
   indexMemoryMb: number | null;
@@ -244,6 +248,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     allowedOrigins: e.MEMORIA_ALLOWED_ORIGINS ?? [],
     maxDocumentBytes: e.MEMORIA_MAX_DOCUMENT_BYTES,
     maxBatchBytes: e.MEMORIA_MAX_BATCH_BYTES,
+    maxUploadBytes: e.MEMORIA_MAX_UPLOAD_BYTES,
     catchupMs: e.MEMORIA_CATCHUP_MS,
     indexMemoryMb: e.MEMORIA_INDEX_MEMORY_MB ?? null,
     snapshotMinChunks: e.MEMORIA_SNAPSHOT_MIN_CHUNKS ?? null,

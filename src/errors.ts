@@ -13,6 +13,7 @@ export const errorCodes = [
   "conflict",
   "payload_too_large",
   "unsupported_media_type",
+  "unprocessable",
   "rate_limited",
   "unreadable",
   "internal",
@@ -32,6 +33,8 @@ const defaultMessages: Record<ErrorCode, string> = {
   conflict: "Conflict.",
   payload_too_large: "The request body is too large.",
   unsupported_media_type: "Unsupported media type.",
+  // A file of the declared format that gives no text (an encrypted PDF, a scan, a DOCX that inflates too far).
+  unprocessable: "The file could not be read.",
   rate_limited: "Too many requests.",
   // A sealed row failed to open: wrong key, or the ciphertext was moved or altered. Never an empty answer.
   unreadable: "A stored row could not be opened.",

@@ -24,7 +24,7 @@ interface Import {
  * leaves themselves are not listed.
  */
 const MAY_IMPORT: Record<string, readonly string[]> = {
-  "runtime/": ["app.ts", "http/", "store/", "seal/", "async/", "ingest/", "text/"],
+  "runtime/": ["app.ts", "http/", "store/", "seal/", "async/", "ingest/", "text/", "extract/"],
   "http/": ["seal/", "services/"],
   "page/": ["routes/", "services/", "http/", "index/", "memory/", "ingest/", "seal/"],
   "routes/": ["services/", "http/", "index/", "memory/", "ingest/", "seal/", "sources/", "text/"],
@@ -37,6 +37,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
     "store/",
     "seal/",
     "ingest/",
+    "extract/",
     "async/",
     "text/",
   ],
@@ -46,6 +47,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   "index/": ["memory/", "text/"],
   "memory/": ["text/"],
   "ingest/": ["text/", "seal/"],
+  "extract/": [],
   "store/": [],
   "seal/": [],
   "async/": [],

@@ -11,9 +11,10 @@ export const USAGE_LINE =
 
 export const USAGE = `${USAGE_LINE}
 
-Sends every .md, .markdown, .txt and .html file under <folder> to memoria's documents API, only those
-whose content changed since the team last saw them. Each document's externalId is
-file:<source>/<relative path>, so folders imported under different sources never touch each other.
+Sends every .md, .markdown, .txt, .html, .htm, .pdf and .docx file under <folder> to memoria's documents
+API, only those whose content changed since the team last saw them (a PDF or DOCX is sent as it is, and
+the server reads its text). Each document's externalId is file:<source>/<relative path>, so folders
+imported under different sources never touch each other.
 
   --url <url>      memoria's base URL, e.g. https://memoria.example.com (or MEMORIA_URL)
   --key <key>      the team key, mem_… (or MEMORIA_KEY)

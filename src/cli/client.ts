@@ -14,6 +14,15 @@ export interface DocumentUpload {
   externalId: string;
 }
 
+/** A PDF or DOCX sent as it is, as a multipart file; the server reads its text and title. */
+export interface FileUpload {
+  /** The file's own name (its title of last resort). */
+  name: string;
+  bytes: Uint8Array;
+  path: string[];
+  externalId: string;
+}
+
 /** One item's answer in a batch: stored (new or replacing), or refused with the server's code and message. */
 export type BatchItemResult = { stored: "created" | "replaced" } | { code: string; message: string };
 
@@ -115,6 +124,17 @@ export class MemoriaClient {
     await res.body?.cancel();
   }
 
+  /** Stores or replaces (by externalId) a PDF or DOCX, sent as a multipart file; says which. */
+  async uploadFile(file: FileUpload): Promise<"created" | "replaced"> {
+    const form = new FormData();
+    form.append("file", new File([file.bytes as Uint8Array<ArrayBuffer>], file.name));
+    form.append("externalId", file.externalId);
+    if (file.path.length > 0) form.append("path", file.path.join("/"));
+    const res = await this.#request("POST", "v1/documents", {}, form);
+    await this.#ok(res);
+    return res.status === 201 ? "created" : "replaced";
+  }
+
   /**
    * Stores or replaces many documents in one request (POST /v1/documents/batch), one result per document in
    * order. Null when the server has no such route (404 or 405: a server before v1.1); then send one by one.
@@ -190,8 +210,10 @@ export class MemoriaClient {
       accept: "application/json",
       "user-agent": "memoria-import",
     };
-    if (json !== undefined) headers["content-type"] = "application/json";
-    const body = json === undefined ? undefined : JSON.stringify(json);
+    // A form sets its own multipart content type (with its boundary); anything else given is JSON.
+    const isForm = json instanceof FormData;
+    if (json !== undefined && !isForm) headers["content-type"] = "application/json";
+    const body = json === undefined ? undefined : isForm ? json : JSON.stringify(json);
     for (let attempt = 1; ; attempt++) {
       let res: Response;
       try {

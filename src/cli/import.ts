@@ -9,7 +9,13 @@
 import { mapLimit } from "../async/pool.js";
 import { titleOf } from "../ingest/title.js";
 import type { ImportOptions } from "./args.js";
-import { ApiError, type BatchItemResult, type DocumentUpload, MemoriaClient } from "./client.js";
+import {
+  ApiError,
+  type BatchItemResult,
+  type DocumentUpload,
+  type FileUpload,
+  MemoriaClient,
+} from "./client.js";
 import {
   adoptable,
   contentHash,
@@ -17,6 +23,7 @@ import {
   externalIdOf,
   type FileDocument,
   fileDocuments,
+  fileHash,
   firstLook,
   pathOf,
   type RemoteDocument,
@@ -24,7 +31,7 @@ import {
 } from "./plan.js";
 import { createProgress, type ProgressStream, type Step } from "./progress.js";
 import { type Counts, exitCodeOf, summaryLine } from "./summary.js";
-import { type FoundFile, readFound, type SkippedLink, walkFolder } from "./walk.js";
+import { type FoundFile, readFound, readFoundBytes, type SkippedLink, walkFolder } from "./walk.js";
 
 export interface ImportIO {
   stdout: { write(text: string): unknown };
@@ -44,10 +51,17 @@ const BATCH_DOCUMENTS = 100;
 const BATCH_BYTES = 8 * 1024 * 1024;
 
 /** A file to send, after its first look found it new or changed. */
-interface Upload {
+/** A text file's document, sent in a batch. */
+interface DocumentSend {
   what: string;
   doc: DocumentUpload;
 }
+/** A PDF or DOCX, sent alone as a file. */
+interface FileSend {
+  what: string;
+  file: FileUpload;
+}
+type Upload = DocumentSend | FileSend;
 
 /** A file whose document an import before sources stored: replaced in place (PUT), under its new id. */
 interface Adoption {
@@ -86,15 +100,17 @@ async function planFile(
   dryRun: boolean,
 ): Promise<Step | Upload | Adoption> {
   const what = file.relativePath;
+  if (file.format === "pdf" || file.format === "docx") return planBinaryFile(file, source, remote, dryRun);
   let content: string;
   try {
     content = await readFound(file);
   } catch (error) {
     return { outcome: "failed", what, detail: `cannot read the file: ${describeError(error)}` };
   }
+  const title = titleOf(content, file.format, what.slice(what.lastIndexOf("/") + 1));
   const doc: FileDocument = {
     externalId: externalIdOf(source, what),
-    title: titleOf(content, file.format, what.slice(what.lastIndexOf("/") + 1)),
+    title,
     path: pathOf(what),
     format: file.format,
     contentHash: contentHash(content),
@@ -102,7 +118,7 @@ async function planFile(
   if (legacy) {
     // Its id must change whatever its content, so it is sent even when unchanged.
     if (dryRun) return { outcome: "would send", what, detail: `adopt ${legacy.externalId}` };
-    const { externalId, title, path, format } = doc;
+    const { externalId, path, format } = doc;
     return { what, id: legacy.id, doc: { externalId, title, path, format, content } };
   }
   let why: string = firstLook(doc, remote);
@@ -121,13 +137,45 @@ async function planFile(
     }
   }
   if (dryRun) return { outcome: "would send", what, detail: why };
-  const { externalId, title, path, format } = doc;
+  const { externalId, path, format } = doc;
   return { what, doc: { externalId, title, path, format, content } };
+}
+
+/**
+ * A PDF or DOCX: sent as it is, one request a file (the server extracts its text and title), and unchanged
+ * when the team holds it with the same file hash, path and format.
+ */
+async function planBinaryFile(
+  file: FoundFile,
+  source: string,
+  remote: RemoteDocument | undefined,
+  dryRun: boolean,
+): Promise<Step | Upload> {
+  const what = file.relativePath;
+  let bytes: Uint8Array;
+  try {
+    bytes = await readFoundBytes(file);
+  } catch (error) {
+    return { outcome: "failed", what, detail: `cannot read the file: ${describeError(error)}` };
+  }
+  const doc: FileDocument = {
+    // No legacy id to adopt: PDF and DOCX files came with source-scoped ids.
+    externalId: externalIdOf(source, what),
+    title: null,
+    path: pathOf(what),
+    format: file.format,
+    contentHash: fileHash(bytes),
+  };
+  const why = firstLook(doc, remote);
+  if (why === "unchanged") return { outcome: "unchanged", what };
+  if (dryRun) return { outcome: "would send", what, detail: why === "compare" ? "changed" : why };
+  const name = what.slice(what.lastIndexOf("/") + 1);
+  return { what, file: { name, bytes, path: doc.path, externalId: doc.externalId } };
 }
 
 async function sendOne(upload: Upload, client: MemoriaClient): Promise<Step> {
   try {
-    const result = await client.upsert(upload.doc);
+    const result = "file" in upload ? await client.uploadFile(upload.file) : await client.upsert(upload.doc);
     return { outcome: "sent", what: upload.what, detail: result === "created" ? "new" : "replaced" };
   } catch (error) {
     return { outcome: "failed", what: upload.what, detail: describeError(error) };
@@ -157,7 +205,7 @@ function stepOf(upload: Upload, result: BatchItemResult): Step {
  * large is sent one file a request, so only the files too large alone fail.
  */
 class BatchSender {
-  #pending: Upload[] = [];
+  #pending: DocumentSend[] = [];
   #bytes = 0;
   #oneByOne = false;
 
@@ -167,6 +215,11 @@ class BatchSender {
   ) {}
 
   async add(upload: Upload): Promise<void> {
+    // A file goes alone: its request is the file as it is, not a JSON document a batch could carry.
+    if ("file" in upload) {
+      this.record(await sendOne(upload, this.client));
+      return;
+    }
     const bytes = Buffer.byteLength(JSON.stringify(upload.doc), "utf8");
     if (this.#pending.length > 0 && this.#bytes + bytes > BATCH_BYTES) await this.#flush();
     this.#pending.push(upload);
@@ -185,7 +238,7 @@ class BatchSender {
     if (batch.length > 0) await this.#send(batch);
   }
 
-  async #send(batch: Upload[]): Promise<void> {
+  async #send(batch: DocumentSend[]): Promise<void> {
     if (!this.#oneByOne) {
       try {
         const results = await this.client.upsertMany(batch.map((upload) => upload.doc));

@@ -17,7 +17,8 @@ export const EXTERNAL_ID_PREFIX = "file:";
 /** What an import sends for one file, content aside, and the hash of that content. */
 export interface FileDocument {
   externalId: string;
-  title: string;
+  /** Null for a PDF or DOCX: the server titles it from the file itself. */
+  title: string | null;
   path: string[];
   format: DocumentFormat;
   contentHash: string;
@@ -96,7 +97,7 @@ export type FirstLook = "new" | "changed" | "unchanged" | "compare";
 export function firstLook(local: FileDocument, remote: RemoteDocument | undefined): FirstLook {
   if (!remote) return "new";
   const same =
-    remote.title === local.title &&
+    (local.title === null || remote.title === local.title) &&
     remote.format === local.format &&
     remote.path.length === local.path.length &&
     remote.path.every((segment, i) => segment === local.path[i]);
@@ -108,6 +109,11 @@ export function firstLook(local: FileDocument, remote: RemoteDocument | undefine
 /** SHA-256 of the UTF-8 text, hex: the server's contentHash of the same text. */
 export function contentHash(text: string): string {
   return createHash("sha256").update(text, "utf8").digest("hex");
+}
+
+/** SHA-256 of a file's bytes, hex: the server's contentHash of a PDF or DOCX sent as it is. */
+export function fileHash(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex");
 }
 
 /**

@@ -143,6 +143,12 @@ export async function walkFolder(folder: string): Promise<WalkResult> {
  * it still names the very file opened.
  */
 export async function readFound(file: FoundFile): Promise<string> {
+  // As readFile("utf8") reads it: a byte order mark is kept (the server drops it, and hashes what it keeps).
+  return new TextDecoder("utf-8", { ignoreBOM: true }).decode(await readFoundBytes(file));
+}
+
+/** The file's bytes, read as readFound reads its text (a PDF or DOCX is sent as it is). */
+export async function readFoundBytes(file: FoundFile): Promise<Uint8Array> {
   const handle = await open(file.realPath, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
   try {
     const opened = await handle.stat();
@@ -151,7 +157,7 @@ export async function readFound(file: FoundFile): Promise<string> {
     if (resolved !== file.realPath || named.dev !== opened.dev || named.ino !== opened.ino) {
       throw new Error("the file's path changed since the walk");
     }
-    return await handle.readFile("utf8");
+    return new Uint8Array(await handle.readFile());
   } finally {
     await handle.close();
   }

@@ -62,8 +62,21 @@ const JSON_ESCAPE_FACTOR = 6;
 /** Room around the content for everything else a document body carries: title, path, field names, a multipart boundary. */
 const DOCUMENT_WRAPPING_BYTES = 64 * 1024;
 
-/** A document body's limit: JSON may be escaped content at the limit; a raw or multipart body is the content. */
-export function documentBodyLimit(maxDocumentBytes: number, type: string): number {
+/** The media types of files whose text is extracted (a PDF, a DOCX): bounded by the upload limit, not the content's. */
+export const FILE_MEDIA_TYPES = {
+  "application/pdf": "pdf",
+  "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "docx",
+} as const;
+
+/**
+ * A document body's limit: JSON may be escaped content at the limit; a raw body is the content, or the file
+ * for a PDF or DOCX; a multipart body may be either, so the larger of the two. What a file's text comes to is
+ * bounded apart, by the content limit, once extracted.
+ */
+export function documentBodyLimit(maxDocumentBytes: number, type: string, maxUploadBytes = 0): number {
+  if (type in FILE_MEDIA_TYPES) return maxUploadBytes + DOCUMENT_WRAPPING_BYTES;
+  if (type === "multipart/form-data")
+    return Math.max(maxDocumentBytes, maxUploadBytes) + DOCUMENT_WRAPPING_BYTES;
   const factor = type === "application/json" ? JSON_ESCAPE_FACTOR : 1;
   return maxDocumentBytes * factor + DOCUMENT_WRAPPING_BYTES;
 }
@@ -76,9 +89,11 @@ export const MAX_BATCH_DOCUMENTS = 500;
 
 export const BATCH_PATH = "/v1/documents/batch";
 
-/** The bounds a body's limit is chosen from (MEMORIA_MAX_DOCUMENT_BYTES, MEMORIA_MAX_BATCH_BYTES). */
+/** The bounds a body's limit is chosen from (MEMORIA_MAX_DOCUMENT_BYTES, _BATCH_BYTES, _UPLOAD_BYTES). */
 export interface BodyLimits {
   maxDocumentBytes: number;
+  /** A PDF or DOCX file as it arrives, before its text is extracted. */
+  maxUploadBytes: number;
   /**
    * A batch body's bytes as they arrive. Not the batch's documents times their limit: 500 documents of 5 MiB
    * JSON-escaped came to ~15 GiB, read whole before a byte was parsed (a 2 GiB body aborted the process).
@@ -98,7 +113,7 @@ export function bodyLimitOf(limits: BodyLimits): BodyLimitOf {
     // A sign-in form holds one key: a body larger than this is not a sign-in, and is read by nobody yet known.
     if (path === "/page/sign-in") return SIGN_IN_BODY_LIMIT;
     return carriesDocuments(path)
-      ? documentBodyLimit(limits.maxDocumentBytes, mediaType(c))
+      ? documentBodyLimit(limits.maxDocumentBytes, mediaType(c), limits.maxUploadBytes)
       : DEFAULT_BODY_LIMIT;
   };
 }

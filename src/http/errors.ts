@@ -22,6 +22,7 @@ export const statusOf: Record<ErrorCode, ContentfulStatusCode> = {
   conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  unprocessable: 422,
   rate_limited: 429,
   unreadable: 500,
   internal: 500,

@@ -47,6 +47,8 @@ export function chunkDocument(
   const sections = new SectionBuilder(doc.title, max);
   switch (doc.format) {
     case "markdown":
+    case "pdf":
+    case "docx":
       renderMarkdown(content, sections);
       break;
     case "html":

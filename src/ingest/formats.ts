@@ -1,7 +1,9 @@
 // The formats a document can be in, and the one map from a file name's extension to a format, used alike by
 // a multipart upload and by `memoria import`. Extensions match without regard to case (README.MD is markdown).
 
-export const documentFormats = ["markdown", "text", "html"] as const;
+// pdf and docx are stored as the markdown extracted from the file (src/extract/); the format says where
+// the text came from, and it chunks as markdown.
+export const documentFormats = ["markdown", "text", "html", "pdf", "docx"] as const;
 export type DocumentFormat = (typeof documentFormats)[number];
 
 const formatOfExtension: Record<string, DocumentFormat> = {
@@ -10,6 +12,8 @@ const formatOfExtension: Record<string, DocumentFormat> = {
   ".txt": "text",
   ".html": "html",
   ".htm": "html",
+  ".pdf": "pdf",
+  ".docx": "docx",
 };
 
 /** The document format of a file name, or null for a name with no extension memoria reads as a document. */

@@ -27,7 +27,7 @@ export function AddNotePage({ csrf, values, error }: AddNotePageProps) {
           aria-describedby="title-hint"
         />
         <p id="title-hint" class="hint">
-          Optional with a file: its name is used.
+          Optional with a file: its name is used (a PDF's or DOCX's own title first).
         </p>
         <label for="path">Folders (optional)</label>
         <input
@@ -45,8 +45,8 @@ export function AddNotePage({ csrf, values, error }: AddNotePageProps) {
         <textarea id="content" name="content">
           {values?.content ?? ""}
         </textarea>
-        <label for="file">Or a file (.md, .txt, .html)</label>
-        <input id="file" name="file" type="file" accept=".md,.markdown,.txt,.text,.html,.htm" />
+        <label for="file">Or a file (.md, .txt, .html, .pdf, .docx)</label>
+        <input id="file" name="file" type="file" accept=".md,.markdown,.txt,.text,.html,.htm,.pdf,.docx" />
         <button type="submit">Add the note</button>
       </form>
     </Layout>

@@ -25,7 +25,8 @@ class BlockOutline implements Outline {
 function blocksOf(content: string, format: DocumentFormat): Block[] {
   const outline = new BlockOutline();
   const text = content.replace(/\r\n?/g, "\n").replace(/^\uFEFF/, "");
-  if (format === "markdown") renderMarkdown(text, outline);
+  // A PDF's or DOCX's text is stored as markdown (src/extract/).
+  if (format === "markdown" || format === "pdf" || format === "docx") renderMarkdown(text, outline);
   else if (format === "html") renderHtml(text, outline);
   else for (const paragraph of text.split(/\n\s*\n/)) outline.block(paragraph);
   return outline.blocks;

@@ -63,7 +63,7 @@ type PageContext = Context<PageEnv>;
 async function render(
   c: PageContext,
   node: JSX.Element,
-  status: 200 | 400 | 401 | 403 | 404 | 413 | 415 | 429 = 200,
+  status: 200 | 400 | 401 | 403 | 404 | 413 | 415 | 422 | 429 | 503 = 200,
 ) {
   return c.html(`<!doctype html>${await node}`, status);
 }
@@ -307,12 +307,40 @@ export function pageRoutes(deps: PageDeps): Hono<PageEnv> {
     if (form instanceof Response) return form;
     const text = (name: string) => (typeof form[name] === "string" ? (form[name] as string) : "");
     const values = { title: text("title"), path: text("path"), content: text("content") };
-    const again = (error: string, status: 400 | 413 | 415) =>
+    const again = (error: string, status: 400 | 413 | 415 | 422 | 503) =>
       render(c, <AddNotePage csrf={c.var.csrf} values={values} error={error} />, status);
     const file = form.file instanceof File && form.file.size > 0 ? form.file : null;
     let content = values.content;
     let title = values.title.trim();
     let format = "markdown" as ReturnType<typeof formatOfFile> & string;
+    const fileFormat = file ? formatOfFile(file.name) : null;
+    if (file && (fileFormat === "pdf" || fileFormat === "docx")) {
+      // A PDF or DOCX: the service reads its text (off the request thread) and titles it.
+      const path = documentBody.shape.path.safeParse(pathOf(values.path));
+      if (!path.success) return again(firstIssue(path.error), 400);
+      try {
+        const { document } = await deps.documents.createFromFile(c.var.session.team, {
+          format: fileFormat,
+          bytes: new Uint8Array(await file.arrayBuffer()),
+          title: title === "" ? null : title,
+          fileName: stem(file.name).trim() || null,
+          path: path.data ?? [],
+          externalId: null,
+        });
+        return c.redirect(`/page/documents/${encodeURIComponent(document.id)}?added=1`, 303);
+      } catch (error) {
+        if (!isDomainError(error)) throw error;
+        const status = {
+          payload_too_large: 413,
+          unsupported_media_type: 415,
+          unprocessable: 422,
+          unavailable: 503,
+        }[error.code as string] as 413 | 415 | 422 | 503 | undefined;
+        if (status) return again(error.message, status);
+        if (error.code === "invalid_request") return again(error.message, 400);
+        throw error;
+      }
+    }
     if (file) {
       const decoded = decodeUtf8(await file.arrayBuffer());
       if (decoded === null)

@@ -6,13 +6,13 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { DomainError } from "../errors.js";
 import { acceptOnly, mediaType } from "../http/accept.js";
-import { BATCH_PATH, MAX_BATCH_DOCUMENTS } from "../http/body-limit.js";
+import { BATCH_PATH, FILE_MEDIA_TYPES, MAX_BATCH_DOCUMENTS } from "../http/body-limit.js";
 import type { AppEnv } from "../http/env.js";
 import { describeIssues } from "../http/errors.js";
 import { type DocumentFormat, formatOfFile, stem } from "../ingest/formats.js";
 import { decodeUtf8, describeNotText, notTextReason } from "../ingest/text.js";
 import { headingTitle } from "../ingest/title.js";
-import type { DocumentInput, DocumentService } from "../services/documents.js";
+import type { DocumentInput, DocumentService, DocumentView } from "../services/documents.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
 import { errors, json } from "./responses.js";
 import { router } from "./router.js";
@@ -63,6 +63,11 @@ const rawTitleQuery = z.object({
 });
 const uploadForm = z.object({
   file: z.instanceof(File, { message: "must be a file" }).openapi({ type: "string", format: "binary" }),
+  externalId: documentBody.shape.externalId.describe("As in a JSON body: a second upload with it replaces."),
+  path: z
+    .string()
+    .optional()
+    .describe('Folders, separated by "/" ("Handbook/Onboarding"); as a JSON body\'s `path`.'),
 });
 const idParams = z.object({ id: idParam });
 const security = [{ teamKey: [] }];
@@ -73,7 +78,14 @@ const rawFormats: Record<string, DocumentFormat> = {
   "text/html": "html",
 };
 
-const postTypes = ["application/json", "multipart/form-data", ...Object.keys(rawFormats)];
+const postTypes = [
+  "application/json",
+  "multipart/form-data",
+  ...Object.keys(rawFormats),
+  ...Object.keys(FILE_MEDIA_TYPES),
+];
+
+const fileBody = z.string().openapi({ type: "string", format: "binary" });
 
 /**
  * Reads a JSON body as strict UTF-8 before the validator parses it. Request.json() would replace bytes that
@@ -107,7 +119,20 @@ function uploadedText(bytes: ArrayBuffer, emptyHint: string): string {
   return text;
 }
 
-async function multipartInput(file: File): Promise<DocumentInput> {
+/** A multipart upload's `path` field as folders: "a/b" is ["a", "b"]; each folder as a JSON body's. */
+function uploadedPath(path: string | undefined): string[] {
+  if (path === undefined) return [];
+  const folders = path.split("/").filter((folder) => folder !== "");
+  const parsed = documentBody.shape.path.safeParse(folders);
+  if (!parsed.success)
+    throw new DomainError(
+      "invalid_request",
+      describeIssues(parsed.error.issues.map((issue) => ({ ...issue, path: ["path", ...issue.path] }))),
+    );
+  return parsed.data ?? [];
+}
+
+function uploadedTitle(file: File): string {
   const title = nameText(512).safeParse(stem(file.name));
   if (!title.success) {
     throw new DomainError(
@@ -115,14 +140,28 @@ async function multipartInput(file: File): Promise<DocumentInput> {
       "Invalid request: file needs a name of 1–512 characters (without its extension), not blank.",
     );
   }
+  return title.data;
+}
+
+async function multipartInput(form: z.infer<typeof uploadForm>): Promise<DocumentInput> {
+  const { file } = form;
+  const title = uploadedTitle(file);
   const content = uploadedText(await file.arrayBuffer(), "the file is empty.");
   return {
-    title: title.data,
+    title,
     content,
     format: formatOfFile(file.name) ?? "markdown",
-    path: [],
-    externalId: null,
+    path: uploadedPath(form.path),
+    externalId: form.externalId ?? null,
   };
+}
+
+/** A file's bytes, refused when empty (curl's missing @file sends nothing). */
+async function fileBytes(body: Blob | Request, emptyHint: string): Promise<Uint8Array> {
+  const bytes = new Uint8Array(await body.arrayBuffer());
+  if (bytes.byteLength === 0)
+    throw new DomainError("invalid_request", `Invalid request: empty body: ${emptyHint}`);
+  return bytes;
 }
 
 function fromBody(body: DocumentBody): DocumentInput {
@@ -153,7 +192,13 @@ export function documentRoutes(
         "or multipart body and 400 for JSON (as is a `content` with a lone surrogate escape such as " +
         "`\\ud800`, which has no UTF-8 form); a raw or multipart upload with an empty body is 400 " +
         '("empty body"), while JSON `content: ""` is allowed. A leading UTF-8 byte order mark of a raw or ' +
-        "multipart body is dropped.",
+        "multipart body is dropped. A PDF or DOCX (raw `application/pdf` or " +
+        "`application/vnd.openxmlformats-officedocument.wordprocessingml.document`, or a multipart `file` named " +
+        "`.pdf`/`.docx`, up to MEMORIA_MAX_UPLOAD_BYTES) is stored as its text in markdown, with format `pdf` or " +
+        "`docx`: DOCX headings are headings, PDF outline entries (else pages) are sections; its title is " +
+        "`?title=`, else the file's title metadata, else its first heading, else the file's name. The file itself " +
+        "is not kept. Bytes that are not the declared format are 415; an encrypted PDF, one with no text layer, " +
+        "a truncated or damaged file, or one that outgrows the extraction's bounds is 422 `unprocessable`.",
       security,
       middleware: [team, acceptOnly(postTypes), strictJsonBody, idempotent] as const,
       request: {
@@ -166,23 +211,62 @@ export function documentRoutes(
             "text/markdown": { schema: z.string() },
             "text/plain": { schema: z.string() },
             "text/html": { schema: z.string() },
+            "application/pdf": { schema: fileBody },
+            "application/vnd.openxmlformats-officedocument.wordprocessingml.document": { schema: fileBody },
           },
         },
       },
       responses: {
         201: json(documentAnswer, "Stored and indexed."),
         200: json(documentAnswer, "Replaced the document holding the same externalId."),
-        ...errors(400, 401, 409, 413, 415, 422),
+        ...errors(400, 401, 409, 413, 415, 422, 503),
       },
     }),
     async (c) => {
       const type = mediaType(c);
       let input: DocumentInput;
+      const team = c.get("team");
+      const answer = ({ document, created }: { document: DocumentView; created: boolean }) =>
+        created ? c.json({ document }, 201) : c.json({ document }, 200);
+      if (type in FILE_MEDIA_TYPES) {
+        const bytes = await fileBytes(
+          c.req.raw,
+          "a raw upload needs the file (curl sends none when the file after @ is missing).",
+        );
+        const format = FILE_MEDIA_TYPES[type as keyof typeof FILE_MEDIA_TYPES];
+        const title = c.req.valid("query").title ?? null;
+        return answer(
+          await documents.createFromFile(team, {
+            format,
+            bytes,
+            title,
+            fileName: null,
+            path: [],
+            externalId: null,
+          }),
+        );
+      }
       if (type === "application/json") {
         input = fromBody(c.req.valid("json") as DocumentBody);
       } else if (type === "multipart/form-data") {
-        const { file } = c.req.valid("form") as z.infer<typeof uploadForm>;
-        input = await multipartInput(file);
+        const form = c.req.valid("form") as z.infer<typeof uploadForm>;
+        const format = formatOfFile(form.file.name);
+        if (format === "pdf" || format === "docx") {
+          const fileName = uploadedTitle(form.file);
+          const bytes = await fileBytes(form.file, "the file is empty.");
+          const path = uploadedPath(form.path);
+          return answer(
+            await documents.createFromFile(team, {
+              format,
+              bytes,
+              title: null,
+              fileName,
+              path,
+              externalId: form.externalId ?? null,
+            }),
+          );
+        }
+        input = await multipartInput(form);
       } else if (rawFormats[type]) {
         const format = rawFormats[type];
         // curl sends an empty body, with only a warning, when the file after --data-binary @ does not exist.
@@ -201,8 +285,7 @@ export function documentRoutes(
       } else {
         throw new DomainError("unsupported_media_type", `Send ${postTypes.join(", ")}.`);
       }
-      const { document, created } = await documents.create(c.get("team"), input);
-      return created ? c.json({ document }, 201) : c.json({ document }, 200);
+      return answer(await documents.create(team, input));
     },
   );
 

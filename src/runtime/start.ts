@@ -16,6 +16,7 @@ import { SchemaTooNewError } from "../store/migrate.js";
 import type { Preflight } from "../store/preflight.js";
 import { openStorage, type Storage } from "../store/storage.js";
 import { ChunkPool } from "./chunk-pool.js";
+import { ExtractPool } from "./extract-pool.js";
 import { withLocalSecrets } from "./local-secrets.js";
 
 /** How long in-flight requests get to finish after a shutdown signal before the process exits anyway. */
@@ -48,6 +49,8 @@ export interface Started {
   logger: Logger;
   /** Chunks large documents off the request thread; closed with the app. */
   chunkPool: ChunkPool;
+  /** Reads PDF and DOCX uploads off the request thread; closed with the app. */
+  extractPool: ExtractPool;
 }
 
 export async function startMemoria(env: Record<string, string | undefined>): Promise<Started> {
@@ -61,6 +64,7 @@ export async function startMemoria(env: Record<string, string | undefined>): Pro
     beforeWriting: (found) => requireMasterKeyOpens(master, found, logger),
   });
   const chunkPool = new ChunkPool();
+  const extractPool = new ExtractPool();
   const { snapshotMinChunks, ...appConfig } = config;
   const memoria = createApp({
     config: {
@@ -73,8 +77,9 @@ export async function startMemoria(env: Record<string, string | undefined>): Pro
     clock: systemClock,
     logger,
     chunker: chunkPool.chunker,
+    extractor: extractPool.extractor,
   });
-  return { memoria, storage, config, logger, chunkPool };
+  return { memoria, storage, config, logger, chunkPool, extractPool };
 }
 
 /**
@@ -139,10 +144,17 @@ export const SHUTDOWN_SNAPSHOT_MS = SHUTDOWN_GRACE_MS / 2;
  * the snapshots of loaded teams that are behind (within SHUTDOWN_SNAPSHOT_MS), all within the caller's
  * shutdown bound, then ends the chunk workers and releases the app's indexes and storage.
  */
-export async function closeMemoria({ memoria, storage, chunkPool, logger }: Started): Promise<void> {
+export async function closeMemoria({
+  memoria,
+  storage,
+  chunkPool,
+  extractPool,
+  logger,
+}: Started): Promise<void> {
   await memoria.sources.idle();
   await snapshotLoadedTeams(memoria, logger, performance.now() + SHUTDOWN_SNAPSHOT_MS);
   await chunkPool.close();
+  await extractPool.close();
   memoria.close();
   storage.close();
 }

@@ -5,6 +5,9 @@ import { mapLimit } from "../async/pool.js";
 import { KeyedSerialQueue } from "../async/serial-queue.js";
 import type { Clock } from "../clock.js";
 import { DomainError, isDomainError } from "../errors.js";
+import { inlineExtractor } from "../extract/extract.js";
+import type { Extracted, Extractor, FileFormat } from "../extract/extracted.js";
+import { ExtractionError } from "../extract/extraction-error.js";
 import { newId } from "../ids.js";
 import type { IndexedDocument } from "../index/passage-index.js";
 import type { Passage } from "../ingest/chunk.js";
@@ -41,6 +44,11 @@ export interface DocumentInput {
   format: DocumentFormat;
   path: string[];
   externalId: string | null;
+  /**
+   * The SHA-256 to keep as the document's contentHash, when it is not that of `content`: a PDF's or DOCX's is
+   * the file's as sent, so `memoria import` can tell an unchanged file without extracting it.
+   */
+  contentHash?: string;
 }
 
 export interface DocumentView {
@@ -123,6 +131,20 @@ export interface DocumentsDeps {
   maxDocumentBytes: number;
   /** Turns a document into passages; inline unless the runtime gives a worker pool. */
   chunker?: Chunker;
+  /** Reads a PDF's or DOCX's text; inline unless the runtime gives a worker (runtime/extract-pool.ts). */
+  extractor?: Extractor;
+}
+
+/** A PDF or DOCX as uploaded: its bytes, and the titles to fall back on. */
+export interface FileInput {
+  format: FileFormat;
+  bytes: Uint8Array;
+  /** The request's own title (`?title=`); before the file's metadata. */
+  title: string | null;
+  /** The file's name without its extension: the title of last resort, when there is one. */
+  fileName: string | null;
+  path: string[];
+  externalId: string | null;
 }
 
 /** An item of a batch that was not stored, and can be sent again as it was. */
@@ -213,6 +235,46 @@ export class DocumentService {
       if (unindexed) await this.deps.indexes.committed(key);
     }
     return outcomes;
+  }
+
+  /**
+   * Stores a PDF or DOCX as its extracted text (markdown), titled by the request, else the file's title
+   * metadata or first heading, else its name. The file itself is not kept: only the text is sealed and
+   * stored, like any document's. Bytes that are not the format are 415; a file that gives no text is 422.
+   */
+  async createFromFile(key: TeamKey, file: FileInput): Promise<{ document: DocumentView; created: boolean }> {
+    const extracted = await this.#extract(file);
+    const title = file.title ?? extracted.title ?? file.fileName;
+    if (title === null) {
+      throw new DomainError(
+        "invalid_request",
+        "Invalid request: title: the file has no title of its own; send ?title= (or upload it as a named file).",
+      );
+    }
+    return this.create(key, {
+      // Titles are at most 512 characters, as a request's are (routes/schemas.ts nameText).
+      title: [...title].slice(0, 512).join(""),
+      content: extracted.content,
+      format: file.format,
+      path: file.path,
+      externalId: file.externalId,
+      contentHash: toHex(
+        new Uint8Array(await crypto.subtle.digest("SHA-256", file.bytes as Uint8Array<ArrayBuffer>)),
+      ),
+    });
+  }
+
+  async #extract(file: FileInput): Promise<Extracted> {
+    const extractor = this.deps.extractor ?? inlineExtractor;
+    try {
+      return await extractor({ format: file.format, bytes: file.bytes });
+    } catch (error) {
+      if (!(error instanceof ExtractionError)) throw error;
+      throw new DomainError(
+        error.problem === "not_format" ? "unsupported_media_type" : "unprocessable",
+        error.message,
+      );
+    }
   }
 
   async replace(key: TeamKey, id: string, input: DocumentInput): Promise<DocumentView> {
@@ -388,7 +450,7 @@ export class DocumentService {
     // The hash is a WebCrypto call on the thread pool: it runs while the document is chunked.
     const [passages, contentHash] = await Promise.all([
       chunker({ title: input.title, content: input.content, format: input.format }),
-      contentHashOf(input.content),
+      input.contentHash ?? contentHashOf(input.content),
     ]);
     const meta: DocumentMeta = {
       title: input.title,

@@ -3,6 +3,7 @@ import { PAGE_CSP } from "../../src/page/routes.js";
 import { SESSION_IDLE_MS } from "../../src/page/sessions.js";
 import { serveOnLoopback } from "../http/loopback.js";
 import { ADMIN_TOKEN, addDocument, buildTestApp, makeTeam, search, type TestApp } from "../support/app.js";
+import { zip } from "../support/files.js";
 import { PageClient } from "./browser-client.js";
 
 let app: TestApp;
@@ -243,6 +244,30 @@ describe("the page: signed in", () => {
     expect((await browser.post("/page/notes", data)).status).toBe(303);
     const found = await search(app, apiKey, "soup");
     expect(found.hits.map((h) => h.title)).toEqual(["canteen"]);
+  });
+
+  it("adds an uploaded DOCX as its text, titled by its own heading, and refuses one that is not a DOCX", async () => {
+    const { apiKey, browser } = await signedIn();
+    const xml =
+      '<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>' +
+      '<w:p><w:pPr><w:pStyle w:val="Heading1"/></w:pPr><w:r><w:t>Canteen rules</w:t></w:r></w:p>' +
+      "<w:p><w:r><w:t>Trays go back by the kookaburra window, 3 * 2 a day.</w:t></w:r></w:p></w:body></w:document>";
+    const docx = zip([{ name: "word/document.xml", data: Buffer.from(xml) }]);
+    const data = form({ csrf: await browser.csrf(), title: "", path: "Office", content: "" });
+    data.set("file", new File([docx as Uint8Array<ArrayBuffer>], "rules.docx"));
+    expect((await browser.post("/page/notes", data)).status).toBe(303);
+    const found = await search(app, apiKey, "kookaburra");
+    expect(found.hits.map((h) => [h.title, h.path])).toEqual([["Canteen rules", ["Office"]]]);
+    // Its view shows the text as the markdown it is stored as: the heading a heading, no escapes.
+    const view = await (await browser.get(`/page/documents/${found.hits[0]?.documentId}`)).text();
+    expect(view).toContain("Trays go back by the kookaburra window, 3 * 2 a day.");
+    expect(view).not.toContain("\\*");
+
+    const notDocx = form({ csrf: await browser.csrf(), title: "", path: "", content: "" });
+    notDocx.set("file", new File(["<h1>just html</h1>"], "fake.docx"));
+    const refused = await browser.post("/page/notes", notDocx);
+    expect(refused.status).toBe(415);
+    expect(await refused.text()).toContain("The file is not a DOCX");
   });
 
   it("adds a file larger than other requests' 1 MiB limit, as the documents API would take it", async () => {

@@ -27,7 +27,7 @@ describe("POST /v1/documents validation (JSON)", () => {
     ["no content", { title: "t" }],
     ["null content", { title: "t", content: null }],
     ["numeric content", { title: "t", content: 1 }],
-    ["a format outside the enum", { title: "t", content: "x", format: "pdf" }],
+    ["a format outside the enum", { title: "t", content: "x", format: "rtf" }],
     ["a format in the wrong case", { title: "t", content: "x", format: "Markdown" }],
     ["an empty format", { title: "t", content: "x", format: "" }],
     ["a path that is a string", { title: "t", content: "x", path: "Handbook" }],
@@ -81,7 +81,7 @@ describe("POST /v1/documents validation (JSON)", () => {
     withApp(async (app) => {
       const { apiKey } = await makeTeam(app);
       const body = await expectError(
-        await postJson(app, apiKey, { title: "t", content: "x", format: "pdf" }),
+        await postJson(app, apiKey, { title: "t", content: "x", format: "rtf" }),
         400,
         "invalid_request",
       );
@@ -277,7 +277,7 @@ describe("PUT /v1/documents/{id} errors", () => {
         { title: "", content: "x" },
         { title: "🦊".repeat(513), content: "x" },
         { title: "t" },
-        { title: "t", content: "x", format: "pdf" },
+        { title: "t", content: "x", format: "rtf" },
         { title: "t", content: "x", externalId: "notion:abc" },
       ]) {
         await expectError(

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type AppConfig, createApp, type Memoria } from "../../src/app.js";
 import type { Clock } from "../../src/clock.js";
+import type { Extractor } from "../../src/extract/extracted.js";
 import type { PassageHit, PassageIndexOptions } from "../../src/index/passage-index.js";
 import type { Chunker } from "../../src/ingest/chunker.js";
 import { type Logger, silentLogger } from "../../src/logger.js";
@@ -40,6 +41,8 @@ export interface TestAppOptions {
   logger?: Logger;
   /** How documents are chunked (inline by default, as the app's own default). */
   chunker?: Chunker;
+  /** How PDF and DOCX files are read (inline by default, as the app's own default). */
+  extractor?: Extractor;
 }
 
 export function newMasterKey(): Uint8Array<ArrayBuffer> {
@@ -68,6 +71,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     logger: options.logger ?? silentLogger,
     ...(options.indexOptions ? { indexOptions: options.indexOptions } : {}),
     ...(options.chunker ? { chunker: options.chunker } : {}),
+    ...(options.extractor ? { extractor: options.extractor } : {}),
   });
   return {
     memoria,
