@@ -174,8 +174,9 @@ export function rateLimits(deps: RateLimitDeps): RateLimits {
   // Attempts from each address not yet decided: counted against its allowance too, so guesses sent all at once
   // cannot each pass the check before the first of them has failed. An attempt leaves this count as soon as
   // its credential has authenticated (perCredential tells it), so valid requests in flight — 30 slow uploads
-  // — are never counted against the address; one whose credential is never confirmed (a webhook delivery,
-  // whose signature is checked over its body) leaves it when answered.
+  // — are never counted against the address. A webhook delivery is told so by its route once admitted on
+  // its headers (its signature, checked over its body, is still counted when it fails); any other attempt
+  // leaves the count when answered.
   const pending = new Map<string, number>();
 
   const authFailures: MiddlewareHandler<AppEnv> = async (c, next) => {

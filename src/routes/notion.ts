@@ -167,7 +167,12 @@ export function notionRoutes(notion: NotionService, team: MiddlewareHandler<AppE
     async (c) => {
       const { teamId, token } = c.req.valid("param");
       await notion.receive(teamId, token, {
-        readBody: async () => new Uint8Array(await c.req.arrayBuffer()),
+        // Read only once the URL's token held: from then on the delivery is no pending guess for the
+        // failed-authentication limiter (a bad signature is still counted, when answered 401).
+        readBody: async () => {
+          c.get("credentialAccepted")?.();
+          return new Uint8Array(await c.req.arrayBuffer());
+        },
         signature: c.req.header(SIGNATURE_HEADER),
         runtime: runtimeOf(c),
       });

@@ -178,6 +178,9 @@ export function webhookRoutes(webhooks: WebhookService, team: MiddlewareHandler<
       signature: c.req.header("webhook-signature"),
     });
     if (!admitted.ok) return refuse(admitted.refusal);
+    // Admitted on its headers: no longer a pending guess for the failed-authentication limiter, so slow
+    // deliveries in flight cannot lock out their address. A bad signature is still counted, when answered 401.
+    c.get("credentialAccepted")?.();
     const payload = rawText.decode(await c.req.arrayBuffer());
     const received = await webhooks.receive(admitted.delivery, payload, parseWebhookEvent);
     if (!received.ok) return refuse(received.refusal);

@@ -210,8 +210,10 @@ describe("POST /v1/documents/batch over MEMORIA_MAX_BATCH_BYTES", () => {
       }),
       "raw",
     );
-    // Node's parser answers the bytes after the body, which are no request, 400 and closes the connection.
-    expect(statusOf(answer)).toBe(400);
+    // Node's parser answers the bytes after the body, which are no request, 400 and destroys the socket at
+    // once: with the client still sending, that 400 can be lost to the reset (Node's own handling, not
+    // lingered), so the answer is a 400 or nothing. What holds either way: nothing past it is kept.
+    if (answer !== "") expect(statusOf(answer)).toBe(400);
     expect(sentBytes).toBeLessThan(SENT_BOUND);
     expect(peakRss() - baselinePeak).toBeLessThan(PEAK_RSS_GROWTH_BOUND);
     await expectStillServing();

@@ -174,6 +174,41 @@ describe("failed authentications per client address", () => {
     for (const client of uploads) client.socket.destroy();
   });
 
+  it("never counts webhook deliveries in flight once admitted on their headers, and counts their bad signatures", async () => {
+    const clock = manualClock();
+    const { app, http } = await served({}, clock);
+    const { teamId, apiKey } = await makeTeam(app);
+    expect((await app.request("/v1/sources/webhook", { method: "PUT", token: apiKey })).status).toBe(200);
+    const port = Number(new URL(http.base).port);
+    const deliveries = await Promise.all(
+      Array.from({ length: AUTH_FAILURES_PER_MINUTE }, async (_, i) => {
+        const client = await rawClient(port);
+        client.socket.write(
+          chunkedPost(`/v1/webhooks/ingest/${teamId}`, {
+            "content-type": "application/json",
+            "webhook-id": `msg_slow_${i}`,
+            // Standard Webhooks checks the timestamp against the real time, not the app clock.
+            "webhook-timestamp": String(Math.floor(Date.now() / 1000)),
+            "webhook-signature": `v1,${Buffer.alloc(32).toString("base64")}`,
+          }),
+        );
+        client.socket.write(chunk('{"type": "entry.create", '));
+        return client;
+      }),
+    );
+    await expect.poll(async () => (await get(http, "/v1/stats", apiKey)).status).toBe(200);
+    expect((await get(http, "/v1/teams", ADMIN_TOKEN)).status).toBe(200);
+
+    // Their signatures are wrong: each is a failure once its body has arrived and it is answered 401.
+    for (const client of deliveries) client.socket.write(`${chunk('"data": {}}')}0\r\n\r\n`);
+    const answers = await Promise.all(deliveries.map((client) => client.until(/^HTTP\/1\.1 \d{3}/)));
+    expect(answers.map((answer) => answer.slice(0, 12))).toEqual(
+      Array(AUTH_FAILURES_PER_MINUTE).fill("HTTP/1.1 401"),
+    );
+    for (const client of deliveries) client.socket.destroy();
+    await expectRateLimited(await get(http, "/v1/stats", apiKey));
+  });
+
   it("counts successful authentications as nothing", async () => {
     const { app, http } = await served({}, manualClock());
     const { apiKey } = await makeTeam(app);
