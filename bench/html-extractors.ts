@@ -11,7 +11,9 @@
 
 import { Readability } from "@mozilla/readability";
 import { parseHTML } from "linkedom";
-import { chunkDocument, type Passage } from "../src/ingest/chunk.js";
+import { chunkDocument, defaultChunkLimits, type Passage } from "../src/ingest/chunk.js";
+import { renderHtml } from "../src/ingest/html.js";
+import { SectionBuilder } from "../src/ingest/sections.js";
 import { titleOf } from "../src/ingest/title.js";
 import {
   chromeTitles,
@@ -70,7 +72,8 @@ const rows: string[] = [
   "| generator | pages | titled right: rules | titled right: Readability | chrome passages: rules | chrome passages: Readability | ms a page: floor | rules (× floor) | Readability (× floor) |",
   "|---|---|---|---|---|---|---|---|---|",
 ];
-for (const site of sites) {
+const onlyBigPage = process.argv.includes("--big-page-only");
+for (const site of onlyBigPage ? [] : sites) {
   const files = packageFiles(site.package);
   if (!files) {
     console.error(`skipped ${site.generator}: ${site.package} is not installed`);
@@ -109,3 +112,36 @@ for (const site of sites) {
   );
 }
 console.log(rows.join("\n"));
+
+// A 5 MiB page (the largest document memoria takes) made of real pages, Sphinx's and rustdoc's, each whole
+// with its chrome, one after another: chunked as HTML against the same bytes chunked as plain text (the
+// floor), medians of 5 runs after a warm-up. The bar is 3×.
+const pieces = sites
+  .filter((site) => site.generator === "Sphinx" || site.generator === "rustdoc")
+  .flatMap((site) => samplePages(site, packageFiles(site.package) ?? []).map((page) => page.content));
+if (pieces.length > 0) {
+  const target = 5 * 1024 * 1024;
+  const parts: string[] = [];
+  for (let size = 0, i = 0; size < target; i++) {
+    const piece = pieces[i % pieces.length] as string;
+    parts.push(piece);
+    size += piece.length;
+  }
+  const big = parts.join("\n").slice(0, target);
+  const runs = (work: () => unknown) => {
+    work();
+    return median(Array.from({ length: 5 }, () => timed(work)[1]));
+  };
+  const text = runs(() => chunkDocument({ title: "big", content: big, format: "text" }));
+  const html = runs(() => chunkDocument({ title: "big", content: big, format: "html" }));
+  // The same reader without the page rules (as HTML inside markdown is read): what the rules themselves cost.
+  const fragment = runs(() => {
+    const sections = new SectionBuilder("big", defaultChunkLimits.maxPassageChars);
+    renderHtml(big, sections);
+    return sections.finish();
+  });
+  console.log(
+    `\n5 MiB page of real pages, median ms: floor (as text) ${text.toFixed(0)}, HTML ${html.toFixed(0)} ` +
+      `(${(html / text).toFixed(2)}×), HTML without the page rules ${fragment.toFixed(0)} (${(fragment / text).toFixed(2)}×)`,
+  );
+}

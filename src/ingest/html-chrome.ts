@@ -256,11 +256,13 @@ const attributePattern = /([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=
 
 /**
  * The attributes of a start tag's source that tagRole reads. Attributes are read once each, left to right;
- * the first of a name counts, as in browsers.
+ * the first of a name counts, as in browsers. Called for most start tags of a page, so it allocates nothing
+ * for the attributes it does not read and lowercases a name only when its length could be one of them.
  */
 export function tagAttributes(tag: string, nameLength: number): TagAttributes {
   const found: TagAttributes = { classes: [], id: "", role: "", href: null, hidden: false, open: false };
-  const seen = new Set<string>();
+  // One bit per attribute read: class, id, role, href, hidden, aria-hidden, style, open.
+  let seen = 0;
   attributePattern.lastIndex = 1 + nameLength;
   const end = tag.length - 1;
   for (
@@ -268,9 +270,13 @@ export function tagAttributes(tag: string, nameLength: number): TagAttributes {
     match && match.index < end;
     match = attributePattern.exec(tag)
   ) {
-    const key = (match[1] ?? "").toLowerCase();
-    if (seen.has(key)) continue;
-    seen.add(key);
+    const raw = match[1] ?? "";
+    const length = raw.length;
+    if (length !== 2 && length !== 4 && length !== 5 && length !== 6 && length !== 11) continue;
+    const key = raw.toLowerCase();
+    const bit = attributeBits.get(key);
+    if (bit === undefined || (seen & bit) !== 0) continue;
+    seen |= bit;
     const value = match[2] ?? match[3] ?? match[4] ?? "";
     switch (key) {
       case "class":
@@ -302,3 +308,14 @@ export function tagAttributes(tag: string, nameLength: number): TagAttributes {
   }
   return found;
 }
+
+const attributeBits: ReadonlyMap<string, number> = new Map([
+  ["class", 1],
+  ["id", 2],
+  ["role", 4],
+  ["href", 8],
+  ["hidden", 16],
+  ["aria-hidden", 32],
+  ["style", 64],
+  ["open", 128],
+]);

@@ -296,7 +296,7 @@ describe("titles a person would give", () => {
     ["text/markdown", "Setext title\n============\n\nbody", "Setext title"],
     [
       "text/html",
-      "<html><head><title>Tab</title></head><body><h2>Page <em>heading</em></h2></body></html>",
+      "<html><head><title>Tab — Site</title></head><body><nav><h2>Menu</h2></nav><h1>Page <em>heading</em></h1></body></html>",
       "Page heading",
     ],
   ])("a raw %s body without ?title= is titled by its first heading", (contentType, content, title) =>
