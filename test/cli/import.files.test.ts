@@ -41,12 +41,12 @@ describe("memoria import with PDF and DOCX files", () => {
 
         const documents = await s.documents();
         const byExternalId = new Map(documents.map((d) => [d.externalId, d]));
-        expect(byExternalId.get("file:libraries/semver.docx")).toMatchObject({
+        expect(byExternalId.get("file:notes/libraries/semver.docx")).toMatchObject({
           title: "semver(1) -- The semantic versioner for npm",
           format: "docx",
           path: ["libraries"],
         });
-        expect(byExternalId.get("file:git-mv.pdf")).toMatchObject({
+        expect(byExternalId.get("file:notes/git-mv.pdf")).toMatchObject({
           title: "git-mv(1)",
           format: "pdf",
           path: [],

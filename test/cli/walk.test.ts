@@ -49,6 +49,7 @@ describe("walkFolder", () => {
       ["a/z.MARKDOWN", "markdown"],
       ["b.md", "markdown"],
       ["c.htm", "html"],
+      ["d.pdf", "pdf"],
     ]);
     expect(walked.skipped).toEqual([]);
     expect(walked.unreadable).toEqual([]);

@@ -139,6 +139,8 @@ beforeAll(async () => {
     MEMORIA_ADMIN_TOKEN: ADMIN_TOKEN,
     MEMORIA_MAX_BATCH_BYTES: String(MAX_BATCH_BYTES),
     MEMORIA_MAX_DOCUMENT_BYTES: String(MAX_DOCUMENT_BYTES),
+    // A multipart body may be a PDF or DOCX file, bounded by the upload limit: the same bound here.
+    MEMORIA_MAX_UPLOAD_BYTES: String(MAX_DOCUMENT_BYTES),
     MEMORIA_RATE_LIMIT: "0",
   });
   exited = finished(child);
