@@ -134,6 +134,8 @@ export function renderHtml(html: string, outline: Outline): void {
 class HtmlReader {
   private line: string[] = [];
   private linePre = false;
+  // Whether every line of the block being gathered is preformatted, outside a list or table: a code block.
+  private linesPre = false;
   private lines: string[] = [];
   private marker = "";
   private headingDepth = 0;
@@ -349,6 +351,7 @@ class HtmlReader {
           .filter((part) => part !== "")
           .join("\n");
     if (text.trim() === "") return;
+    this.linesPre = (this.lines.length === 0 || this.linesPre) && pre && this.groupDepth === 0;
     this.lines.push(this.takeMarker() + text);
   }
 
@@ -360,8 +363,9 @@ class HtmlReader {
 
   private emitBlock(): void {
     if (this.lines.length === 0) return;
-    this.outline.block(this.lines.join("\n"));
+    this.outline.block(this.lines.join("\n"), undefined, this.linesPre ? "code" : undefined);
     this.lines = [];
+    this.linesPre = false;
   }
 }
 
