@@ -98,13 +98,16 @@ export function MemoryPage(props: MemoryPageProps) {
           {result.skippedEntries.length > 0 ? (
             <>
               <h3>Skipped: over the budget</h3>
-              <ol class="skipped">
+              <ul class="skipped">
                 {result.skippedEntries.map((entry) => (
                   <li>
-                    #{entry.rank} {entry.title} <code>{entry.id}</code>
+                    {entry.title}{" "}
+                    <span class="dates">
+                      rank {entry.rank} · <code>{entry.id}</code>
+                    </span>
                   </li>
                 ))}
-              </ol>
+              </ul>
             </>
           ) : null}
           <h2>The block</h2>
