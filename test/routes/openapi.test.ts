@@ -14,7 +14,11 @@ type Operation = {
   requestBody?: { content: Record<string, { schema: unknown }> };
   responses: Record<string, unknown>;
 };
-type OpenApiDocument = { tags?: { name: string }[]; paths: Record<string, Record<string, Operation>> };
+type OpenApiDocument = {
+  tags?: { name: string }[];
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, { properties: object; required: string[] }> };
+};
 
 const METHODS = new Set(["get", "put", "post", "delete", "patch", "head", "options"]);
 
@@ -36,14 +40,14 @@ function typeArrays(value: unknown, at = ""): string[] {
 describe("GET /openapi.json", () => {
   it("is valid OpenAPI 3.1 to an independent validator", () =>
     withApp(async (app) => {
-      const doc = await (await app.request("/openapi.json")).json();
+      const doc = (await (await app.request("/openapi.json")).json()) as OpenApiDocument;
       const validator = new Validator();
       const result = await validator.validate(doc);
       expect(result.errors ?? []).toEqual([]);
       expect(result.valid).toBe(true);
       expect(validator.version).toBe("3.1");
       // The validator bites: the same document with an operation whose parameters are not a list is refused.
-      const broken = structuredClone(doc) as OpenApiDocument;
+      const broken = structuredClone(doc);
       (broken.paths["/v1/search"]?.get as unknown as { parameters: unknown }).parameters = "q";
       expect((await new Validator().validate(broken)).valid).toBe(false);
     }));
@@ -74,9 +78,7 @@ describe("GET /openapi.json", () => {
       expect(mcp.requestBody?.content["application/json"]?.schema).toEqual({
         $ref: "#/components/schemas/JsonRpcMessage",
       });
-      const message = (
-        doc as { components: { schemas: Record<string, { properties: object; required: string[] }> } }
-      ).components.schemas.JsonRpcMessage;
+      const message = doc.components.schemas.JsonRpcMessage;
       expect(message?.properties).toMatchObject({ jsonrpc: { enum: ["2.0"] }, method: { type: "string" } });
       expect(message?.required).toEqual(["jsonrpc", "method"]);
       expect(Object.keys(mcp.responses)).toEqual(expect.arrayContaining(["200", "401"]));
