@@ -33,6 +33,15 @@ type Unplaced = ShownBlock extends infer B
  */
 const OPENING_CHARS = 80;
 
+/**
+ * Passages a block's opening is looked for in, from the previous block's. A block starts in the passage the
+ * one before it ended in or the next, unless empty sections (a heading with no text) came between, each an
+ * empty passage; 64 of those in a row is far past any real outline. The bound keeps a block whose opening is
+ * never found from scanning every later passage: without it a 5 MiB document of such blocks would cost
+ * blocks × passages.
+ */
+const SEARCH_AHEAD = 64;
+
 /** Characters of white space a cut may have dropped between two pieces of one block, and then some. */
 const CUT_SLACK = 4;
 
@@ -95,7 +104,7 @@ export function documentBlocks(
     const text = normalise(event.text);
     const opening = text.slice(0, OPENING_CHARS);
     let start = at;
-    for (let k = at; k < passages.length; k++) {
+    for (let k = at; k < Math.min(passages.length, at + SEARCH_AHEAD); k++) {
       const found = (passages[k] ?? "").indexOf(opening, k === at ? past : 0);
       if (found >= 0) {
         start = k;

@@ -75,14 +75,26 @@ function anchorProblems(doc: { title: string; content: string; format: DocumentF
   const html = rendered(doc);
   const sections = [...html.matchAll(/<section(?: id="p\d+")? class="passage">([\s\S]*?)<\/section>/g)];
   const problems: string[] = [];
+  const ids = new Map([...html.matchAll(/id="p(\d+)"/g)].map((m) => [Number(m[1]), m.index ?? 0]));
   for (const passage of chunkDocument(doc)) {
-    const id = `id="p${passage.ordinal}"`;
-    const at = html.indexOf(id);
-    if (at < 0) {
+    const at = ids.get(passage.ordinal);
+    if (at === undefined) {
       problems.push(`p${passage.ordinal}: no element`);
       continue;
     }
-    const section = sections.find((s) => (s.index ?? 0) <= at && at < (s.index ?? 0) + s[0].length);
+    // The last section starting at or before the id (sections are in order and do not nest).
+    let lo = 0;
+    let hi = sections.length - 1;
+    while (lo < hi) {
+      const mid = Math.ceil((lo + hi) / 2);
+      if ((sections[mid]?.index ?? 0) <= at) lo = mid;
+      else hi = mid - 1;
+    }
+    const candidate = sections[lo];
+    const section =
+      candidate && (candidate.index ?? 0) <= at && at < (candidate.index ?? 0) + candidate[0].length
+        ? candidate
+        : undefined;
     if (!section) {
       problems.push(`p${passage.ordinal}: not inside a passage section`);
       continue;
@@ -124,6 +136,16 @@ describe("the document view's passage anchors", () => {
     }
     expect(problems).toEqual([]);
   }, 120_000);
+
+  it("anchors every passage of a document of several megabytes", () => {
+    const sections = Array.from(
+      { length: 1500 },
+      (_, i) => `## Section ${i}\n\n${`Paragraph ${i} of the quarry survey, measured twice. `.repeat(40)}`,
+    );
+    const content = `# Survey\n\n${sections.join("\n\n")}`;
+    expect(content.length).toBeGreaterThan(3_000_000);
+    expect(anchorProblems({ title: "Survey", content, format: "markdown" })).toEqual([]);
+  }, 60_000);
 
   it("anchors every passage of a section cut across several, and of text notes", () => {
     const long = Array.from({ length: 40 }, (_, i) => `Sentence number ${i} about the harbour wall.`).join(
