@@ -35,6 +35,7 @@ import { notionRoutes } from "./routes/notion.js";
 import { reindexRoutes } from "./routes/reindex.js";
 import { searchRoutes } from "./routes/search.js";
 import { statsRoutes } from "./routes/stats.js";
+import { OPENAPI_TAGS } from "./routes/tags.js";
 import { teamRoutes } from "./routes/teams.js";
 import { webhookRoutes } from "./routes/webhooks.js";
 import type { Keyring } from "./seal/keyring.js";
@@ -233,11 +234,25 @@ export function createApp(deps: AppDeps): Memoria {
   app.doc31("/openapi.json", {
     openapi: "3.1.0",
     info: { title: "memoria", version: "1", description: "Team memory, sealed at rest, searched in memory." },
+    // One tag per resource, in the order a newcomer meets them; every operation names exactly one.
+    tags: [...OPENAPI_TAGS],
   });
   app.route("/", docsRoutes());
   // The page for people (src/page): the same services as the JSON routes, signed in by a session cookie.
   const sessions = new PageSessions({ store: storage.sessions, directory, clock });
-  app.route("/", pageRoutes({ sessions, rateLimit: limits.credentialLimited, search, memory, documents }));
+  app.route(
+    "/",
+    pageRoutes({
+      sessions,
+      rateLimit: limits.credentialLimited,
+      search,
+      memory,
+      documents,
+      entries,
+      stats,
+      teams: directory,
+    }),
+  );
 
   app.notFound(methodNotAllowed(app));
   app.onError(onError(logger));

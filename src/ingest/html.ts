@@ -6,7 +6,7 @@
 
 import { decodeEntities } from "./entities.js";
 import { type Generator, generatorOf, type TagAttributes, tagAttributes, tagRole } from "./html-chrome.js";
-import type { Outline } from "./outline.js";
+import type { BlockKind, Outline } from "./outline.js";
 
 /** Tags that sit inside a run of text without separating words: "un<b>bold</b>ed" reads as one word. */
 const phrasingTags: ReadonlySet<string> = new Set([
@@ -234,6 +234,7 @@ interface Reported {
   depth: number;
   text: string;
   source: string | undefined;
+  kind?: BlockKind | undefined;
 }
 
 /**
@@ -252,9 +253,9 @@ class MainContent implements Outline {
     this.keep({ standing: this.standing, depth, text, source });
   }
 
-  block(text: string, source?: string): void {
+  block(text: string, source?: string, kind?: BlockKind): void {
     if (isNavigationText(text)) return;
-    this.keep({ standing: this.standing, depth: 0, text, source });
+    this.keep({ standing: this.standing, depth: 0, text, source, kind });
   }
 
   private keep(item: Reported): void {
@@ -270,7 +271,7 @@ class MainContent implements Outline {
     for (const item of this.reported) {
       if (item.standing < this.best) continue;
       if (item.depth > 0) this.outline.heading(item.depth, item.text, item.source);
-      else this.outline.block(item.text, item.source);
+      else this.outline.block(item.text, item.source, item.kind);
     }
     this.reported.length = 0;
   }
@@ -279,6 +280,8 @@ class MainContent implements Outline {
 class HtmlReader {
   private line: string[] = [];
   private linePre = false;
+  // Whether every line of the block being gathered is preformatted, outside a list or table: a code block.
+  private linesPre = false;
   private lines: string[] = [];
   private marker = "";
   private headingDepth = 0;
@@ -602,6 +605,7 @@ class HtmlReader {
           .filter((part) => part !== "")
           .join("\n");
     if (text.trim() === "") return;
+    this.linesPre = (this.lines.length === 0 || this.linesPre) && pre && this.groupDepth === 0;
     this.lines.push(this.takeMarker() + text);
   }
 
@@ -613,8 +617,9 @@ class HtmlReader {
 
   private emitBlock(): void {
     if (this.lines.length === 0) return;
-    this.report().block(this.lines.join("\n"));
+    this.report().block(this.lines.join("\n"), undefined, this.linesPre ? "code" : undefined);
     this.lines = [];
+    this.linesPre = false;
   }
 }
 

@@ -9,7 +9,7 @@
 
 import { renderHtml } from "./html.js";
 import { type Definitions, hasInlineSyntax, normaliseLabel, renderInline } from "./inline.js";
-import { type Outline, TextOutline } from "./outline.js";
+import { type BlockKind, type Outline, TextOutline } from "./outline.js";
 
 /**
  * Deepest container nesting that is read as structure. Real documents nest a handful of levels; past 64
@@ -451,7 +451,7 @@ export class MarkdownReader {
       case "fence":
       case "indented":
         // Verbatim: whitespace is meaningful in code and trimming would mangle indentation.
-        this.emit(leaf.lines.join("\n"));
+        this.emit(leaf.lines.join("\n"), undefined, "code");
         break;
       case "table":
         this.emit(leaf.rows.filter((row) => row.replace(/[\s|]/g, "") !== "").join("\n"));
@@ -464,7 +464,7 @@ export class MarkdownReader {
           const outline = this.outline;
           renderHtml(html, {
             heading: (depth, text, source) => outline.heading(depth, text, source),
-            block: (text) => outline.block(text, html),
+            block: (text, _source, kind) => outline.block(text, html, kind),
           });
         } else {
           const text = new TextOutline();
@@ -487,11 +487,11 @@ export class MarkdownReader {
    * Hands a leaf's text on: a block of its own at the top level, else lines of the container being
    * rendered. A paragraph's source lines go along at the top level, joined only there (and only if asked).
    */
-  private emit(text: string, sourceLines?: string[]): void {
+  private emit(text: string, sourceLines?: string[], kind?: BlockKind): void {
     if (text.trim() === "") return;
     if (this.stack.length === 0) {
       this.flushGroup();
-      this.outline.block(text, sourceLines && this.withSources ? sourceLines.join("\n") : undefined);
+      this.outline.block(text, sourceLines && this.withSources ? sourceLines.join("\n") : undefined, kind);
       return;
     }
     let items = 0;

@@ -7,9 +7,16 @@ export interface Outline {
    * it, the markup it came from (title extraction tells a heading of badges from one of words by it).
    */
   heading(depth: number, text: string, source?: string): void;
-  /** A block of plain text: a paragraph, a list, a table, a code block. Blank blocks may be reported. */
-  block(text: string, source?: string): void;
+  /**
+   * A block of plain text: a paragraph, a list, a table, a code block. Blank blocks may be reported. `kind`
+   * is "code" for verbatim text (a fenced or indented code block, `<pre>`), whose line breaks and indentation
+   * are the text; a reader that cannot tell leaves it out. Passages ignore it; the document view shows code
+   * as code by it.
+   */
+  block(text: string, source?: string, kind?: BlockKind): void;
 }
+
+export type BlockKind = "code";
 
 /** An outline that keeps headings as lines of text: for headings nested in lists or quotes, which are no section. */
 export class TextOutline implements Outline {

@@ -25,7 +25,24 @@ nav form button{margin:0;padding:0.25rem 0.75rem;background:#fff;color:#0b57d0}
 .trail,.path,.dates{color:#555;font-size:0.9rem;margin:0.25rem 0}
 mark{background:#fde68a}
 pre{white-space:pre-wrap;word-break:break-word;background:#fff;border:1px solid #ddd;padding:0.75rem}
+code,pre{font-family:ui-monospace,"SFMono-Regular","DejaVu Sans Mono",Menlo,Consolas,monospace;font-size:0.9em}
+pre code{font-size:inherit}
 .document p{white-space:pre-wrap}
+.document li{white-space:pre-wrap}
+.passage:target{outline:3px solid #fde68a;outline-offset:4px}
+.passages{list-style:none;padding:0;margin:0.5rem 0 0}
+.passages li{margin:0.5rem 0 0;padding-top:0.5rem;border-top:1px solid #eee}
+.passage-link{font-weight:600;overflow-wrap:anywhere}
+.snippet{margin:0.25rem 0;overflow-wrap:anywhere}
+.more,.counts{color:#555;font-size:0.9rem}
+.recent,.entries{padding-left:1.25rem}
+.entry{margin:0.75rem 0}
+.entry p{margin:0.1rem 0;overflow-wrap:anywhere}
+.entry form button{margin-top:0.25rem}
+button.secondary{background:#fff;color:#0b57d0;padding:0.25rem 0.75rem}
+button.danger{background:#b3261e;border-color:#b3261e}
+a.danger{color:#b3261e}
+.actions{margin-top:2rem;border-top:1px solid #ddd;padding-top:0.75rem}
 dl.accounting{display:grid;grid-template-columns:max-content 1fr;gap:0.25rem 1rem}
 dl.accounting dd{margin:0}
 `;
@@ -50,4 +67,14 @@ export const PAGE_JS = `(() => {
   const end = box.value.length;
   if (end > 0) box.setSelectionRange(end, end);
 })();
+`;
+
+/**
+ * The tab icon, answered at /favicon.ico: an "m" on memoria's link blue, as SVG (every current browser takes an
+ * SVG icon whatever the path's extension), so nothing is fetched from elsewhere and there is no binary to keep.
+ */
+export const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">
+<rect width="32" height="32" rx="6" fill="#0b57d0"/>
+<path d="M7 23V12.5h3v1.6c.8-1.2 2-1.9 3.5-1.9 1.6 0 2.7.7 3.3 2 .9-1.3 2.2-2 3.8-2 2.5 0 3.9 1.6 3.9 4.4V23h-3v-7.6c0-1.5-.6-2.2-1.8-2.2-1.3 0-2.1.9-2.1 2.6V23h-3v-7.6c0-1.5-.6-2.2-1.8-2.2-1.3 0-2.1.9-2.1 2.6V23z" fill="#fff"/>
+</svg>
 `;

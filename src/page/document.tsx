@@ -1,5 +1,6 @@
 /** @jsxRuntime automatic @jsxImportSource hono/jsx */
-// The document view: title, folders, dates, then the content.
+// The document view: title (once), folders, dates, the content with an anchor per passage, and Delete, which
+// leads to a confirmation page rather than deleting at once (a link, so it works without JavaScript).
 
 import { TRAIL_SEPARATOR } from "../index/passage-index.js";
 import type { DocumentView } from "../services/documents.js";
@@ -10,6 +11,15 @@ export interface DocumentPageProps {
   csrf: string;
   document: DocumentView & { content: string };
   notice?: string;
+}
+
+/** Where a document's page is, and where asking to delete it is. */
+export function documentHref(id: string, ordinal?: number): string {
+  return `/page/documents/${encodeURIComponent(id)}${ordinal === undefined ? "" : `#p${ordinal}`}`;
+}
+
+export function deleteHref(id: string): string {
+  return `/page/documents/${encodeURIComponent(id)}/delete`;
 }
 
 export function DocumentPage({ csrf, document, notice }: DocumentPageProps) {
@@ -28,8 +38,13 @@ export function DocumentPage({ csrf, document, notice }: DocumentPageProps) {
           <time datetime={document.updatedAt}>{document.updatedAt.slice(0, 10)}</time> · version{" "}
           {document.version}
         </p>
-        <DocumentBody content={document.content} format={document.format} />
+        <DocumentBody title={document.title} content={document.content} format={document.format} />
       </article>
+      <p class="actions">
+        <a class="danger" href={deleteHref(document.id)}>
+          Delete this document
+        </a>
+      </p>
     </Layout>
   );
 }

@@ -23,6 +23,7 @@ export function Layout({ title, csrf, children }: LayoutProps) {
             this page's own form posts; same-origin keeps referrers off other sites and lets Origin name us. */}
         <meta name="referrer" content="same-origin" />
         <title>{`${title} · memoria`}</title>
+        <link rel="icon" href="/favicon.ico" type="image/svg+xml" />
         <link rel="stylesheet" href={`${ASSET_PATH}/page.css`} />
         <script src={`${ASSET_PATH}/page.js`} defer />
       </head>

@@ -1,24 +1,66 @@
 /** @jsxRuntime automatic @jsxImportSource hono/jsx */
 // The working-memory view: what an agent asking with this query, project and budget would receive — the
-// rendered block, and how it was cut to the budget.
+// rendered block, and how it was cut to the budget, naming the entries left out — then the team's recent
+// entries, each with Forget, and a form to remember a new one.
 
-import type { WorkingMemory } from "../services/memory.js";
+import type { EntryView } from "../services/entries.js";
+import type { SkippedEntry, WorkingMemory } from "../services/memory.js";
 import { ErrorNote } from "./error-note.js";
 import { Layout } from "./layout.js";
+import { RememberForm, type RememberValues } from "./remember-form.js";
 
 export interface MemoryPageProps {
   csrf: string;
   form: { q: string; project: string; budget: string };
   defaultBudget: number;
   maxBudget: number;
-  result: WorkingMemory | null;
+  result: { memory: WorkingMemory; skippedEntries: SkippedEntry[] } | null;
+  recent: EntryView[];
+  remember?: { values: RememberValues; error?: string };
+  notice?: string;
   error?: string;
 }
 
-export function MemoryPage({ csrf, form, defaultBudget, maxBudget, result, error }: MemoryPageProps) {
+export function forgetHref(id: string): string {
+  return `/page/entries/${encodeURIComponent(id)}/forget`;
+}
+
+function RecentEntries({ csrf, entries }: { csrf: string; entries: EntryView[] }) {
+  if (entries.length === 0) return <p>No entries yet: remember the first one below.</p>;
+  return (
+    <ul class="entries">
+      {entries.map((entry) => (
+        <li class="entry">
+          <p class="entry-title">
+            <strong>{entry.title}</strong>
+            {entry.impact ? ` — ${entry.impact}` : ""}
+          </p>
+          <p class="dates">
+            <time datetime={entry.createdAt}>{entry.createdAt.slice(0, 10)}</time> ·{" "}
+            {entry.project ?? "no project"} · {entry.type ?? "no type"} · <code>{entry.id}</code>
+          </p>
+          <form method="post" action={forgetHref(entry.id)}>
+            <input type="hidden" name="csrf" value={csrf} />
+            <button type="submit" class="secondary" aria-label={`Forget ${entry.title}`}>
+              Forget
+            </button>
+          </form>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+export function MemoryPage(props: MemoryPageProps) {
+  const { csrf, form, defaultBudget, maxBudget, result, error } = props;
   return (
     <Layout title="Working memory" csrf={csrf}>
       <h1>Working memory</h1>
+      {props.notice ? (
+        <p class="notice" role="status">
+          {props.notice}
+        </p>
+      ) : null}
       <p>What an agent receives when it asks memoria for its working memory.</p>
       <form method="get" action="/page/memory">
         <label for="mq">What the agent is working on (optional)</label>
@@ -43,20 +85,45 @@ export function MemoryPage({ csrf, form, defaultBudget, maxBudget, result, error
           <h2>Accounting</h2>
           <dl class="accounting">
             <dt>Candidates</dt>
-            <dd>{result.candidates}</dd>
+            <dd>{result.memory.candidates}</dd>
             <dt>Included</dt>
-            <dd>{result.included}</dd>
+            <dd>{result.memory.included}</dd>
             <dt>Skipped</dt>
-            <dd>{result.skipped}</dd>
+            <dd>{result.memory.skipped}</dd>
             <dt>Tokens</dt>
             <dd>
-              {result.estimatedTokens} of {result.budget}
+              {result.memory.estimatedTokens} of {result.memory.budget}
             </dd>
           </dl>
+          {result.skippedEntries.length > 0 ? (
+            <>
+              <h3>Skipped: over the budget</h3>
+              <ul class="skipped">
+                {result.skippedEntries.map((entry) => (
+                  <li>
+                    {entry.title}{" "}
+                    <span class="dates">
+                      rank {entry.rank} · <code>{entry.id}</code>
+                    </span>
+                  </li>
+                ))}
+              </ul>
+            </>
+          ) : null}
           <h2>The block</h2>
-          <pre>{result.text === "" ? "(empty: no entries)" : result.text}</pre>
+          <pre>
+            <code>{result.memory.text === "" ? "(empty: no entries)" : result.memory.text}</code>
+          </pre>
         </section>
       ) : null}
+      <section aria-labelledby="recent-heading">
+        <h2 id="recent-heading">Recent entries</h2>
+        <RecentEntries csrf={csrf} entries={props.recent} />
+      </section>
+      <section aria-labelledby="remember-heading">
+        <h2 id="remember-heading">Remember an entry</h2>
+        <RememberForm csrf={csrf} values={props.remember?.values} error={props.remember?.error} />
+      </section>
     </Layout>
   );
 }

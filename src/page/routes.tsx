@@ -12,17 +12,22 @@ import type { AppEnv } from "../http/env.js";
 import { formatOfFile, stem } from "../ingest/formats.js";
 import { decodeUtf8, describeNotText, notTextReason } from "../ingest/text.js";
 import { DEFAULT_BUDGET, MAX_BUDGET } from "../memory/constants.js";
-import { DEFAULT_SEARCH_LIMIT, documentBody, memoryInput, searchQuery } from "../routes/schemas.js";
+import { documentBody, entryBody, entryInput, memoryInput, searchQuery } from "../routes/schemas.js";
 import { csrfToken, csrfTokenMatches } from "../seal/page-session.js";
 import type { DocumentService } from "../services/documents.js";
+import type { EntryService } from "../services/entries.js";
 import type { MemoryService } from "../services/memory.js";
 import type { SearchService } from "../services/search.js";
+import type { StatsService } from "../services/stats.js";
+import type { TeamService } from "../services/teams.js";
 import { AddNotePage } from "./add-note.js";
-import { PAGE_CSS, PAGE_JS } from "./assets.js";
+import { FAVICON_SVG, PAGE_CSS, PAGE_JS } from "./assets.js";
+import { ConfirmDeletePage } from "./confirm-delete.js";
 import { DocumentPage } from "./document.js";
 import { ASSET_PATH } from "./layout.js";
 import { MemoryPage } from "./memory.js";
 import { MessagePage } from "./message.js";
+import type { RememberValues } from "./remember-form.js";
 import { SearchPage } from "./search.js";
 import type { PageSession, PageSessions } from "./sessions.js";
 import { SignInPage } from "./sign-in.js";
@@ -55,7 +60,19 @@ export interface PageDeps {
   search: SearchService;
   memory: MemoryService;
   documents: DocumentService;
+  entries: EntryService;
+  stats: StatsService;
+  teams: TeamService;
 }
+
+/**
+ * Hits the page asks search for. Grouped by document (./hit-groups.ts), 50 passages still show a dozen or more
+ * documents when one long document matches in many places, where the API's default 20 showed two or three.
+ */
+export const PAGE_SEARCH_HITS = 50;
+/** Recently changed documents on the start page, and recent entries on the working-memory page. */
+export const RECENT_DOCUMENTS = 8;
+export const RECENT_ENTRIES = 20;
 
 type PageEnv = { Variables: AppEnv["Variables"] & { session: PageSession; csrf: string } };
 type PageContext = Context<PageEnv>;
@@ -199,6 +216,13 @@ export function pageRoutes(deps: PageDeps): Hono<PageEnv> {
     return c.body(PAGE_JS);
   });
 
+  // Browsers ask for it on every site; a day's caching is enough for an icon that changes with a release.
+  app.get("/favicon.ico", (c) => {
+    c.header("Cache-Control", "public, max-age=86400");
+    c.header("Content-Type", "image/svg+xml");
+    return c.body(FAVICON_SVG);
+  });
+
   app.get("/", async (c) => {
     const session = await resolveSession(deps, c);
     if (!session) {
@@ -213,7 +237,24 @@ export function pageRoutes(deps: PageDeps): Hono<PageEnv> {
     if (limited) return tooManyRequests(c, limited);
     const csrf = await csrfToken(session.keys);
     const q = c.req.query("q") ?? "";
-    if (q.trim() === "") return render(c, <SearchPage csrf={csrf} query={q} result={null} />);
+    if (q.trim() === "") {
+      const [team, counts, recent] = await Promise.all([
+        deps.teams.get(session.team),
+        deps.stats.stats(session.team),
+        deps.documents.recentlyChanged(session.team, RECENT_DOCUMENTS),
+      ]);
+      const notice = c.req.query("deleted") === "1" ? "The document was deleted." : undefined;
+      return render(
+        c,
+        <SearchPage
+          csrf={csrf}
+          query={q}
+          result={null}
+          notice={notice}
+          team={{ name: team.name, counts, recent: recent.documents }}
+        />,
+      );
+    }
     const parsed = searchQuery.safeParse({ q });
     if (!parsed.success)
       return render(
@@ -221,7 +262,7 @@ export function pageRoutes(deps: PageDeps): Hono<PageEnv> {
         <SearchPage csrf={csrf} query={q} result={null} error={firstIssue(parsed.error)} />,
         400,
       );
-    const result = await deps.search.search(session.team, { q: parsed.data.q, limit: DEFAULT_SEARCH_LIMIT });
+    const result = await deps.search.search(session.team, { q: parsed.data.q, limit: PAGE_SEARCH_HITS });
     return render(c, <SearchPage csrf={csrf} query={q} result={result} />);
   });
 
@@ -269,19 +310,68 @@ export function pageRoutes(deps: PageDeps): Hono<PageEnv> {
     }
   });
 
+  const noSuchDocument = (c: PageContext) =>
+    render(
+      c,
+      <MessagePage
+        title="No such document"
+        message="This document is not there (or was deleted)."
+        csrf={c.var.csrf}
+      />,
+      404,
+    );
+
+  app.get("/page/documents/:id/delete", signedIn, async (c) => {
+    try {
+      const document = await deps.documents.get(c.var.session.team, c.req.param("id"));
+      return render(c, <ConfirmDeletePage csrf={c.var.csrf} document={document} />);
+    } catch (error) {
+      if (!isDomainError(error, "not_found")) throw error;
+      return noSuchDocument(c);
+    }
+  });
+
+  app.post("/page/documents/:id/delete", signedIn, async (c) => {
+    const form = await statefulPost(c);
+    if (form instanceof Response) return form;
+    try {
+      await deps.documents.delete(c.var.session.team, c.req.param("id"));
+      return c.redirect("/?deleted=1", 303);
+    } catch (error) {
+      if (!isDomainError(error, "not_found")) throw error;
+      return noSuchDocument(c);
+    }
+  });
+
   app.get("/page/memory", signedIn, async (c) => {
     const form = {
       q: c.req.query("q") ?? "",
       project: c.req.query("project") ?? "",
       budget: c.req.query("budget") ?? "",
     };
-    const page = (result: Awaited<ReturnType<MemoryService["workingMemory"]>> | null, error?: string) => (
+    const recent = await deps.entries.list(c.var.session.team, {
+      project: null,
+      limit: RECENT_ENTRIES,
+      after: null,
+    });
+    const notice =
+      c.req.query("remembered") === "1"
+        ? "The entry was remembered."
+        : c.req.query("forgot") === "1"
+          ? "The entry was forgotten."
+          : undefined;
+    const page = (
+      result: Awaited<ReturnType<MemoryService["workingMemoryWithSkipped"]>> | null,
+      error?: string,
+    ) => (
       <MemoryPage
         csrf={c.var.csrf}
         form={form}
         defaultBudget={DEFAULT_BUDGET}
         maxBudget={MAX_BUDGET}
         result={result}
+        recent={recent.entries}
+        notice={notice}
         error={error}
       />
     );
@@ -292,12 +382,72 @@ export function pageRoutes(deps: PageDeps): Hono<PageEnv> {
       ...(form.budget === "" ? {} : { budget: form.budget }),
     });
     if (!parsed.success) return render(c, page(null, firstIssue(parsed.error)), 400);
-    const result = await deps.memory.workingMemory(c.var.session.team, {
+    const result = await deps.memory.workingMemoryWithSkipped(c.var.session.team, {
       query: parsed.data.q ?? null,
       project: parsed.data.project ?? null,
       budget: parsed.data.budget ?? DEFAULT_BUDGET,
     });
     return render(c, page(result));
+  });
+
+  app.post("/page/entries", signedIn, async (c) => {
+    const form = await statefulPost(c);
+    if (form instanceof Response) return form;
+    const text = (name: string) => (typeof form[name] === "string" ? (form[name] as string) : "");
+    const values: RememberValues = {
+      title: text("title"),
+      impact: text("impact"),
+      project: text("project").trim(),
+      type: text("type").trim(),
+    };
+    const parsed = entryBody.safeParse({
+      title: values.title,
+      impact: values.impact,
+      ...(values.project === "" ? {} : { project: values.project }),
+      ...(values.type === "" ? {} : { type: values.type }),
+    });
+    if (!parsed.success) {
+      const recent = await deps.entries.list(c.var.session.team, {
+        project: null,
+        limit: RECENT_ENTRIES,
+        after: null,
+      });
+      return render(
+        c,
+        <MemoryPage
+          csrf={c.var.csrf}
+          form={{ q: "", project: "", budget: "" }}
+          defaultBudget={DEFAULT_BUDGET}
+          maxBudget={MAX_BUDGET}
+          result={null}
+          recent={recent.entries}
+          remember={{ values, error: firstIssue(parsed.error) }}
+        />,
+        400,
+      );
+    }
+    await deps.entries.create(c.var.session.team, entryInput(parsed.data));
+    return c.redirect("/page/memory?remembered=1", 303);
+  });
+
+  app.post("/page/entries/:id/forget", signedIn, async (c) => {
+    const form = await statefulPost(c);
+    if (form instanceof Response) return form;
+    try {
+      await deps.entries.delete(c.var.session.team, c.req.param("id"));
+      return c.redirect("/page/memory?forgot=1", 303);
+    } catch (error) {
+      if (!isDomainError(error, "not_found")) throw error;
+      return render(
+        c,
+        <MessagePage
+          title="No such entry"
+          message="This entry is not there (or was forgotten already)."
+          csrf={c.var.csrf}
+        />,
+        404,
+      );
+    }
   });
 
   app.get("/page/notes", signedIn, (c) => render(c, <AddNotePage csrf={c.var.csrf} />));

@@ -1,27 +1,36 @@
 /** @jsxRuntime automatic @jsxImportSource hono/jsx */
-// The search page: the box, then the hits, and always what the corpus holds, so an empty answer reads as
-// "nothing matched among N documents", never as "there is nothing".
+// The search page: the box, then the hits grouped by document, and always what the corpus holds, so an empty
+// answer reads as "nothing matched among N documents", never as "there is nothing". Before a search it is the
+// start page: the team's name, its counts and its recently changed documents.
 
 import type { SearchResult } from "../services/search.js";
 import { ErrorNote } from "./error-note.js";
 import { Hit } from "./hit.js";
+import { groupHits } from "./hit-groups.js";
 import { Layout } from "./layout.js";
+import { plural } from "./plural.js";
+import { TeamOverview, type TeamOverviewProps } from "./team-overview.js";
 
 export interface SearchPageProps {
   csrf: string;
   query: string;
   result: SearchResult | null;
+  /** The start page's team and overview, shown when there is no search. */
+  team?: { name: string } & TeamOverviewProps;
+  notice?: string;
   error?: string;
 }
 
-function plural(n: number, one: string, many: string): string {
-  return `${n} ${n === 1 ? one : many}`;
-}
-
-export function SearchPage({ csrf, query, result, error }: SearchPageProps) {
+export function SearchPage({ csrf, query, result, team, notice, error }: SearchPageProps) {
+  const groups = result ? groupHits(result.hits) : [];
   return (
-    <Layout title={query ? `Search: ${query}` : "Search"} csrf={csrf}>
-      <h1>Search the team's notes</h1>
+    <Layout title={query ? `Search: ${query}` : (team?.name ?? "Search")} csrf={csrf}>
+      <h1>{team ? team.name : "Search the team's notes"}</h1>
+      {notice ? (
+        <p class="notice" role="status">
+          {notice}
+        </p>
+      ) : null}
       <search>
         <form method="get" action="/">
           <label for="q">Search</label>
@@ -38,7 +47,7 @@ export function SearchPage({ csrf, query, result, error }: SearchPageProps) {
           <p class="corpus" role="status">
             {result.hits.length === 0
               ? `No passage matched "${query}" among `
-              : `${plural(result.hits.length, "hit", "hits")} among `}
+              : `${plural(groups.length, "document", "documents")} (${plural(result.hits.length, "passage", "passages")}) matched among `}
             {plural(result.corpus.documents, "document", "documents")} (
             {plural(result.corpus.chunks, "passage", "passages")})
             {result.corpus.unreadable > 0
@@ -47,11 +56,13 @@ export function SearchPage({ csrf, query, result, error }: SearchPageProps) {
             .
           </p>
           <ol class="hits">
-            {result.hits.map((hit) => (
-              <Hit hit={hit} />
+            {groups.map((group) => (
+              <Hit group={group} />
             ))}
           </ol>
         </section>
+      ) : team ? (
+        <TeamOverview counts={team.counts} recent={team.recent} />
       ) : null}
     </Layout>
   );

@@ -185,6 +185,8 @@ export function documentRoutes(
     createRoute({
       method: "post",
       path: "/v1/documents",
+      summary: "Add a document, or update the one holding its externalId",
+      tags: ["Documents"],
       description:
         "Stores a document from JSON, a raw text/markdown, text/plain or text/html body, or a multipart " +
         "`file`. A raw body's title is `?title=`, else its first heading; a file's title is its name without " +
@@ -293,6 +295,8 @@ export function documentRoutes(
     createRoute({
       method: "post",
       path: BATCH_PATH,
+      summary: "Add or update many documents in one request",
+      tags: ["Documents"],
       description:
         `Stores up to ${MAX_BATCH_DOCUMENTS} documents, each as the JSON body of POST /v1/documents, in a few ` +
         "storage transactions, indexed once. Each item succeeds or fails alone, with the code and message " +
@@ -330,6 +334,8 @@ export function documentRoutes(
     createRoute({
       method: "get",
       path: "/v1/documents",
+      summary: "List the team's documents, newest first",
+      tags: ["Documents"],
       security,
       middleware: [team] as const,
       request: { query: z.object({ limit: intParam(1, 200).optional(), cursor: z.string().optional() }) },
@@ -353,6 +359,8 @@ export function documentRoutes(
     createRoute({
       method: "get",
       path: "/v1/documents/{id}",
+      summary: "Read a document with its content",
+      tags: ["Documents"],
       security,
       middleware: [team] as const,
       request: { params: idParams },
@@ -368,6 +376,8 @@ export function documentRoutes(
     createRoute({
       method: "put",
       path: "/v1/documents/{id}",
+      summary: "Replace a document",
+      tags: ["Documents"],
       security,
       middleware: [team, acceptOnly(["application/json"]), strictJsonBody] as const,
       request: {
@@ -393,6 +403,8 @@ export function documentRoutes(
     createRoute({
       method: "delete",
       path: "/v1/documents/{id}",
+      summary: "Delete a document",
+      tags: ["Documents"],
       security,
       middleware: [team] as const,
       request: { params: idParams },

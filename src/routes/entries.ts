@@ -39,6 +39,8 @@ export function entryRoutes(
     createRoute({
       method: "post",
       path: "/v1/entries",
+      summary: "Remember an entry",
+      tags: ["Entries"],
       security,
       middleware: [team, acceptOnly(["application/json"]), idempotent] as const,
       request: {
@@ -60,6 +62,8 @@ export function entryRoutes(
     createRoute({
       method: "get",
       path: "/v1/entries",
+      summary: "List the team's entries, newest first",
+      tags: ["Entries"],
       security,
       middleware: [team] as const,
       request: {
@@ -93,6 +97,8 @@ export function entryRoutes(
     createRoute({
       method: "get",
       path: "/v1/entries/{id}",
+      summary: "Read an entry",
+      tags: ["Entries"],
       security,
       middleware: [team] as const,
       request: { params: entryIdInput },
@@ -105,6 +111,8 @@ export function entryRoutes(
     createRoute({
       method: "delete",
       path: "/v1/entries/{id}",
+      summary: "Forget an entry",
+      tags: ["Entries"],
       security,
       middleware: [team] as const,
       request: { params: entryIdInput },

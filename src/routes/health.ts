@@ -13,6 +13,8 @@ export function healthRoutes(health: HealthService) {
     createRoute({
       method: "get",
       path: "/healthz",
+      summary: "Liveness: the process answers",
+      tags: ["Service"],
       responses: { 200: json(okSchema, "The process is up.") },
     }),
     (c) => c.json({ ok: true as const }, 200),
@@ -21,6 +23,8 @@ export function healthRoutes(health: HealthService) {
     createRoute({
       method: "get",
       path: "/readyz",
+      summary: "Readiness: storage answers",
+      tags: ["Service"],
       responses: { 200: json(okSchema, "Storage answers."), ...errors(503) },
     }),
     async (c) => {

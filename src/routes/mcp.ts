@@ -8,11 +8,11 @@
 // (src/http/origin.ts says why the SDK's Host/Origin lists do not fit: they need the origins fixed ahead).
 
 import type { OpenAPIHono } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { MiddlewareHandler } from "hono";
-import { z } from "zod";
 import { isDomainError } from "../errors.js";
 import type { AppEnv } from "../http/env.js";
 import { checkOrigin } from "../http/origin.js";
@@ -21,6 +21,7 @@ import type { TeamKey } from "../seal/team-key.js";
 import type { EntryService } from "../services/entries.js";
 import type { MemoryService } from "../services/memory.js";
 import type { SearchService } from "../services/search.js";
+import { errors, json } from "./responses.js";
 import { router } from "./router.js";
 import {
   entryAnswer,
@@ -46,6 +47,26 @@ export interface McpDeps {
 const SERVER_INFO = { name: "memoria", version: "1" };
 
 const forgetAnswer = z.object({ forgotten: z.string() });
+
+/** A JSON-RPC 2.0 request or notification, as /openapi.json describes the body of POST /mcp. */
+const jsonRpcMessage = z
+  .object({
+    jsonrpc: z.literal("2.0"),
+    id: z.union([z.string(), z.number().int()]).optional().describe("Absent for a notification."),
+    method: z.string().describe("Such as initialize, tools/list or tools/call."),
+    params: z.record(z.string(), z.unknown()).optional(),
+  })
+  .openapi("JsonRpcMessage");
+
+/** A JSON-RPC 2.0 response: `result` on success, `error` otherwise. */
+const jsonRpcAnswer = z
+  .object({
+    jsonrpc: z.literal("2.0"),
+    id: z.union([z.string(), z.number().int()]).nullable(),
+    result: z.record(z.string(), z.unknown()).optional(),
+    error: z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }).optional(),
+  })
+  .openapi("JsonRpcAnswer");
 
 const text = (value: string) => ({ type: "text" as const, text: value });
 
@@ -165,6 +186,35 @@ export function mcpRoutes(
       // The answer is complete JSON by now, so closing cuts nothing short.
       await server.close();
     }
+  });
+
+  // Described for /openapi.json only: the handler above hands the raw request to the MCP transport, which
+  // reads and answers JSON-RPC itself.
+  app.openAPIRegistry.registerPath({
+    method: "post",
+    path: "/mcp",
+    summary: "Model Context Protocol: the search, memory, remember and forget tools",
+    tags: ["MCP"],
+    description:
+      "Streamable HTTP, stateless: one JSON-RPC 2.0 message per request (`initialize`, `tools/list`, " +
+      "`tools/call`, `ping`, notifications), answered as JSON. The request must accept both " +
+      "`application/json` and `text/event-stream`. A missing or wrong key is 401 in the error envelope; a " +
+      "body that is not JSON-RPC is answered in JSON-RPC's own error form. A browser `Origin` other than " +
+      "`MEMORIA_ALLOWED_ORIGINS` or the server's own loopback origin is 403. `GET` and `DELETE` are 405.",
+    security: [{ teamKey: [] }],
+    request: {
+      headers: z.object({
+        accept: z.string().describe("Must name application/json and text/event-stream."),
+      }),
+      body: { content: { "application/json": { schema: jsonRpcMessage } }, required: true },
+    },
+    responses: {
+      200: json(jsonRpcAnswer, "The JSON-RPC response: a result, or a JSON-RPC error."),
+      202: { description: "A notification or response was accepted; nothing to answer." },
+      400: json(jsonRpcAnswer, "Not JSON, or not a JSON-RPC message: a JSON-RPC error."),
+      406: json(jsonRpcAnswer, "The Accept header does not name both media types: a JSON-RPC error."),
+      ...errors(401, 403, 413),
+    },
   });
 
   // Without sessions there is no stream to open (GET) and none to end (DELETE): those are the app's 405

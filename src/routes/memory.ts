@@ -14,6 +14,8 @@ export function memoryRoutes(memory: MemoryService, team: MiddlewareHandler<AppE
     createRoute({
       method: "get",
       path: "/v1/memory",
+      summary: "The working-memory block for an agent, cut to a token budget",
+      tags: ["Working memory"],
       security: [{ teamKey: [] }],
       middleware: [team] as const,
       request: { query: memoryInput },

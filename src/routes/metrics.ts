@@ -14,6 +14,8 @@ export function metricsRoutes(metrics: Metrics, auth: MiddlewareHandler<AppEnv>)
     createRoute({
       method: "get",
       path: "/metrics",
+      summary: "Prometheus metrics",
+      tags: ["Metrics"],
       description: "Authenticated by the admin token, or by MEMORIA_METRICS_TOKEN when it is set.",
       security: [{ adminToken: [] }],
       middleware: [auth] as const,

@@ -83,6 +83,8 @@ export function notionRoutes(notion: NotionService, team: MiddlewareHandler<AppE
     createRoute({
       method: "put",
       path: "/v1/sources/notion",
+      summary: "Store the team's Notion integration token",
+      tags: ["Note sources"],
       security: [{ teamKey: [] }],
       middleware: [team, acceptOnly(["application/json"])] as const,
       request: { body: { content: { "application/json": { schema: notionSourceBody } }, required: true } },
@@ -103,6 +105,8 @@ export function notionRoutes(notion: NotionService, team: MiddlewareHandler<AppE
     createRoute({
       method: "get",
       path: "/v1/sources/notion",
+      summary: "The Notion source: its webhook URL and verification",
+      tags: ["Note sources"],
       security: [{ teamKey: [] }],
       middleware: [team, noStore()] as const,
       description:
@@ -128,6 +132,8 @@ export function notionRoutes(notion: NotionService, team: MiddlewareHandler<AppE
     createRoute({
       method: "delete",
       path: "/v1/sources/notion",
+      summary: "Forget the Notion source",
+      tags: ["Note sources"],
       security: [{ teamKey: [] }],
       middleware: [team] as const,
       responses: {
@@ -149,6 +155,8 @@ export function notionRoutes(notion: NotionService, team: MiddlewareHandler<AppE
     createRoute({
       method: "post",
       path: "/v1/webhooks/notion/{teamId}/{token}",
+      summary: "Receive a Notion webhook delivery",
+      tags: ["Webhooks"],
       description:
         "Notion's webhook, at the secret URL `GET /v1/sources/notion` answers as `webhookUrl`; any other path " +
         "(the bare `/v1/webhooks/notion/{teamId}` included), an unknown team or a wrong token is 404. The " +

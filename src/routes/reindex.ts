@@ -62,6 +62,8 @@ export function reindexRoutes(reindex: ReindexService, cron: MiddlewareHandler<A
     createRoute({
       method: "post",
       path: "/v1/reindex",
+      summary: "Catch indexes up with storage and pull Notion edits",
+      tags: ["Reindex"],
       security: [{ cronToken: [] }],
       middleware: [cron] as const,
       description:

@@ -56,6 +56,15 @@ export const matchText = z.string().superRefine((q, ctx) => {
 /** A search text: not blank, at most 1024 UTF-8 bytes. */
 export const queryText = matchText.refine((q) => q.trim() !== "", { message: "must not be blank" });
 
+/**
+ * A text that may be null, its meaning said on the text itself. JSON Schema generators fold a bare
+ * `anyOf: [{type: "string"}, {type: "null"}]` into `type: ["string", "null"]`, which is legal but which several
+ * MCP clients read as one string and reject or drop (MCP Inspector warns about each); a branch carrying its
+ * description is not bare, so the MCP tools' schemas keep the two branches (decision 0043).
+ */
+export const nullableText = <T extends z.ZodString | z.ZodType<string>>(text: T, what: string) =>
+  text.describe(what).nullable();
+
 /** A project or entry type, as API.md defines them. */
 export const labelText = z
   .string()
@@ -149,25 +158,30 @@ export const entrySchema = z
   .object({
     id: z.string(),
     createdAt: z.string(),
-    project: z.string().nullable(),
-    type: z.string().nullable(),
+    project: nullableText(z.string(), "The project it belongs to; null for none."),
+    type: nullableText(z.string(), "Its kind, such as decision, incident or learning; null for none."),
     title: z.string(),
-    impact: z.string().nullable(),
-    body: z.string().nullable(),
+    impact: nullableText(z.string(), "What it changes; null for none."),
+    body: nullableText(z.string(), "Longer detail; null for none."),
   })
   .openapi("Entry");
 
 // Blank impact and body are the same as none: a line never ends in a dangling dash.
 export const entryBody = z.object({
   title: nameText(512).describe("What was decided, broken or learned; 1–512 characters."),
-  impact: codePoints(0, MAX_IMPACT_CHARS)
-    .nullish()
+  impact: nullableText(
+    codePoints(0, MAX_IMPACT_CHARS),
+    "What it changes, shown after the title in working memory; at most 1024 characters.",
+  )
+    .optional()
     .describe("What it changes, shown after the title in working memory."),
   project: labelText.nullish().describe("The project it belongs to: [A-Za-z0-9._-]{1,64}."),
   type: labelText
     .nullish()
     .describe("Its kind, such as decision, incident or learning: [A-Za-z0-9._-]{1,64}."),
-  body: codePoints(0, MAX_ENTRY_BODY_CHARS).nullish().describe("Longer detail; searched, not rendered."),
+  body: nullableText(codePoints(0, MAX_ENTRY_BODY_CHARS), "Longer detail; at most 65,536 characters.")
+    .optional()
+    .describe("Longer detail; searched, not rendered."),
 });
 export type EntryBody = z.infer<typeof entryBody>;
 
@@ -226,8 +240,8 @@ export type MemoryInput = z.infer<typeof memoryInput>;
 
 export const memoryAnswer = z
   .object({
-    query: z.string().nullable(),
-    project: z.string().nullable(),
+    query: nullableText(z.string(), "The query the entries were ranked for; null for none."),
+    project: nullableText(z.string(), "The project boosted; null for none."),
     budget: z.number().int(),
     candidates: z.number().int(),
     included: z.number().int(),

@@ -14,6 +14,8 @@ export function searchRoutes(search: SearchService, team: MiddlewareHandler<AppE
     createRoute({
       method: "get",
       path: "/v1/search",
+      summary: "Search the team's passages",
+      tags: ["Search"],
       security: [{ teamKey: [] }],
       middleware: [team] as const,
       request: { query: searchQuery },

@@ -39,6 +39,8 @@ export function statsRoutes(stats: StatsService, team: MiddlewareHandler<AppEnv>
     createRoute({
       method: "get",
       path: "/v1/stats",
+      summary: "The team's counts and index state",
+      tags: ["Stats"],
       security: [{ teamKey: [] }],
       middleware: [team] as const,
       responses: { 200: json(statsAnswer, "Storage counts and index state."), ...errors(401) },

@@ -28,6 +28,8 @@ export function teamRoutes(teams: TeamService, admin: MiddlewareHandler<AppEnv>)
     createRoute({
       method: "post",
       path: "/v1/teams",
+      summary: "Create a team and its first key",
+      tags: ["Teams"],
       security,
       middleware: [admin, noStore()] as const,
       request: { body: { content: { "application/json": { schema: createTeamBody } }, required: true } },
@@ -39,6 +41,8 @@ export function teamRoutes(teams: TeamService, admin: MiddlewareHandler<AppEnv>)
     createRoute({
       method: "get",
       path: "/v1/teams",
+      summary: "List the teams",
+      tags: ["Teams"],
       security,
       middleware: [admin] as const,
       responses: { 200: json(teamsAnswer, "Every team that opens."), ...errors(401, 403) },
@@ -49,6 +53,8 @@ export function teamRoutes(teams: TeamService, admin: MiddlewareHandler<AppEnv>)
     createRoute({
       method: "get",
       path: "/v1/teams/{teamId}/keys",
+      summary: "List a team's keys",
+      tags: ["Teams"],
       security,
       middleware: [admin] as const,
       request: { params: teamParams },
@@ -60,6 +66,8 @@ export function teamRoutes(teams: TeamService, admin: MiddlewareHandler<AppEnv>)
     createRoute({
       method: "post",
       path: "/v1/teams/{teamId}/keys",
+      summary: "Make another key for a team",
+      tags: ["Teams"],
       security,
       middleware: [admin, noStore()] as const,
       request: { params: teamParams },
@@ -74,6 +82,8 @@ export function teamRoutes(teams: TeamService, admin: MiddlewareHandler<AppEnv>)
     createRoute({
       method: "delete",
       path: "/v1/teams/{teamId}/keys/{keyId}",
+      summary: "Revoke a key",
+      tags: ["Teams"],
       security,
       middleware: [admin] as const,
       request: { params: teamParams.extend({ keyId: idParam }) },
@@ -92,6 +102,8 @@ export function teamRoutes(teams: TeamService, admin: MiddlewareHandler<AppEnv>)
     createRoute({
       method: "delete",
       path: "/v1/teams/{teamId}",
+      summary: "Delete a team and everything it holds",
+      tags: ["Teams"],
       security,
       middleware: [admin] as const,
       request: { params: teamParams },

@@ -124,6 +124,8 @@ export function webhookRoutes(webhooks: WebhookService, team: MiddlewareHandler<
     createRoute({
       method: "put",
       path: "/v1/sources/webhook",
+      summary: "Make (or rotate) the team's webhook signing secret",
+      tags: ["Note sources"],
       security: [{ teamKey: [] }],
       middleware: [team, noStore()] as const,
       description:
@@ -142,6 +144,8 @@ export function webhookRoutes(webhooks: WebhookService, team: MiddlewareHandler<
     createRoute({
       method: "get",
       path: "/v1/sources/webhook",
+      summary: "Whether a webhook signing secret is set",
+      tags: ["Note sources"],
       security: [{ teamKey: [] }],
       middleware: [team] as const,
       description:
@@ -155,6 +159,8 @@ export function webhookRoutes(webhooks: WebhookService, team: MiddlewareHandler<
     createRoute({
       method: "delete",
       path: "/v1/sources/webhook",
+      summary: "Forget the webhook signing secret",
+      tags: ["Note sources"],
       security: [{ teamKey: [] }],
       middleware: [team] as const,
       description: "Forgets the signing secret: every delivery is then 401 until a new one is made with PUT.",
@@ -191,6 +197,8 @@ export function webhookRoutes(webhooks: WebhookService, team: MiddlewareHandler<
   app.openAPIRegistry.registerPath({
     method: "post",
     path: INGEST_PATH,
+    summary: "Receive a signed Standard Webhooks delivery",
+    tags: ["Webhooks"],
     description:
       "A Standard Webhooks delivery, verified against the team's secret and applied before the answer. A bad " +
       "signature, unknown team, no secret or a timestamp more than 5 minutes off is 401 and records nothing; " +

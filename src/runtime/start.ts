@@ -99,9 +99,23 @@ async function requireMasterKeyOpens(master: MasterKeys, found: Preflight, logge
   if (unopened > 0) logger.warn("team keys the master key does not open", { checked: tried, unopened });
 }
 
-/** The line logged once the server listens; tests read the port from it. */
+/**
+ * The address to open in a browser: a wildcard host (0.0.0.0, ::) is served on loopback too, so it is named
+ * as localhost; an IPv6 literal goes in brackets.
+ */
+export function listeningUrl(host: string, port: number): string {
+  const shown = host === "0.0.0.0" || host === "::" || host === "" ? "localhost" : host;
+  return `http://${shown.includes(":") ? `[${shown}]` : shown}:${port}/`;
+}
+
+/** The line logged once the server listens; tests read the port from it, people the URL. */
 export function logListening({ config, logger }: Started, port: number): void {
-  logger.info("listening", { port, host: config.host, storage: config.db.url.split(":")[0] });
+  logger.info("listening", {
+    port,
+    host: config.host,
+    storage: config.db.url.split(":")[0],
+    url: listeningUrl(config.host, port),
+  });
 }
 
 /** A listen that failed, told in one line naming the variable to change. */

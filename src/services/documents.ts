@@ -324,6 +324,18 @@ export class DocumentService {
     return { documents: values, unreadable, next };
   }
 
+  /** The `limit` most recently written documents, newest first; rows that do not open are counted, not shown. */
+  async recentlyChanged(
+    key: TeamKey,
+    limit: number,
+  ): Promise<{ documents: DocumentView[]; unreadable: number }> {
+    const rows = await this.deps.storage.documents.recentlyChanged(key.teamId, limit);
+    return openReadable(rows, (row) => this.#view(key, row)).then(({ values, unreadable }) => ({
+      documents: values,
+      unreadable,
+    }));
+  }
+
   /**
    * Deletes the document holding `externalId`, found by its blind index, in the same queue as writes of that
    * externalId, so a delete and an upsert of one note source document never interleave. False when no

@@ -5,7 +5,7 @@ import { DomainError } from "../errors.js";
 import type { LiveIndexes } from "../live/indexes.js";
 import { renderBlock } from "../memory/block.js";
 import { gather } from "../memory/gather.js";
-import { type SliceResult, slice } from "../memory/slice.js";
+import { fuse, type SliceResult, slice } from "../memory/slice.js";
 import type { TeamKey } from "../seal/team-key.js";
 
 export interface MemoryRequest {
@@ -21,6 +21,13 @@ export interface WorkingMemory extends Omit<SliceResult, "items"> {
   text: string;
 }
 
+/** An entry of the ranking the budget left out: where it ranked and what it is called. */
+export interface SkippedEntry {
+  id: string;
+  rank: number;
+  title: string;
+}
+
 export interface MemoryDeps {
   indexes: LiveIndexes;
 }
@@ -29,6 +36,26 @@ export class MemoryService {
   constructor(private readonly deps: MemoryDeps) {}
 
   async workingMemory(key: TeamKey, request: MemoryRequest): Promise<WorkingMemory> {
+    return (await this.#answer(key, request)).memory;
+  }
+
+  /**
+   * The working memory and the entries it skipped, in rank order, for a person to see what the budget cut:
+   * the API's answer counts them only, so its shape (and an agent's prompt) stays as it is.
+   */
+  async workingMemoryWithSkipped(
+    key: TeamKey,
+    request: MemoryRequest,
+  ): Promise<{ memory: WorkingMemory; skippedEntries: SkippedEntry[] }> {
+    const { memory, pool, matched } = await this.#answer(key, request);
+    const included = new Set(memory.items.map((item) => item.id));
+    const skippedEntries = fuse(pool, { matched, project: request.project }).flatMap(({ entry }, i) =>
+      included.has(entry.id) ? [] : [{ id: entry.id, rank: i + 1, title: entry.title }],
+    );
+    return { memory, skippedEntries };
+  }
+
+  async #answer(key: TeamKey, request: MemoryRequest) {
     const { entries } = await this.deps.indexes.ready(key);
     // The index can be closed between being handed over and being asked, when its team is deleted meanwhile.
     if (!entries.isOpen())
@@ -39,7 +66,7 @@ export class MemoryService {
       project: request.project,
       budget: request.budget,
     });
-    return {
+    const memory: WorkingMemory = {
       query: request.query,
       project: request.project,
       budget: result.budget,
@@ -56,5 +83,6 @@ export class MemoryService {
       })),
       text: renderBlock(result),
     };
+    return { memory, pool: pool.entries, matched: pool.matched };
   }
 }

@@ -127,6 +127,14 @@ export class TeamService {
     return row ? this.#openKey(teamId, row.wrappedKey) : null;
   }
 
+  /** The team's own record, opened with its key (the page's start names the team). */
+  async get(key: TeamKey): Promise<Team> {
+    const row = await this.deps.storage.teams.get(key.teamId);
+    if (!row) throw new DomainError("not_found", `No team ${key.teamId}.`);
+    const { name } = await openTeam(key, row.id, row.sealed);
+    return { id: row.id, name, createdAt: row.createdAt };
+  }
+
   async #requireTeam(teamId: string): Promise<void> {
     if (!teamIdPattern.test(teamId) || !(await this.deps.storage.teams.get(teamId))) {
       throw new DomainError("not_found", `No team ${teamId}.`);

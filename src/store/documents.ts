@@ -359,6 +359,19 @@ export class DocumentRows {
     return rs.rows.map(documentRow);
   }
 
+  /**
+   * The `limit` most recently written documents (updatedAt, then id, descending). No index holds updated_at:
+   * SQLite reads the team's rows through documents_newest and keeps the top `limit` as it goes, so this costs
+   * a pass over the team's rows; the page asks it only on its start page, for a handful.
+   */
+  async recentlyChanged(teamId: string, limit: number): Promise<DocumentRow[]> {
+    const rs = await this.client.execute({
+      sql: `SELECT ${documentColumns} FROM documents WHERE team_id = ? ORDER BY updated_at DESC, id DESC LIMIT ?`,
+      args: [teamId, limit],
+    });
+    return rs.rows.map(documentRow);
+  }
+
   async chunkRuns(teamId: string, documentId: string): Promise<ChunkRunRow[]> {
     const rs = await this.client.execute({
       sql: `SELECT ${runColumns} FROM chunks WHERE team_id = ? AND document_id = ? ORDER BY first_ordinal`,

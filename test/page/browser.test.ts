@@ -1,7 +1,8 @@
 // The page in a real browser: Debian's Chromium driven by playwright-core, against the app served on a
-// loopback port. One pass with JavaScript on walks every page a person uses (sign in, search, open a hit, ask
-// the working memory, add a note, see a hostile title as text, be refused a cross-site post, sign out); one
-// pass with JavaScript off shows the page does not need it. Screenshots of each state are kept in a temp
+// loopback port. One pass with JavaScript on walks every page a person uses (sign in, the start page, search,
+// open a hit at its passage, ask the working memory, remember and forget an entry, add a note, delete a
+// document after confirming, see a hostile title as text, be refused a cross-site post, sign out); one pass
+// with JavaScript off shows the page does not need it. Screenshots of each state are kept in a temp
 // folder (its path is printed) so a person can look.
 //
 // Skipped, saying so, where /usr/bin/chromium is missing (`apt-get install -y chromium`).
@@ -93,6 +94,15 @@ beforeAll(async () => {
     path: ["Handbook", "Onboarding"],
   });
   await addDocument(app, apiKey, { title: HOSTILE, content: `# ${HOSTILE}\n\nfindme ${HOSTILE}` });
+  const rules = Array.from(
+    { length: 6 },
+    (_, i) =>
+      `### Rule ${i}\n\nThe cookie rule ${i}: ${"keep the jar closed. ".repeat(30 + i)}\n\n\`\`\`\nbake --cookies ${i}\n\`\`\``,
+  );
+  await addDocument(app, apiKey, {
+    title: "Cookies",
+    content: `# Cookies\n\n## Rules\n\n${rules.join("\n\n")}`,
+  });
   const entry = await app.request("/v1/entries", {
     method: "POST",
     token: apiKey,
@@ -135,6 +145,14 @@ describe("the page in Chromium", () => {
     await signIn(page, apiKey);
     await visible(page.getByRole("searchbox"));
     await visible(page.getByRole("button", { name: "Sign out" }));
+    expect(await textOf(page.getByRole("heading", { level: 1 }))).toBe("Acme");
+    expect(await textOf(page.locator(".counts"))).toContain("3 documents (");
+    await visible(page.locator(".recent").getByRole("link", { name: "Welcome" }));
+    await shot(page, "02b-start-page");
+    // The tab icon is this server's own.
+    const icon = await page.request.get(`${served.base}/favicon.ico`);
+    expect(icon.status()).toBe(200);
+    expect(icon.headers()["content-type"]).toBe("image/svg+xml");
     const cookies = await context.cookies();
     expect(cookies.map((c) => [c.name, c.httpOnly, c.sameSite])).toEqual([
       ["memoria_session", true, "Strict"],
@@ -142,19 +160,58 @@ describe("the page in Chromium", () => {
     expect(cookies[0]?.value).not.toContain(apiKey);
 
     await searchFor(page, "laptop");
-    expect(await textOf(page.getByRole("status"))).toContain("1 hit among 2 documents");
+    expect(await textOf(page.getByRole("status"))).toContain(
+      "1 document (1 passage) matched among 3 documents",
+    );
     await visible(page.getByText("Handbook › Onboarding"));
     expect(await textOf(page.locator("mark").first())).toBe("laptop");
     await shot(page, "03-search-hits");
 
     await searchFor(page, "passport");
     expect(await textOf(page.getByRole("status"))).toContain(
-      'No passage matched "passport" among 2 documents',
+      'No passage matched "passport" among 3 documents',
     );
     await shot(page, "04-search-no-hits");
 
+    // One long document: shown once, three passages named by their trails, stop words unmarked.
+    await searchFor(page, "the cookie");
+    expect(await page.locator("li.hit").count()).toBe(1);
+    const passageLinks = page.locator("li.hit .passage-link");
+    expect(await passageLinks.count()).toBe(3);
+    expect(await textOf(passageLinks.first())).toMatch(/^Cookies › Rules › Rule \d+$/);
+    expect(await page.locator("mark", { hasText: /^the$/i }).count()).toBe(0);
+    await shot(page, "04b-search-grouped");
+    const target = (await passageLinks.nth(1).getAttribute("href")) ?? "";
+    const trail = (await passageLinks.nth(1).textContent()) ?? "";
+    await passageLinks.nth(1).click();
+    await page.waitForURL(/#p\d+$/);
+    const anchor = target.slice(target.indexOf("#"));
+    const section = page.locator(`section${anchor}`);
+    await visible(section);
+    expect(trail.endsWith(await textOf(section.getByRole("heading")))).toBe(true);
+    // Landed at the passage: its section's top is on screen. These functions run in the page, where
+    // globalThis is the window (the casts are only for this file's types, which have no DOM globals).
+    expect(
+      await section.evaluate(
+        (el) =>
+          el.getBoundingClientRect().top < (globalThis as unknown as { innerHeight: number }).innerHeight,
+      ),
+    ).toBe(true);
+    expect(await textOf(section.locator("pre code"))).toContain("bake --cookies");
+    expect(
+      await section
+        .locator("pre code")
+        .evaluate((el) =>
+          (globalThis as unknown as { getComputedStyle(e: unknown): { fontFamily: string } })
+            .getComputedStyle(el)
+            .fontFamily.toLowerCase(),
+        ),
+    ).toMatch(/mono/);
+    await shot(page, "04c-document-at-passage");
+
+    await page.getByRole("link", { name: "Search", exact: true }).click();
     await searchFor(page, "laptop");
-    await page.getByRole("link", { name: "Welcome" }).click();
+    await page.getByRole("link", { name: "Welcome", exact: true }).click();
     expect(await textOf(page.getByRole("heading", { level: 1 }))).toBe("Welcome");
     expect(await textOf(page.getByRole("heading", { level: 2 }))).toBe("First week");
     expect(await textOf(page.getByRole("heading", { level: 3 }))).toBe("Laptops");
@@ -162,12 +219,30 @@ describe("the page in Chromium", () => {
 
     await page.getByRole("link", { name: "Working memory" }).click();
     await page.getByLabel("What the agent is working on (optional)").fill("page");
-    await page.getByLabel("Project (optional)").fill("memoria");
+    await page.getByLabel("Project (optional)", { exact: true }).fill("memoria");
     await page.getByLabel("Budget in tokens").fill("500");
     await page.getByRole("button", { name: "Ask" }).click();
     expect(await textOf(page.locator("dl.accounting"))).toContain("Candidates1");
     expect(await textOf(page.locator("pre"))).toContain("Ship the page");
     await shot(page, "06-working-memory");
+
+    await page.getByLabel("Entry title").fill("Group hits by document");
+    await page.getByLabel("Impact (optional)").fill("One README no longer fills the page");
+    await page.getByLabel("Entry project (optional)").fill("memoria");
+    await page.getByLabel("Type (optional)").fill("decision");
+    await page.getByRole("button", { name: "Remember" }).click();
+    expect(await textOf(page.getByRole("status"))).toContain("The entry was remembered.");
+    await visible(page.locator(".entries").getByText("Group hits by document"));
+    await shot(page, "06b-entry-remembered");
+    await page.getByLabel("Budget in tokens").fill("30");
+    await page.getByRole("button", { name: "Ask" }).click();
+    expect(await textOf(page.locator("dl.accounting"))).toContain("Skipped1");
+    expect(await textOf(page.locator("ul.skipped"))).toMatch(/^Ship the page rank 2 · e/);
+    await shot(page, "06c-skipped-named");
+    await page.getByRole("button", { name: "Forget Group hits by document" }).click();
+    expect(await textOf(page.getByRole("status"))).toContain("The entry was forgotten.");
+    expect(await page.locator(".entries").getByText("Group hits by document").count()).toBe(0);
+    await shot(page, "06d-entry-forgotten");
 
     await page.getByRole("link", { name: "Add a note" }).click();
     await page.getByLabel("Title", { exact: true }).fill("Parking");
@@ -178,12 +253,25 @@ describe("the page in Chromium", () => {
     await shot(page, "07-note-added");
     await page.getByRole("link", { name: "Search" }).click();
     await searchFor(page, "bikes");
-    await visible(page.getByRole("link", { name: "Parking" }));
+    await visible(page.getByRole("link", { name: "Parking", exact: true }));
+
+    // Delete, after a confirmation page; Keep it goes back, Delete deletes.
+    await page.getByRole("link", { name: "Parking", exact: true }).first().click();
+    await page.getByRole("link", { name: "Delete this document" }).click();
+    expect(await textOf(page.getByRole("heading", { level: 1 }))).toBe("Delete this document?");
+    await shot(page, "07b-confirm-delete");
+    await page.getByRole("link", { name: "Keep it" }).click();
+    expect(await textOf(page.getByRole("heading", { level: 1 }))).toBe("Parking");
+    await page.getByRole("link", { name: "Delete this document" }).click();
+    await page.getByRole("button", { name: "Delete" }).click();
+    expect(await textOf(page.getByRole("status"))).toContain("The document was deleted.");
+    expect((await search(app, apiKey, "bikes")).hits).toEqual([]);
+    await shot(page, "07c-deleted");
 
     // A hostile title is text: shown as written, no <img> made of it, no script run.
     await searchFor(page, "findme");
-    await visible(page.getByRole("link", { name: HOSTILE }));
-    await page.getByRole("link", { name: HOSTILE }).click();
+    await visible(page.getByRole("link", { name: HOSTILE, exact: true }));
+    await page.getByRole("link", { name: HOSTILE, exact: true }).first().click();
     expect(await textOf(page.getByRole("heading", { level: 1 }))).toBe(HOSTILE);
     expect(await page.locator("img").count()).toBe(0);
     expect(dialogs).toEqual([]);
@@ -228,7 +316,7 @@ describe("the page in Chromium", () => {
     await context.close();
   }, 120_000);
 
-  it("works with JavaScript off: sign in, search, add a note, sign out", async (ctx) => {
+  it("works with JavaScript off: sign in, search, add a note, delete it, remember and forget, sign out", async (ctx) => {
     if (!hasChromium) ctx.skip(`${CHROMIUM} is missing: apt-get install -y chromium to run the browser test`);
     const context = await browser.newContext({ javaScriptEnabled: false });
     const page = await context.newPage();
@@ -244,6 +332,19 @@ describe("the page in Chromium", () => {
     expect(await textOf(page.getByRole("status"))).toContain("The note was added");
     expect((await search(app, apiKey, "printer")).hits.map((h) => h.title)).toEqual(["Printer"]);
     await shot(page, "12-no-js-note-added");
+    await page.getByRole("link", { name: "Delete this document" }).click();
+    await page.getByRole("button", { name: "Delete" }).click();
+    expect(await textOf(page.getByRole("status"))).toContain("The document was deleted.");
+    expect((await search(app, apiKey, "printer")).hits).toEqual([]);
+    await shot(page, "13-no-js-deleted");
+
+    await page.getByRole("link", { name: "Working memory" }).click();
+    await page.getByLabel("Entry title").fill("No script needed");
+    await page.getByRole("button", { name: "Remember" }).click();
+    expect(await textOf(page.getByRole("status"))).toContain("The entry was remembered.");
+    await page.getByRole("button", { name: "Forget No script needed" }).click();
+    expect(await textOf(page.getByRole("status"))).toContain("The entry was forgotten.");
+    await shot(page, "14-no-js-memory");
 
     await page.getByRole("button", { name: "Sign out" }).click();
     await visible(page.getByLabel("Team key"));

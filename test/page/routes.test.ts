@@ -153,7 +153,7 @@ describe("the page: signed in", () => {
     const res = await browser.get("/?q=laptop");
     expect(res.status).toBe(200);
     const html = await res.text();
-    expect(html).toContain("1 hit among 2 documents");
+    expect(html).toContain("1 document (1 passage) matched among 2 documents");
     expect(html).toContain("Handbook › Onboarding");
     expect(html).toContain("First week › Laptops");
     expect(html).toContain("<mark>laptop</mark>");

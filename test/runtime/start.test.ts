@@ -9,7 +9,7 @@ import { networkInterfaces } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/config.js";
-import { listenError, startupMessage } from "../../src/runtime/start.js";
+import { listenError, listeningUrl, startupMessage } from "../../src/runtime/start.js";
 import { ADMIN_TOKEN, masterKeyText, newMasterKey, tempDir } from "../support/app.js";
 import { type Exit, finished, listening, startNode } from "../support/processes.js";
 
@@ -95,7 +95,7 @@ describe("a start that cannot serve, and what a start creates", () => {
   }
 
   it(
-    "listens on 127.0.0.1 unless MEMORIA_HOST says otherwise, and its listening line names the host",
+    "listens on 127.0.0.1 unless MEMORIA_HOST says otherwise, and its listening line names the host and URL",
     async () => {
       const tmp = temp();
       const server = await serving({
@@ -112,7 +112,11 @@ describe("a start that cannot serve, and what a start creates", () => {
       const exit = await server.stop();
       expect(exit.code).toBe(0);
       const listened = lines(exit.stdout).find((line) => line.includes('"message":"listening"'));
-      expect(JSON.parse(listened ?? "{}")).toMatchObject({ host: "127.0.0.1", port: server.port });
+      expect(JSON.parse(listened ?? "{}")).toMatchObject({
+        host: "127.0.0.1",
+        port: server.port,
+        url: `http://127.0.0.1:${server.port}/`,
+      });
 
       // Told MEMORIA_HOST=0.0.0.0, the same address does reach it: the check above could have failed.
       if (external) {
@@ -257,6 +261,16 @@ describe("a start that cannot serve, and what a start creates", () => {
     },
     TIMEOUT_MS,
   );
+});
+
+describe("the URL the listening line names", () => {
+  it("is the host as configured, localhost for a wildcard, an IPv6 literal in brackets", () => {
+    expect(listeningUrl("127.0.0.1", 8787)).toBe("http://127.0.0.1:8787/");
+    expect(listeningUrl("0.0.0.0", 8080)).toBe("http://localhost:8080/");
+    expect(listeningUrl("::", 8080)).toBe("http://localhost:8080/");
+    expect(listeningUrl("::1", 8787)).toBe("http://[::1]:8787/");
+    expect(listeningUrl("memoria.internal", 80)).toBe("http://memoria.internal:80/");
+  });
 });
 
 describe("the line a failed listen prints", () => {

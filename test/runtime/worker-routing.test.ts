@@ -92,9 +92,10 @@ describe("classify", () => {
     }
   });
 
-  it("sends admin, health and the API description to the fixed instance", () => {
+  it("sends admin, health, the API description and the page's icon to the fixed instance", () => {
     expect(ADMIN_INSTANCE).toBe("admin");
     for (const path of [
+      "/favicon.ico",
       "/healthz",
       "/readyz",
       "/openapi.json",
@@ -162,7 +163,7 @@ describe("classify", () => {
   it("takes only POST /v1/reindex, and answers unknown paths itself", () => {
     expect(classify(req("/v1/reindex", { method: "POST" }))).toEqual({ kind: "reindex" });
     expect(classify(req("/v1/reindex"))).toEqual({ kind: "reject", code: "not_found" });
-    for (const path of ["/favicon.ico", "/wp-admin", "/pages", "/v1", "/v1/webhooks/other/x"]) {
+    for (const path of ["/favicon.icon", "/wp-admin", "/pages", "/v1", "/v1/webhooks/other/x"]) {
       expect(classify(req(path, { key: keyA })), path).toEqual({ kind: "reject", code: "not_found" });
     }
   });

@@ -19,7 +19,7 @@ export type Route =
   | { kind: "team"; teamId: string; via: "key" | "webhook" | "cookie" }
   /** `/v1/teams…`: the fixed instance, after the Worker checked the admin token. */
   | { kind: "admin" }
-  /** Health, the OpenAPI document and its page, the page signed out: the fixed instance, no credentials. */
+  /** Health, the OpenAPI document and its page, the icon, the page signed out: the fixed instance, no credentials. */
   | { kind: "service" }
   /** `POST /v1/reindex`: the cron token, then one team's instance or every active one. */
   | { kind: "reindex" }
@@ -45,7 +45,8 @@ function sessionTeamId(cookieHeader: string | null): string | null {
   return null;
 }
 
-const servicePaths = new Set(["/healthz", "/readyz", "/openapi.json", "/docs"]);
+// The page's icon is the same for everyone and needs no session: the fixed instance answers it.
+const servicePaths = new Set(["/healthz", "/readyz", "/openapi.json", "/docs", "/favicon.ico"]);
 // Notion's webhook path ends in the team's secret URL token, which the team's instance checks.
 const webhookPath = /^\/v1\/webhooks\/(?:notion\/([^/]+)\/[^/]+|ingest\/([^/]+))$/;
 
