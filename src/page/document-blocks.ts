@@ -83,7 +83,8 @@ export function documentBlocks(
   // As chunkDocument reads it: the same line endings, no byte-order mark, the same paragraphs of plain text.
   const content = doc.content.replace(/\r\n?/g, "\n").replace(/^\uFEFF/, "");
   // A PDF's or DOCX's text is stored as markdown (src/extract/).
-  if (doc.format === "markdown" || doc.format === "pdf" || doc.format === "docx") renderMarkdown(content, outline);
+  if (doc.format === "markdown" || doc.format === "pdf" || doc.format === "docx")
+    renderMarkdown(content, outline);
   else if (doc.format === "html") renderHtml(content, outline);
   else
     for (const paragraph of content.split(/\n[^\S\n]*\n/)) {
