@@ -35,6 +35,8 @@ describe("walkFolder", () => {
       "a/deeper/x.html": "",
       "c.htm": "",
       "d.pdf": "",
+      "f.DOCX": "",
+      "g.doc": "",
       "e.md.bak": "",
       ".hidden.md": "",
       ".git/HEAD.md": "",
@@ -50,6 +52,7 @@ describe("walkFolder", () => {
       ["b.md", "markdown"],
       ["c.htm", "html"],
       ["d.pdf", "pdf"],
+      ["f.DOCX", "docx"],
     ]);
     expect(walked.skipped).toEqual([]);
     expect(walked.unreadable).toEqual([]);

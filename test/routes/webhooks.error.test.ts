@@ -212,7 +212,7 @@ describe("POST /v1/webhooks/ingest/{teamId}: 400", () => {
     ],
     [
       "document.upsert with an unknown format",
-      { type: "document.upsert", data: { externalId: "e", title: "T", content: "c", format: "pdf" } },
+      { type: "document.upsert", data: { externalId: "e", title: "T", content: "c", format: "rtf" } },
       /data\.format/,
     ],
     [

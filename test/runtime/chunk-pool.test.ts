@@ -72,7 +72,7 @@ describe("the chunk pool", () => {
 
   it("fails only the call whose document the chunker refuses, and takes the next one", async () => {
     const chunks = pool({ size: 1 });
-    const refused = chunks.chunk({ title: "x", content: "x", format: "docx" as DocumentFormat });
+    const refused = chunks.chunk({ title: "x", content: "x", format: "rtf" as DocumentFormat });
     await expect(refused).rejects.toThrow(/TypeError/);
     const next = doc(markdown(5));
     expect(await chunks.chunk(next)).toEqual(chunkDocument(next));
