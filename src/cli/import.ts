@@ -5,8 +5,9 @@
 // are gone, with progress on stderr and the summary on stdout. Sends come before deletes, so a renamed file
 // is briefly in the corpus twice rather than missing.
 
+import { basename, resolve } from "node:path";
 import { mapLimit } from "../async/pool.js";
-import { titleOf } from "../ingest/title.js";
+import { titleOf } from "../ingest/document-title.js";
 import type { ImportOptions } from "./args.js";
 import { ApiError, type BatchItemResult, type DocumentUpload, MemoriaClient } from "./client.js";
 import {
@@ -73,6 +74,7 @@ async function planFile(
   remote: RemoteDocument | undefined,
   client: MemoriaClient,
   dryRun: boolean,
+  folderName: string,
 ): Promise<Step | Upload> {
   const what = file.relativePath;
   let content: string;
@@ -83,7 +85,11 @@ async function planFile(
   }
   const doc: FileDocument = {
     externalId: externalIdOf(what),
-    title: titleOf(content, file.format, what.slice(what.lastIndexOf("/") + 1)),
+    // A generic title ("Changelog") is joined with the file's folder, or the folder the import runs on.
+    title: titleOf(content, file.format, what.slice(what.lastIndexOf("/") + 1), {
+      path: pathOf(what),
+      folder: folderName,
+    }),
     path: pathOf(what),
     format: file.format,
     contentHash: contentHash(content),
@@ -238,7 +244,13 @@ export async function runImport(options: ImportOptions, io: ImportIO): Promise<0
   // failure as a "failed" step instead of throwing, so mapLimit's stop-at-first-failure never comes into play.
   const sender = new BatchSender(client, record);
   await mapLimit(walked.files, CONCURRENCY, async (file) => {
-    const planned = await planFile(file, remote.get(externalIdOf(file.relativePath)), client, options.dryRun);
+    const planned = await planFile(
+      file,
+      remote.get(externalIdOf(file.relativePath)),
+      client,
+      options.dryRun,
+      basename(resolve(options.folder)),
+    );
     if ("outcome" in planned) record(planned);
     else await sender.add(planned);
   });

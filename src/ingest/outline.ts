@@ -9,6 +9,11 @@ export interface Outline {
   heading(depth: number, text: string, source?: string): void;
   /** A block of plain text: a paragraph, a list, a table, a code block. Blank blocks may be reported. */
   block(text: string, source?: string): void;
+  /**
+   * A paragraph or heading made only of badges (src/ingest/badges.ts), with its markup: no text of the
+   * document, so it is neither a block nor a heading. Title extraction reads a logo's name from it.
+   */
+  badges?(source: string): void;
 }
 
 /** An outline that keeps headings as lines of text: for headings nested in lists or quotes, which are no section. */

@@ -27,7 +27,7 @@ export function AddNotePage({ csrf, values, error }: AddNotePageProps) {
           aria-describedby="title-hint"
         />
         <p id="title-hint" class="hint">
-          Optional with a file: its name is used.
+          Optional: the note's own title (front matter, or its first heading) is used, else the file's name.
         </p>
         <label for="path">Folders (optional)</label>
         <input

@@ -9,7 +9,7 @@ import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { JSX } from "hono/jsx/jsx-runtime";
 import { isDomainError } from "../errors.js";
 import type { AppEnv } from "../http/env.js";
-import { formatOfFile, stem } from "../ingest/formats.js";
+import { formatOfFile } from "../ingest/formats.js";
 import { decodeUtf8, describeNotText, notTextReason } from "../ingest/text.js";
 import { DEFAULT_BUDGET, MAX_BUDGET } from "../memory/constants.js";
 import { DEFAULT_SEARCH_LIMIT, documentBody, memoryInput, searchQuery } from "../routes/schemas.js";
@@ -253,7 +253,7 @@ export function pageRoutes(deps: PageDeps): Hono<PageEnv> {
       render(c, <AddNotePage csrf={c.var.csrf} values={values} error={error} />, status);
     const file = form.file instanceof File && form.file.size > 0 ? form.file : null;
     let content = values.content;
-    let title = values.title.trim();
+    const title = values.title.trim();
     let format = "markdown" as ReturnType<typeof formatOfFile> & string;
     if (file) {
       const decoded = decodeUtf8(await file.arrayBuffer());
@@ -263,14 +263,20 @@ export function pageRoutes(deps: PageDeps): Hono<PageEnv> {
       if (reason) return again(`The file is not text: ${describeNotText(reason)}.`, 415);
       content = decoded;
       format = formatOfFile(file.name) ?? "markdown";
-      if (title === "") title = stem(file.name).trim();
     }
     if (content.trim() === "") return again("Paste the note's content or choose a file.", 400);
-    const parsed = documentBody.safeParse({ title, content, format, path: pathOf(values.path) });
+    // Without a title, the note's own (front matter, first heading), else the file's name (API.md v1.2).
+    const parsed = documentBody.safeParse({
+      ...(title === "" ? {} : { title }),
+      content,
+      format,
+      path: pathOf(values.path),
+    });
     if (!parsed.success) return again(firstIssue(parsed.error), 400);
     try {
       const { document } = await deps.documents.create(c.var.session.team, {
-        title: parsed.data.title,
+        title: parsed.data.title ?? null,
+        ...(file && title === "" ? { fileName: file.name } : {}),
         content: parsed.data.content,
         format: parsed.data.format ?? "markdown",
         path: parsed.data.path ?? [],

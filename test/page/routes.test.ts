@@ -202,7 +202,7 @@ describe("the page: signed in", () => {
     expect(await (await browser.get("/?q=bikes")).text()).toContain("Handbook › Office");
   });
 
-  it("adds an uploaded file, titled by its name unless a title is given", async () => {
+  it("adds an uploaded file, titled by its heading (else its name) unless a title is given", async () => {
     const { apiKey, browser } = await signedIn();
     const data = form({ csrf: await browser.csrf(), title: "", path: "", content: "" });
     data.set(
@@ -211,7 +211,7 @@ describe("the page: signed in", () => {
     );
     expect((await browser.post("/page/notes", data)).status).toBe(303);
     const found = await search(app, apiKey, "soup");
-    expect(found.hits.map((h) => h.title)).toEqual(["canteen"]);
+    expect(found.hits.map((h) => h.title)).toEqual(["Lunch"]);
   });
 
   it("adds a file larger than other requests' 1 MiB limit, as the documents API would take it", async () => {

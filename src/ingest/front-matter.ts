@@ -1,0 +1,169 @@
+// Front matter: the block of metadata that note tools write at the very top of a markdown file, YAML between
+// `---` lines (Obsidian, Jekyll, Docusaurus, Hugo) or TOML between `+++` lines (Hugo). It is metadata, never
+// a passage: its `title` names the document and its tags, aliases, keywords and categories are what the
+// document is filed under; every other key (layout, date, draft, slug, …) stays out of the index.
+//
+// A block counts as front matter when it parses to a table of keys (or holds nothing), or when it fails to
+// parse but opens with a `key:` / `key =` line: a note with a typo in its YAML still goes in, without its
+// metadata, and the broken block is not shown as text (decision 0033). A block that parses to something
+// else (prose between two thematic breaks) is markdown; one larger than any metadata a person writes is
+// plain text.
+
+import { parse as parseToml } from "smol-toml";
+import { parse as parseYaml } from "yaml";
+import { cleanTitle } from "./title-text.js";
+
+export interface FrontMatter {
+  /** Offset in the content where the document's own text starts; 0 when it has no front matter. */
+  end: number;
+  /** The front matter's `title`, cleaned to a title's limits, or null. */
+  title: string | null;
+  /** Its tags, aliases, keywords and categories, in that order, each once. */
+  tags: string[];
+  /**
+   * A delimited block too large to be metadata: it is the document's text, read as plain text (never as
+   * markdown, which costs a 5 MiB block ~7× its plain reading); `end` is where it closes. Else null.
+   */
+  text: string | null;
+}
+
+const none: FrontMatter = { end: 0, title: null, tags: [], text: null };
+
+/**
+ * Largest block read as front matter, in UTF-16 units (what a string's slice counts). Real front matter is a few hundred bytes (the vault fixtures:
+ * 60–900 B; Docusaurus' own docs' largest ~1.5 KB); 64 KiB leaves room for a long description or a page
+ * of aliases while bounding the parse: a 64 KiB YAML mapping parses in a few milliseconds here, where a
+ * 5 MiB one took seconds. A larger block is the document's text, read as plain text.
+ */
+export const MAX_FRONT_MATTER_CHARS = 64 * 1024;
+
+/**
+ * YAML aliases a block may resolve. Front matter has no use for anchors; the yaml package's own default
+ * (100) already stops a billion-laughs block, and a lower bound stops it sooner.
+ */
+const MAX_YAML_ALIASES = 16;
+/** TOML tables nested deeper than this are refused by the parser: metadata is two or three levels deep. */
+const MAX_TOML_DEPTH = 16;
+
+/** Tags listed at most, and the longest kept: a tag is a word or two; a page of them files nothing. */
+export const MAX_TAGS = 64;
+export const MAX_TAG_CHARS = 128;
+
+/** The keys whose values a document is filed under, listed as its `tags`. */
+const tagKeys = ["tags", "aliases", "keywords", "categories"] as const;
+
+const yamlOpen = /^---[ \t]*\r?\n/;
+const tomlOpen = /^\+\+\+[ \t]*\r?\n/;
+// A key at the start of a line: what a broken block's first line still shows if it was meant as metadata.
+const yamlKeyLine = /^[ \t]*["']?[\p{L}\p{N}_-][^:\n]*["']?:(?:[ \t]|$)/u;
+const tomlKeyLine = /^[ \t]*(?:\[[^\]\n]+\]|["']?[\p{L}\p{N}_.-]+["']?[ \t]*=)/u;
+
+function isTable(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Date);
+}
+
+/** The first line of a block that is neither blank nor a comment. */
+function firstContentLine(block: string): string {
+  for (const line of block.split("\n", 64)) {
+    const trimmed = line.trim();
+    if (trimmed !== "" && !trimmed.startsWith("#")) return line;
+  }
+  return "";
+}
+
+/** A scalar as text: strings, numbers, booleans; null for anything else. */
+function scalarText(value: unknown): string | null {
+  if (typeof value === "string") return value;
+  if (typeof value === "number" || typeof value === "boolean" || typeof value === "bigint")
+    return String(value);
+  return null;
+}
+
+/**
+ * One key's values as tags. A list gives its items (Docusaurus' `{label: …}` objects give their label); a
+ * string is split on commas, and tags and categories also on white space, as Jekyll splits them
+ * (`categories: jekyll update`), while a string alias or keyword is one name ("Nightly backups"). A
+ * leading `#` (Obsidian's inline form) is dropped.
+ */
+function tagValues(value: unknown, splitOnSpaces: boolean): string[] {
+  const items: unknown[] = Array.isArray(value) ? value : [value];
+  const out: string[] = [];
+  for (const item of items) {
+    const text = isTable(item) ? scalarText(item.label ?? item.name) : scalarText(item);
+    if (text === null) continue;
+    const parts = Array.isArray(value)
+      ? [text]
+      : text.includes(",")
+        ? text.split(",")
+        : splitOnSpaces
+          ? text.split(/\s+/)
+          : [text];
+    for (const part of parts) {
+      const tag = part.replace(/\s+/g, " ").trim().replace(/^#+/, "");
+      if (tag !== "") out.push([...tag].slice(0, MAX_TAG_CHARS).join(""));
+    }
+  }
+  return out;
+}
+
+function metadataOf(data: Record<string, unknown>): { title: string | null; tags: string[] } {
+  const titleText = scalarText(data.title);
+  const title = titleText === null ? "" : cleanTitle(titleText);
+  const seen = new Set<string>();
+  const tags: string[] = [];
+  for (const key of tagKeys) {
+    for (const tag of tagValues(data[key], key === "tags" || key === "categories")) {
+      const folded = tag.toLowerCase();
+      if (seen.has(folded) || tags.length >= MAX_TAGS) continue;
+      seen.add(folded);
+      tags.push(tag);
+    }
+  }
+  return { title: title === "" ? null : title, tags };
+}
+
+/** The parsed block, `null` when it parses to something that is not metadata, or "broken". */
+function parseBlock(block: string, syntax: "yaml" | "toml"): Record<string, unknown> | null | "broken" {
+  try {
+    const data =
+      syntax === "yaml"
+        ? // logLevel silent: the package would otherwise print warnings that quote the block.
+          parseYaml(block, { maxAliasCount: MAX_YAML_ALIASES, logLevel: "silent", prettyErrors: false })
+        : parseToml(block, { maxDepth: MAX_TOML_DEPTH });
+    if (data === null || data === undefined) return {};
+    return isTable(data) ? data : null;
+  } catch {
+    // A syntax error, an alias bomb refused, or a structure deep enough to exhaust the parser's stack.
+    return "broken";
+  }
+}
+
+/**
+ * Reads the front matter at the start of `content` (after a byte-order mark, if any): where the document's
+ * text starts, and the title and tags it gives. No front matter: `end` 0, no title, no tags.
+ */
+export function readFrontMatter(content: string): FrontMatter {
+  const offset = content.charCodeAt(0) === 0xfeff ? 1 : 0;
+  const head = content.slice(offset, offset + 8);
+  const syntax = yamlOpen.test(head) ? "yaml" : tomlOpen.test(head) ? "toml" : null;
+  if (syntax === null) return none;
+  const open = (syntax === "yaml" ? yamlOpen : tomlOpen).exec(content.slice(offset, offset + 8));
+  const start = offset + (open?.[0].length ?? 0);
+  const closing =
+    syntax === "yaml" ? /\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/g : /\r?\n\+\+\+[ \t]*(?:\r?\n|$)/g;
+  closing.lastIndex = start - 1;
+  // One forward scan: an unterminated block costs a pass over the content, nothing more.
+  const close = closing.exec(content);
+  if (!close) return none;
+  const end = close.index + close[0].length;
+  if (close.index - start > MAX_FRONT_MATTER_CHARS)
+    return { end, title: null, tags: [], text: content.slice(start, close.index) };
+  const block = content.slice(start, Math.max(start, close.index)).replace(/\r\n?/g, "\n");
+  const data = parseBlock(block, syntax);
+  if (data === null) return none;
+  if (data === "broken") {
+    const keyLine = syntax === "yaml" ? yamlKeyLine : tomlKeyLine;
+    return keyLine.test(firstContentLine(block)) ? { end, title: null, tags: [], text: null } : none;
+  }
+  return { end, ...metadataOf(data), text: null };
+}
