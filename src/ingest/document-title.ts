@@ -121,17 +121,25 @@ export function withOwner(title: string, context: TitleContext): string {
   return cleanTitle(`${named} — ${owner}`);
 }
 
+/** The first real heading's title, joined with its owner when generic; "" when there is none. */
+export function headingTitleIn(content: string, format: DocumentFormat, context: TitleContext = {}): string {
+  const heading = headingTitle(content, format);
+  return heading === "" ? "" : withOwner(heading, context);
+}
+
 /**
  * The title the content gives a document: its front matter's `title`, else its first real heading (joined
  * with its owner when generic); "" when it gives none.
  */
 export function contentTitle(content: string, format: DocumentFormat, context: TitleContext = {}): string {
-  if (format === "markdown") {
-    const front = readFrontMatter(content);
-    if (front.title !== null) return front.title;
-  }
-  const heading = headingTitle(content, format);
-  return heading === "" ? "" : withOwner(heading, context);
+  const front = format === "markdown" ? readFrontMatter(content).title : null;
+  return front ?? headingTitleIn(content, format, context);
+}
+
+/** A file's name without its extension as a title, joined with its owner when it says nothing. */
+export function fileNameTitle(fileName: string, context: TitleContext = {}): string {
+  const name = cleanTitle(stem(fileName)) || cleanTitle(fileName);
+  return name === "" ? "Untitled" : withOwner(name, { ...context, fileName });
 }
 
 /**
@@ -145,8 +153,5 @@ export function titleOf(
   context: Omit<TitleContext, "fileName"> = {},
 ): string {
   const where = { ...context, fileName };
-  const fromContent = contentTitle(content, format, where);
-  if (fromContent !== "") return fromContent;
-  const name = cleanTitle(stem(fileName)) || cleanTitle(fileName);
-  return name === "" ? "Untitled" : withOwner(name, where);
+  return contentTitle(content, format, where) || fileNameTitle(fileName, where);
 }

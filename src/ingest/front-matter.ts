@@ -3,11 +3,11 @@
 // a passage: its `title` names the document and its tags, aliases, keywords and categories are what the
 // document is filed under; every other key (layout, date, draft, slug, …) stays out of the index.
 //
-// A block counts as front matter when it parses to a table of keys (or holds nothing), or when it fails to
-// parse but opens with a `key:` / `key =` line: a note with a typo in its YAML still goes in, without its
-// metadata, and the broken block is not shown as text (decision 0033). A block that parses to something
-// else (prose between two thematic breaks) is markdown; one larger than any metadata a person writes is
-// plain text.
+// A block counts as front matter when its first line that is neither blank nor a comment is a key (`key:`,
+// `key =`, `[table]`), or when it holds nothing else: found so without parsing, so the chunker never parses
+// it. A note with a typo in its YAML still goes in, without its metadata, and the broken block is not shown
+// as text (decision 0033). Prose between two thematic breaks is markdown; a block larger than any metadata
+// a person writes is plain text.
 
 import { parse as parseToml } from "smol-toml";
 import { parse as parseYaml } from "yaml";
@@ -30,12 +30,14 @@ export interface FrontMatter {
 const none: FrontMatter = { end: 0, title: null, tags: [], text: null };
 
 /**
- * Largest block read as front matter, in UTF-16 units (what a string's slice counts). Real front matter is a few hundred bytes (the vault fixtures:
- * 60–900 B; Docusaurus' own docs' largest ~1.5 KB); 64 KiB leaves room for a long description or a page
- * of aliases while bounding the parse: a 64 KiB YAML mapping parses in a few milliseconds here, where a
- * 5 MiB one took seconds. A larger block is the document's text, read as plain text.
+ * Largest block read as front matter, in UTF-16 units (what a string's slice counts). Real front matter is
+ * a few hundred bytes (the vault fixtures: 30–300 B; Docusaurus' own docs' largest ~1.5 KB); 16 KiB leaves
+ * ten times that. Measured here (a shared 2-core machine, medians): a 16 KiB YAML mapping parses in 0.11×
+ * the time of chunking a 5 MiB plain-text document, 64 KiB in 0.32× (1.43× with the yaml package's
+ * duplicate-key check, which is quadratic and off below). A larger block is the document's text, read as
+ * plain text.
  */
-export const MAX_FRONT_MATTER_CHARS = 64 * 1024;
+export const MAX_FRONT_MATTER_CHARS = 16 * 1024;
 
 /**
  * YAML aliases a block may resolve. Front matter has no use for anchors; the yaml package's own default
@@ -122,48 +124,75 @@ function metadataOf(data: Record<string, unknown>): { title: string | null; tags
   return { title: title === "" ? null : title, tags };
 }
 
-/** The parsed block, `null` when it parses to something that is not metadata, or "broken". */
-function parseBlock(block: string, syntax: "yaml" | "toml"): Record<string, unknown> | null | "broken" {
+/** The parsed block's keys, or null when it does not parse (or parses to something that is no table). */
+function parseBlock(block: string, syntax: "yaml" | "toml"): Record<string, unknown> | null {
   try {
     const data =
       syntax === "yaml"
         ? // logLevel silent: the package would otherwise print warnings that quote the block.
-          parseYaml(block, { maxAliasCount: MAX_YAML_ALIASES, logLevel: "silent", prettyErrors: false })
+          parseYaml(block, {
+            maxAliasCount: MAX_YAML_ALIASES,
+            logLevel: "silent",
+            prettyErrors: false,
+            // A repeated key keeps its last value; checking for repeats costs quadratic time.
+            uniqueKeys: false,
+          })
         : parseToml(block, { maxDepth: MAX_TOML_DEPTH });
     if (data === null || data === undefined) return {};
     return isTable(data) ? data : null;
   } catch {
     // A syntax error, an alias bomb refused, or a structure deep enough to exhaust the parser's stack.
-    return "broken";
+    return null;
   }
 }
 
+/** Where front matter is, found without parsing it: what the chunker needs to skip it. */
+export interface FrontMatterBlock {
+  /** Offset where the document's own text starts; 0 when it has no front matter. */
+  end: number;
+  /** The block's source, when it is front matter to read; null otherwise. */
+  source: string | null;
+  syntax: "yaml" | "toml";
+  /** A delimited block too large to be metadata, as FrontMatter.text. */
+  text: string | null;
+}
+
+const noBlock: FrontMatterBlock = { end: 0, source: null, syntax: "yaml", text: null };
+
 /**
- * Reads the front matter at the start of `content` (after a byte-order mark, if any): where the document's
- * text starts, and the title and tags it gives. No front matter: `end` 0, no title, no tags.
+ * Finds the front matter at the start of `content` (after a byte-order mark, if any) in one forward scan:
+ * a delimited block whose first line that is neither blank nor a comment is a key (or that has none).
  */
-export function readFrontMatter(content: string): FrontMatter {
+export function frontMatterBlock(content: string): FrontMatterBlock {
   const offset = content.charCodeAt(0) === 0xfeff ? 1 : 0;
   const head = content.slice(offset, offset + 8);
-  const syntax = yamlOpen.test(head) ? "yaml" : tomlOpen.test(head) ? "toml" : null;
-  if (syntax === null) return none;
-  const open = (syntax === "yaml" ? yamlOpen : tomlOpen).exec(content.slice(offset, offset + 8));
-  const start = offset + (open?.[0].length ?? 0);
+  const open = yamlOpen.exec(head) ?? tomlOpen.exec(head);
+  if (!open) return noBlock;
+  const syntax = open[0].startsWith("-") ? "yaml" : "toml";
+  const start = offset + open[0].length;
   const closing =
     syntax === "yaml" ? /\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/g : /\r?\n\+\+\+[ \t]*(?:\r?\n|$)/g;
   closing.lastIndex = start - 1;
-  // One forward scan: an unterminated block costs a pass over the content, nothing more.
+  // An unterminated block costs this one pass over the content, nothing more.
   const close = closing.exec(content);
-  if (!close) return none;
+  if (!close) return noBlock;
   const end = close.index + close[0].length;
   if (close.index - start > MAX_FRONT_MATTER_CHARS)
-    return { end, title: null, tags: [], text: content.slice(start, close.index) };
-  const block = content.slice(start, Math.max(start, close.index)).replace(/\r\n?/g, "\n");
-  const data = parseBlock(block, syntax);
-  if (data === null) return none;
-  if (data === "broken") {
-    const keyLine = syntax === "yaml" ? yamlKeyLine : tomlKeyLine;
-    return keyLine.test(firstContentLine(block)) ? { end, title: null, tags: [], text: null } : none;
-  }
-  return { end, ...metadataOf(data), text: null };
+    return { end, source: null, syntax, text: content.slice(start, close.index) };
+  const source = content.slice(start, Math.max(start, close.index)).replace(/\r\n?/g, "\n");
+  const first = firstContentLine(source);
+  if (first !== "" && !(syntax === "yaml" ? yamlKeyLine : tomlKeyLine).test(first)) return noBlock;
+  return { end, source, syntax, text: null };
+}
+
+/**
+ * Reads the front matter at the start of `content`: where the document's text starts, and the title and
+ * tags it gives (none when it does not parse). No front matter: `end` 0, no title, no tags.
+ */
+export function readFrontMatter(content: string): FrontMatter {
+  const block = frontMatterBlock(content);
+  if (block.source === null) return { end: block.end, title: null, tags: [], text: block.text };
+  const data = parseBlock(block.source, block.syntax);
+  if (data === null) return { end: block.end, title: null, tags: [], text: null };
+  return { end: block.end, ...metadataOf(data), text: null };
 }

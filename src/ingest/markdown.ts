@@ -8,7 +8,7 @@
 // outline, in order, and syntax does not.
 
 import { isBadgeRow, withoutBadges } from "./badges.js";
-import { readFrontMatter } from "./front-matter.js";
+import { frontMatterBlock } from "./front-matter.js";
 import { renderHtml } from "./html.js";
 import { type Definitions, hasInlineSyntax, normaliseLabel, renderInline } from "./inline.js";
 import { type Outline, TextOutline } from "./outline.js";
@@ -159,7 +159,7 @@ export class MarkdownReader {
   read(): void {
     const content = this.content;
     // Front matter is metadata, read for the title and tags elsewhere; the document's text starts after it.
-    const front = readFrontMatter(content);
+    const front = frontMatterBlock(content);
     if (front.text !== null) this.outline.block(front.text);
     let start = front.end;
     while (start <= content.length) {

@@ -9,7 +9,7 @@ import { newId } from "../ids.js";
 import type { IndexedDocument } from "../index/passage-index.js";
 import type { Passage } from "../ingest/chunk.js";
 import { type Chunker, inlineChunker } from "../ingest/chunker.js";
-import { contentTitle, titleOf } from "../ingest/document-title.js";
+import { fileNameTitle, headingTitleIn } from "../ingest/document-title.js";
 import type { DocumentFormat } from "../ingest/formats.js";
 import { readFrontMatter } from "../ingest/front-matter.js";
 import { contentHashOf, describeNotText, notTextReason } from "../ingest/text.js";
@@ -126,9 +126,8 @@ function documentTitle(input: DocumentInput, frontTitle: string | null): string 
   if (frontTitle !== null) return frontTitle;
   const context = { path: input.path, ...(input.fileName === undefined ? {} : { fileName: input.fileName }) };
   const title =
-    input.fileName === undefined
-      ? contentTitle(input.content, input.format, context)
-      : titleOf(input.content, input.format, input.fileName, context);
+    headingTitleIn(input.content, input.format, context) ||
+    (input.fileName === undefined ? "" : fileNameTitle(input.fileName, context));
   if (title === "") {
     throw new DomainError(
       "invalid_request",
@@ -416,7 +415,8 @@ export class DocumentService {
     this.#refuseTooLarge(contentBytes);
     const chunker = this.deps.chunker ?? inlineChunker;
     // The hash is a WebCrypto call on the thread pool: it runs while the document is chunked.
-    // Front matter is read here for the title and tags (bounded: front-matter.ts), and skipped by the chunker.
+    // Front matter is parsed here only, once, for the title and tags (bounded: front-matter.ts); the chunker
+    // only finds where it ends.
     const front = input.format === "markdown" ? readFrontMatter(input.content) : null;
     const title = documentTitle(input, front?.title ?? null);
     const [passages, contentHash] = await Promise.all([
