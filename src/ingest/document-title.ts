@@ -1,5 +1,5 @@
-// A document's title, in API.md's order (v1.2 "What goes in"): the request's title, else the front matter's
-// `title`, else the first real heading, else the file name. A first heading that names only a kind of page
+// A document's title, in the order docs/ingest/markdown.md documents: the request's title, else the front
+// matter's `title`, else the first real heading, else the file name. A first heading that names only a kind of page
 // ("Changelog", "Installation", "6.17.1") is joined with what it belongs to: the file's own name when that
 // says more, else the folder it sits in (a package, for a README or CHANGELOG), else the folder an import
 // was run on — "Changelog — promise-limit". A bare file name that says nothing ("README") is joined alike.

@@ -27,8 +27,6 @@ export interface FrontMatter {
   text: string | null;
 }
 
-const none: FrontMatter = { end: 0, title: null, tags: [], text: null };
-
 /**
  * Largest block read as front matter, in UTF-16 units (what a string's slice counts). Real front matter is
  * a few hundred bytes (the vault fixtures: 30–300 B; Docusaurus' own docs' largest ~1.5 KB); 16 KiB leaves

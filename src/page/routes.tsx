@@ -265,7 +265,7 @@ export function pageRoutes(deps: PageDeps): Hono<PageEnv> {
       format = formatOfFile(file.name) ?? "markdown";
     }
     if (content.trim() === "") return again("Paste the note's content or choose a file.", 400);
-    // Without a title, the note's own (front matter, first heading), else the file's name (API.md v1.2).
+    // Without a title, the note's own (front matter, first heading), else the file's name.
     const parsed = documentBody.safeParse({
       ...(title === "" ? {} : { title }),
       content,

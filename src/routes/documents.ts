@@ -115,7 +115,7 @@ async function multipartInput(file: File): Promise<DocumentInput> {
     );
   }
   const content = uploadedText(await file.arrayBuffer(), "the file is empty.");
-  // Titled by its content (front matter, first heading) before its name, as API.md v1.2 orders them.
+  // Titled by its content (front matter, first heading) before its name (docs/ingest/markdown.md, "Titles").
   return {
     title: null,
     fileName: file.name,

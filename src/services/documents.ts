@@ -117,7 +117,7 @@ interface Stored {
 }
 
 /**
- * The document's title in API.md's order: the request's, its front matter's, its first real heading (a
+ * The document's title in the documented order (docs/ingest/markdown.md): the request's, its front matter's, its first real heading (a
  * generic one joined with its folder), the file name; a request that names none and whose content gives
  * none is refused before anything is stored.
  */

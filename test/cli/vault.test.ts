@@ -1,5 +1,5 @@
 // A vault of notes as Obsidian, Hugo, Jekyll and Docusaurus write them (test/fixtures/vault), sent by
-// `memoria import` to a real server on loopback and searched over HTTP: titles in API.md v1.2's order, front
+// `memoria import` to a real server on loopback and searched over HTTP: titles in the documented order, front
 // matter tags listed and searchable, other keys not indexed, and no wiki or front matter syntax in any hit.
 
 import { cpSync } from "node:fs";

@@ -1,4 +1,4 @@
-// Titles in API.md v1.2's order (request, front matter, first real heading, file name), generic headings
+// Titles in the documented order (request, front matter, first real heading, file name), generic headings
 // joined with what they belong to, and badge rows that are neither passages nor headings — on the READMEs
 // and CHANGELOGs of node_modules (read at test time) and on synthetic cases beside them.
 
