@@ -121,10 +121,14 @@ export function withOwner(title: string, context: TitleContext): string {
   return cleanTitle(`${named} — ${owner}`);
 }
 
-/** The first real heading's title, joined with its owner when generic; "" when there is none. */
+/**
+ * The first real heading's title, joined with its owner when generic; "" when there is none. Markdown only
+ * is joined: an HTML page's title is its site's (the main content's <h1>, <title> without the site's
+ * suffix), which the HTML reader decides.
+ */
 export function headingTitleIn(content: string, format: DocumentFormat, context: TitleContext = {}): string {
   const heading = headingTitle(content, format);
-  return heading === "" ? "" : withOwner(heading, context);
+  return heading === "" || format !== "markdown" ? heading : withOwner(heading, context);
 }
 
 /**

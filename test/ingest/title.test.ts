@@ -152,7 +152,7 @@ describe("titles a person would give", () => {
   });
 
   it("is the same for HTML documents", () => {
-    const html = (content: string) => titleOf(content, "html", "index.html");
+    const html = (content: string) => titleOf(content, "html", "page.html");
     expect(html('<h1><a href="/"><img src="logo.png" alt="logo"></a></h1><h2>Release notes</h2>')).toBe(
       "Release notes",
     );
