@@ -12,9 +12,9 @@
 import { Readability } from "@mozilla/readability";
 import { parseHTML } from "linkedom";
 import { chunkDocument, defaultChunkLimits, type Passage } from "../src/ingest/chunk.js";
+import { titleOf } from "../src/ingest/document-title.js";
 import { renderHtml } from "../src/ingest/html.js";
 import { SectionBuilder } from "../src/ingest/sections.js";
-import { titleOf } from "../src/ingest/title.js";
 import {
   chromeTitles,
   markInHeading,

@@ -6,8 +6,9 @@
 // (`file:<relative path>`) is adopted with a PUT to its id, so it keeps its id and is not duplicated. Sends come before deletes, so a renamed file
 // is briefly in the corpus twice rather than missing.
 
+import { basename, resolve } from "node:path";
 import { mapLimit } from "../async/pool.js";
-import { titleOf } from "../ingest/title.js";
+import { titleOf } from "../ingest/document-title.js";
 import type { ImportOptions } from "./args.js";
 import {
   ApiError,
@@ -98,6 +99,7 @@ async function planFile(
   legacy: RemoteDocument | undefined,
   client: MemoriaClient,
   dryRun: boolean,
+  folderName: string,
 ): Promise<Step | Upload | Adoption> {
   const what = file.relativePath;
   if (file.format === "pdf" || file.format === "docx") return planBinaryFile(file, source, remote, dryRun);
@@ -107,7 +109,11 @@ async function planFile(
   } catch (error) {
     return { outcome: "failed", what, detail: `cannot read the file: ${describeError(error)}` };
   }
-  const title = titleOf(content, file.format, what.slice(what.lastIndexOf("/") + 1));
+  // A generic title ("Changelog") is joined with the file's folder, or the folder the import runs on.
+  const title = titleOf(content, file.format, what.slice(what.lastIndexOf("/") + 1), {
+    path: pathOf(what),
+    folder: folderName,
+  });
   const doc: FileDocument = {
     externalId: externalIdOf(source, what),
     title,
@@ -330,6 +336,7 @@ export async function runImport(options: ImportOptions, io: ImportIO): Promise<0
       adoptable(remote, source, file.relativePath),
       client,
       options.dryRun,
+      basename(resolve(options.folder)),
     );
     if ("outcome" in planned) record(planned);
     else if ("id" in planned) record(await adoptOne(planned, client));

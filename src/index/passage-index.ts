@@ -48,7 +48,18 @@ export interface IndexedDocument {
   id: string;
   title: string;
   path: string[];
+  /** Front matter tags, searched as words of the title (absent: none). */
+  tags?: readonly string[];
   passages: IndexedPassage[];
+}
+
+/**
+ * What the title column indexes: the title, then the document's tags. A tag names what a document is
+ * about as its title does, so it weighs as a title word (weights.ts), in every passage of the document;
+ * the hit still shows the title alone. Decision 0033.
+ */
+export function titleColumnText(title: string, tags: readonly string[] = []): string {
+  return tags.length === 0 ? title : [title, ...tags].join(TRAIL_SEPARATOR);
 }
 
 export interface PassageIndexOptions {
@@ -298,7 +309,7 @@ export class PassageIndex {
         chunkId: detail?.chunkId ?? "",
         documentId: detail?.documentId ?? "",
         ordinal: detail?.ordinal ?? 0,
-        title: detail?.title ?? "",
+        title: detail?.document?.title ?? "",
         heading: detail?.heading ?? "",
         path: detail?.document?.path ?? [],
         snippet: snippets[i] ?? "",
@@ -335,7 +346,7 @@ export class PassageIndex {
         document,
         heading: text?.heading ?? "",
         body: text?.body ?? "",
-        title: document?.title ?? "",
+        title: document ? titleColumnText(document.title, document.tags) : "",
         path: document?.path.join(TRAIL_SEPARATOR) ?? "",
       };
     });
@@ -409,8 +420,21 @@ export class PassageIndex {
       state: () => ({
         documents: [...this.#documents].map(([id, doc]) =>
           doc.ordered
-            ? { id, title: doc.title, path: doc.path, first: doc.rowids[0] ?? 0, count: doc.rowids.length }
-            : { id, title: doc.title, path: doc.path, rowids: doc.rowids },
+            ? {
+                id,
+                title: doc.title,
+                path: doc.path,
+                ...(doc.tags.length > 0 ? { tags: [...doc.tags] } : {}),
+                first: doc.rowids[0] ?? 0,
+                count: doc.rowids.length,
+              }
+            : {
+                id,
+                title: doc.title,
+                path: doc.path,
+                ...(doc.tags.length > 0 ? { tags: [...doc.tags] } : {}),
+                rowids: doc.rowids,
+              },
         ),
         nextUnorderedRowid: this.#nextUnorderedRowid,
       }),
@@ -437,6 +461,7 @@ export class PassageIndex {
             index.#documents.set(doc.id, {
               title: doc.title,
               path: doc.path,
+              tags: doc.tags ?? [],
               rowids: doc.rowids,
               ordered: false,
             });
@@ -444,7 +469,13 @@ export class PassageIndex {
             index.#passages += doc.rowids.length;
           } else {
             const rowids = Array.from({ length: doc.count }, (_, i) => doc.first + i);
-            index.#documents.set(doc.id, { title: doc.title, path: doc.path, rowids, ordered: true });
+            index.#documents.set(doc.id, {
+              title: doc.title,
+              path: doc.path,
+              tags: doc.tags ?? [],
+              rowids,
+              ordered: true,
+            });
             ordered.push(doc);
             index.#passages += doc.count;
           }
@@ -474,9 +505,10 @@ export class PassageIndex {
     if (first !== undefined) {
       const last = first + doc.rowids.length - 1;
       const path = doc.path.join(TRAIL_SEPARATOR);
+      const title = titleColumnText(doc.title, doc.tags);
       for (const block of this.#documentText.all(first, last) as { rowid: number; passages: Uint8Array }[]) {
         for (const [i, p] of unpackBlock(block.passages).entries()) {
-          this.#remove.run(block.rowid + i, p.heading, p.body, doc.title, path);
+          this.#remove.run(block.rowid + i, p.heading, p.body, title, path);
         }
       }
       for (const rowid of doc.rowids) this.#removeRow.run(rowid);
@@ -490,6 +522,8 @@ export class PassageIndex {
 
   #addDocument(doc: IndexedDocument): void {
     const path = doc.path.join(TRAIL_SEPARATOR);
+    const tags = doc.tags ?? [];
+    const title = titleColumnText(doc.title, tags);
     const inOrder = doc.passages.every((p, i) => i === 0 || p.ordinal > (doc.passages[i - 1]?.ordinal ?? 0));
     const start = inOrder ? this.#ranges.place(doc.id, doc.passages.length) : null;
     const rowids: number[] = [];
@@ -497,7 +531,7 @@ export class PassageIndex {
     for (const [i, p] of doc.passages.entries()) {
       const rowid = start === null ? this.#nextUnorderedRowid++ : start + i;
       const body = withoutMarkers(p.text);
-      this.#insert.run(rowid, p.heading, body, doc.title, path);
+      this.#insert.run(rowid, p.heading, body, title, path);
       this.#insertRow.run(rowid, doc.id, p.ordinal);
       stored.push({ rowid, chunkId: p.chunkId, heading: p.heading, body });
       rowids.push(rowid);
@@ -506,7 +540,7 @@ export class PassageIndex {
       this.#insertText.run(block[0]?.rowid, packBlock(block));
     }
     if (start === null) this.#unordered++;
-    this.#documents.set(doc.id, { title: doc.title, path: doc.path, rowids, ordered: start !== null });
+    this.#documents.set(doc.id, { title: doc.title, path: doc.path, tags, rowids, ordered: start !== null });
     this.#passages += rowids.length;
   }
 }

@@ -5,6 +5,7 @@
 export interface DocumentEntry {
   title: string;
   path: string[];
+  tags: readonly string[];
   rowids: number[];
   /** Whether its rowids follow (document id, ordinal) order. */
   ordered: boolean;

@@ -1,10 +1,11 @@
 // Markdown inline syntax to the plain text a reader sees, in one forward pass: emphasis and strikethrough
 // marks, link and image brackets with their destinations, code-span backticks, escapes, character
-// references and inline HTML are removed; the words stay. No recursion and no rescanning: every search
+// references, inline HTML and wiki links' brackets (src/ingest/wiki.ts) are removed; the words stay. No recursion and no rescanning: every search
 // either moves forward for good or is bounded, so link or backtick soup costs linear time.
 
 import { decodeEntities, decodeReference } from "./entities.js";
 import { tagSeparator } from "./html.js";
+import { wikiLinkAt } from "./wiki.js";
 
 /** Link labels defined in the document (normalised), asked for only when a reference needs them. */
 export type Definitions = () => ReadonlySet<string>;
@@ -265,7 +266,14 @@ export function renderInline(source: string, definitions: Definitions): string {
         break;
       }
       case 33: {
-        // ! : only the start of an image.
+        // ! : the start of an image, or of a wiki embed (another file shown here: no words of this one).
+        if (source.charCodeAt(at + 1) === 91 && source.charCodeAt(at + 2) === 91) {
+          const embed = wikiLinkAt(source, at + 1);
+          if (embed) {
+            next = embed.end;
+            break;
+          }
+        }
         if (source.charCodeAt(at + 1) === 91) {
           brackets.push({ piece: pieces.length, at, image: true });
           pieces.push("![");
@@ -274,6 +282,15 @@ export function renderInline(source: string, definitions: Definitions): string {
         break;
       }
       case 91: {
+        // [[Target|shown]] : a wiki link reads as what it shows.
+        if (source.charCodeAt(at + 1) === 91) {
+          const wiki = wikiLinkAt(source, at);
+          if (wiki) {
+            pieces.push(wiki.text);
+            next = wiki.end;
+            break;
+          }
+        }
         // [^label] of a defined footnote is a reference mark, not text (GFM shows it as a number).
         if (source.charCodeAt(at + 1) === 94) {
           const footnote = labelAt(source, at);

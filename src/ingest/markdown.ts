@@ -7,9 +7,12 @@
 // It aims at what a reader sees, not at byte-exact CommonMark: the words of every construct reach the
 // outline, in order, and syntax does not.
 
+import { isBadgeRow, withoutBadges } from "./badges.js";
+import { frontMatterBlock } from "./front-matter.js";
 import { renderHtml } from "./html.js";
 import { type Definitions, hasInlineSyntax, normaliseLabel, renderInline } from "./inline.js";
 import { type BlockKind, type Outline, TextOutline } from "./outline.js";
+import { calloutLine } from "./wiki.js";
 
 /**
  * Deepest container nesting that is read as structure. Real documents nest a handful of levels; past 64
@@ -44,7 +47,6 @@ const definitionLine =
   /^\[(?!\^)((?:[^[\]\\]|\\.){1,999})\]:[ \t]*(?:<[^<>\n]*>|\S+)(?:[ \t]+(?:"[^"]*"|'[^']*'|\([^()]*\)))?[ \t]*$/;
 // Labels of link reference definitions and (starting with ^) of footnote definitions, wherever they are.
 const definitionLabels = /^[ \t>]*(?:(?:[-+*]|[0-9]{1,9}[.)])[ \t]+)*\[((?:[^[\]\\\n]|\\.){1,999})\]:/gm;
-const frontMatter = /^(?:---|\+\+\+)[ \t]*\n/;
 
 // The seven kinds of HTML block start (CommonMark 4.6) and what ends each; null: a blank line.
 const htmlRawStart = /^<(?:script|pre|style|textarea)(?=[\s>]|$)/i;
@@ -156,22 +158,10 @@ export class MarkdownReader {
 
   read(): void {
     const content = this.content;
-    let start = 0;
-    const front = frontMatter.exec(content);
-    if (front) {
-      // Front matter is metadata a person wrote (tags, a summary): kept as plain text, never as markup.
-      const fence = front[0].startsWith("+") ? "+++" : "---";
-      const close = new RegExp(
-        `\\n(?:${fence === "+++" ? "\\+\\+\\+" : "---|\\.\\.\\."})[ \\t]*(?:\\n|$)`,
-        "g",
-      );
-      close.lastIndex = front[0].length - 1;
-      const end = close.exec(content);
-      if (end) {
-        this.outline.block(content.slice(front[0].length, end.index));
-        start = end.index + end[0].length;
-      }
-    }
+    // Front matter is metadata, read for the title and tags elsewhere; the document's text starts after it.
+    const front = frontMatterBlock(content);
+    if (front.text !== null) this.outline.block(front.text);
+    let start = front.end;
     while (start <= content.length) {
       const newline = content.indexOf("\n", start);
       const end = newline === -1 ? content.length : newline;
@@ -239,6 +229,8 @@ export class MarkdownReader {
         opened = true;
         pos = at + 1;
         if (line.charCodeAt(pos) === 32) pos++;
+        // A callout's marker (`> [!warning] Freeze`) opens a quote; its title is the quote's first words.
+        if (line.charCodeAt(pos) === 91) line = line.slice(0, pos) + calloutLine(line.slice(pos));
         continue;
       }
       // Only -, +, * and digits can start a list item; most lines start with neither.
@@ -339,7 +331,7 @@ export class MarkdownReader {
       const text = this.paragraphText(lines);
       this.leaf = null;
       if (text !== "") {
-        this.heading(first === 61 ? 1 : 2, text, lines.join("\n"));
+        this.markdownHeading(first === 61 ? 1 : 2, lines.join("\n"), () => text);
         return;
       }
       if (first === 61) {
@@ -356,7 +348,7 @@ export class MarkdownReader {
       if (atx) {
         this.closeLeaf();
         const text = withoutClosingHashes(rest.slice(atx[0].length));
-        this.heading(atx[1]?.length ?? 1, renderInline(text, this.definitions), text);
+        this.markdownHeading(atx[1]?.length ?? 1, text, () => renderInline(text, this.definitions));
         return;
       }
     }
@@ -445,9 +437,12 @@ export class MarkdownReader {
     if (!leaf) return;
     this.leaf = null;
     switch (leaf.kind) {
-      case "paragraph":
-        this.emit(this.paragraphText(leaf.lines), leaf.lines);
+      case "paragraph": {
+        const source = leaf.lines.join("\n");
+        if (isBadgeRow(source)) this.badges(source);
+        else this.emit(this.paragraphText(leaf.lines), leaf.lines);
         break;
+      }
       case "fence":
       case "indented":
         // Verbatim: whitespace is meaningful in code and trimming would mangle indentation.
@@ -458,12 +453,19 @@ export class MarkdownReader {
         break;
       case "html": {
         const html = leaf.lines.join("\n");
+        if (isBadgeRow(html)) {
+          this.badges(html);
+          break;
+        }
         if (this.stack.length === 0) {
           // At the top level HTML headings are section headings, like markdown's.
           this.flushGroup();
           const outline = this.outline;
           renderHtml(html, {
-            heading: (depth, text, source) => outline.heading(depth, text, source),
+            heading: (depth, text, source) => {
+              if (source !== undefined && isBadgeRow(source)) outline.badges?.(source);
+              else outline.heading(depth, text, source);
+            },
             block: (text, _source, kind) => outline.block(text, html, kind),
           });
         } else {
@@ -474,6 +476,20 @@ export class MarkdownReader {
         break;
       }
     }
+  }
+
+  /** A heading from its markdown source, without its badges; one of badges only is no heading. */
+  private markdownHeading(depth: number, source: string, text: () => string): void {
+    const words = withoutBadges(source);
+    if (words === source) this.heading(depth, text(), source);
+    else if (isBadgeRow(source)) this.badges(source);
+    else this.heading(depth, renderInline(words, this.definitions).trim(), source);
+  }
+
+  private badges(source: string): void {
+    if (this.stack.length > 0) return;
+    this.flushGroup();
+    this.outline.badges?.(source);
   }
 
   private heading(depth: number, text: string, source: string): void {

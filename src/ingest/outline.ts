@@ -14,6 +14,11 @@ export interface Outline {
    * as code by it.
    */
   block(text: string, source?: string, kind?: BlockKind): void;
+  /**
+   * A paragraph or heading made only of badges (src/ingest/badges.ts), with its markup: no text of the
+   * document, so it is neither a block nor a heading. Title extraction reads a logo's name from it.
+   */
+  badges?(source: string): void;
 }
 
 export type BlockKind = "code";

@@ -75,6 +75,8 @@ const preferredBoundaries: ReadonlyArray<{ pattern: RegExp; skip: RegExp }> = [
   { pattern: /[.!?…]["'”’)\]»]*(\s+)|[。！？]()/g, skip: whitespace },
 ];
 const anyWhitespace = /\s+/g;
+// A UTF-16 unit of a letter or digit (the halves of a surrogate pair are neither, so no cut falls between them).
+const wordUnit = /[\p{L}\p{N}]/u;
 
 /**
  * Splits one block into pieces of at most `max` code points: at paragraph, line or sentence boundaries if
@@ -117,6 +119,12 @@ function findCut(window: string, limit: number): Cut {
   for (const { pattern, skip } of preferredBoundaries) {
     const cut = lastBoundary(window, pattern, limit, skip);
     if (cut !== undefined) return cut;
+  }
+  // No space at all (a run of brackets around a word): cut where a word meets punctuation, so no word is
+  // split, if that keeps half the window.
+  for (let i = limit; i > half; i--) {
+    if (wordUnit.test(window.charAt(i - 1)) !== wordUnit.test(window.charAt(i)))
+      return { end: i, next: i, skip: nothing };
   }
   return { end: limit, next: limit, skip: nothing };
 }

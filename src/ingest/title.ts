@@ -5,26 +5,23 @@
 // ("Hono", "Express"), as a person names it after its project. Titles are 1–512 characters and never blank
 // (API.md "Documents"), so the text is collapsed to one line and cut to fit.
 
+import { withoutBadges } from "./badges.js";
 import { decodeEntities } from "./entities.js";
-import { type DocumentFormat, stem } from "./formats.js";
+import type { DocumentFormat } from "./formats.js";
 import { renderHtml } from "./html.js";
 import { renderInline } from "./inline.js";
 import { renderMarkdown } from "./markdown.js";
 import { type Outline, TextOutline } from "./outline.js";
 import { withoutSiteSuffix } from "./site-suffix.js";
+import { cleanTitle, MAX_TITLE_CHARS } from "./title-text.js";
 
-export const MAX_TITLE_CHARS = 512;
+export { cleanTitle, MAX_TITLE_CHARS };
 
 /**
  * Only the start of a document is read for its title: a heading past the first 256 KB names no document,
  * and reading all of a 5 MiB upload for a title would double its chunking time.
  */
 const titleWindow = 256 * 1024;
-
-// YAML (---) or TOML (+++) front matter at the very start: metadata, not content. Left in, a `# comment`
-// in it would read as a heading and its closing `---` would turn the line above into a setext heading.
-const frontMatter =
-  /^\uFEFF?(?:---[ \t]*\r?\n[\s\S]*?\r?\n(?:---|\.\.\.)|\+\+\+[ \t]*\r?\n[\s\S]*?\r?\n\+\+\+)[ \t]*(?:\r?\n|$)/;
 
 // Headings that name a part of the page, not the page.
 const navigationHeading = /^(?:table of contents|contents|toc|on this page|in this article|index)$/;
@@ -39,22 +36,9 @@ const htmlComment = /<!--[\s\S]*?-->/g;
 const anyTag = /<[^>]*>/g;
 const reference = /&(?:#[xX]?[0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);/g;
 const wordCharacter = /[\p{L}\p{N}]/u;
-// Badges: images inside links, or images served by a badge service.
-const linkedMarkdownImage = /\[\s*!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])\s*\](?:\([^)]*\)|\[[^\]]*\])/g;
-const badgeMarkdownImage = /!\[[^\]]*\]\([^)]*(?:badge|shields\.io)[^)]*\)/gi;
-const linkedHtmlImage = /<a\b[^>]*>\s*<img\b[^>]*>\s*<\/a\s*>/gi;
 const htmlImage = /<img\b[^>]*>/gi;
 const htmlImageAlt = /<img\b[^>]*?\balt\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))/i;
 const markdownImageAlt = /!\[([^\]]*)\]/;
-
-/** Collapses white space to single spaces, trims, and cuts to the title limit; "" when nothing is left. */
-export function cleanTitle(text: string): string {
-  const line = text.replace(/\s+/g, " ").trim();
-  // Two UTF-16 units per code point at most, so this slice always holds the title's first 512 characters.
-  const chars = [...line.slice(0, MAX_TITLE_CHARS * 2)];
-  if (chars.length <= MAX_TITLE_CHARS && line.length <= MAX_TITLE_CHARS * 2) return line;
-  return chars.slice(0, MAX_TITLE_CHARS).join("").trimEnd();
-}
 
 /**
  * Longest markup read as possible decoration. A row of badges or a logo header is a few KB (zod's 1.1 KB,
@@ -75,10 +59,6 @@ function isDecoration(source: string): boolean {
     .replace(anyTag, "")
     .replace(reference, "");
   return !wordCharacter.test(own);
-}
-
-function withoutBadges(source: string): string {
-  return source.replace(linkedMarkdownImage, "").replace(badgeMarkdownImage, "").replace(linkedHtmlImage, "");
 }
 
 /**
@@ -122,6 +102,13 @@ class TitleOutline implements Outline {
       return;
     // A logo followed by prose has already named the document; a later heading names a section of it.
     this.title = this.proseSeen && this.logo !== "" ? this.logo : title;
+  }
+
+  badges(source: string): void {
+    // A linked logo in HTML (<a href="…"><img alt="Express Logo"></a>) names the project; a markdown row of
+    // badges ("npm", "build") names nothing.
+    if (this.title === "" && !this.proseSeen && this.logo === "" && source.trimStart().startsWith("<"))
+      this.logo = logoName(source);
   }
 
   block(text: string, source?: string): void {
@@ -192,11 +179,7 @@ export function headingTitle(content: string, format: DocumentFormat): string {
   const window = content.slice(0, titleWindow).replace(/\r\n?/g, "\n");
   if (format === "html") return htmlPageTitle(window);
   const outline = new TitleOutline(format);
-  renderMarkdown(window.replace(frontMatter, ""), outline, true);
+  // Markdown, and the markdown a PDF's or DOCX's text is stored as; front matter is skipped by the reader.
+  renderMarkdown(window, outline, true);
   return outline.title;
-}
-
-/** The title an import (or a raw upload without ?title=) gives a file: its heading, else its file name. */
-export function titleOf(content: string, format: DocumentFormat, fileName: string): string {
-  return headingTitle(content, format) || cleanTitle(stem(fileName)) || cleanTitle(fileName) || "Untitled";
 }

@@ -40,7 +40,13 @@ export async function loadPassages(
       if (current?.document.id !== row.documentId) {
         finish(complete);
         current = {
-          document: { id: row.documentId, title: run?.title ?? "", path: run?.path ?? [], passages: [] },
+          document: {
+            id: row.documentId,
+            title: run?.title ?? "",
+            path: run?.path ?? [],
+            tags: run?.tags ?? [],
+            passages: [],
+          },
           chunks: 0,
           failed: false,
         };
@@ -98,6 +104,7 @@ export async function readDocument(
       id,
       title: first.title,
       path: first.path,
+      tags: first.tags ?? [],
       passages: rows.flatMap((row, i) =>
         (runs[i]?.chunks ?? []).map((chunk, j) => ({
           chunkId: chunkId(id, row.version, row.firstOrdinal + j),

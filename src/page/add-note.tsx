@@ -27,7 +27,8 @@ export function AddNotePage({ csrf, values, error }: AddNotePageProps) {
           aria-describedby="title-hint"
         />
         <p id="title-hint" class="hint">
-          Optional with a file: its name is used (a PDF's or DOCX's own title first).
+          Optional: the note's own title (front matter, its first heading, a PDF's or DOCX's title) is used,
+          else the file's name.
         </p>
         <label for="path">Folders (optional)</label>
         <input

@@ -461,7 +461,7 @@ export function pageRoutes(deps: PageDeps): Hono<PageEnv> {
       render(c, <AddNotePage csrf={c.var.csrf} values={values} error={error} />, status);
     const file = form.file instanceof File && form.file.size > 0 ? form.file : null;
     let content = values.content;
-    let title = values.title.trim();
+    const title = values.title.trim();
     let format = "markdown" as ReturnType<typeof formatOfFile> & string;
     const fileFormat = file ? formatOfFile(file.name) : null;
     if (file && (fileFormat === "pdf" || fileFormat === "docx")) {
@@ -499,14 +499,20 @@ export function pageRoutes(deps: PageDeps): Hono<PageEnv> {
       if (reason) return again(`The file is not text: ${describeNotText(reason)}.`, 415);
       content = decoded;
       format = formatOfFile(file.name) ?? "markdown";
-      if (title === "") title = stem(file.name).trim();
     }
     if (content.trim() === "") return again("Paste the note's content or choose a file.", 400);
-    const parsed = documentBody.safeParse({ title, content, format, path: pathOf(values.path) });
+    // Without a title, the note's own (front matter, first heading), else the file's name.
+    const parsed = documentBody.safeParse({
+      ...(title === "" ? {} : { title }),
+      content,
+      format,
+      path: pathOf(values.path),
+    });
     if (!parsed.success) return again(firstIssue(parsed.error), 400);
     try {
       const { document } = await deps.documents.create(c.var.session.team, {
-        title: parsed.data.title,
+        title: parsed.data.title ?? null,
+        ...(file && title === "" ? { fileName: file.name } : {}),
         content: parsed.data.content,
         format: parsed.data.format ?? "markdown",
         path: parsed.data.path ?? [],

@@ -11,7 +11,6 @@ import type { AppEnv } from "../http/env.js";
 import { describeIssues } from "../http/errors.js";
 import { type DocumentFormat, formatOfFile, stem } from "../ingest/formats.js";
 import { decodeUtf8, describeNotText, notTextReason } from "../ingest/text.js";
-import { headingTitle } from "../ingest/title.js";
 import type { DocumentInput, DocumentService, DocumentView } from "../services/documents.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
 import { errors, json } from "./responses.js";
@@ -57,8 +56,8 @@ const rawTitleQuery = z.object({
   title: nameText(512)
     .optional()
     .describe(
-      "A raw body's title. Without it the title is the content's first heading (markdown or HTML " +
-        "<h1>–<h6>); a raw body with neither is refused.",
+      "A raw body's title. Without it the title is the content's front matter title, else its first " +
+        "heading (markdown or HTML <h1>–<h6>); a raw body with none of them is refused.",
     ),
 });
 const uploadForm = z.object({
@@ -145,10 +144,13 @@ function uploadedTitle(file: File): string {
 
 async function multipartInput(form: z.infer<typeof uploadForm>): Promise<DocumentInput> {
   const { file } = form;
-  const title = uploadedTitle(file);
+  // The name is checked even where the content titles the note: it is the title of last resort.
+  uploadedTitle(file);
   const content = uploadedText(await file.arrayBuffer(), "the file is empty.");
+  // Titled by its content (front matter, first heading) before its name (docs/ingest/markdown.md, "Titles").
   return {
-    title,
+    title: null,
+    fileName: file.name,
     content,
     format: formatOfFile(file.name) ?? "markdown",
     path: uploadedPath(form.path),
@@ -166,7 +168,7 @@ async function fileBytes(body: Blob | Request, emptyHint: string): Promise<Uint8
 
 function fromBody(body: DocumentBody): DocumentInput {
   return {
-    title: body.title,
+    title: body.title ?? null,
     content: body.content,
     format: body.format ?? "markdown",
     path: body.path ?? [],
@@ -189,8 +191,8 @@ export function documentRoutes(
       tags: ["Documents"],
       description:
         "Stores a document from JSON, a raw text/markdown, text/plain or text/html body, or a multipart " +
-        "`file`. A raw body's title is `?title=`, else its first heading; a file's title is its name without " +
-        "the extension. Content must be UTF-8 text: bytes that are not UTF-8 or a NUL byte are 415 for a raw " +
+        "`file`. A raw body's title is `?title=`, a JSON body's `title`; without one, and for a file, the title " +
+        "is the content's front matter title, else its first heading, else (a file) its name without the extension. Content must be UTF-8 text: bytes that are not UTF-8 or a NUL byte are 415 for a raw " +
         "or multipart body and 400 for JSON (as is a `content` with a lone surrogate escape such as " +
         "`\\ud800`, which has no UTF-8 form); a raw or multipart upload with an empty body is 400 " +
         '("empty body"), while JSON `content: ""` is allowed. A leading UTF-8 byte order mark of a raw or ' +
@@ -276,14 +278,7 @@ export function documentRoutes(
           await c.req.arrayBuffer(),
           "a raw upload needs content (curl sends none when the file after @ is missing).",
         );
-        const title = c.req.valid("query").title ?? headingTitle(content, format);
-        if (!title) {
-          throw new DomainError(
-            "invalid_request",
-            "Invalid request: title: a raw body needs ?title= or a heading in its content.",
-          );
-        }
-        input = { title, content, format, path: [], externalId: null };
+        input = { title: c.req.valid("query").title ?? null, content, format, path: [], externalId: null };
       } else {
         throw new DomainError("unsupported_media_type", `Send ${postTypes.join(", ")}.`);
       }

@@ -90,6 +90,12 @@ export const documentSchema = z
     title: z.string(),
     path: z.array(z.string()),
     format: documentFormatSchema,
+    tags: z
+      .array(z.string())
+      .describe(
+        "The front matter's tags, aliases, keywords and categories (markdown); searchable like the title. " +
+          "[] when it has none.",
+      ),
     externalId: z.string().optional(),
     contentHash: z
       .string()
@@ -135,7 +141,12 @@ export const idempotencyHeaders = z.object({
 export const reservedExternalIdPrefixes = ["notion:"];
 
 export const documentBody = z.object({
-  title: nameText(512),
+  title: nameText(512)
+    .optional()
+    .describe(
+      "Without it, the content's front matter title, else its first heading (a generic one such as " +
+        '"Changelog" joined with the last folder of `path`); content that gives neither is refused.',
+    ),
   content: z.string(),
   format: documentFormatSchema.optional(),
   path: z.array(codePoints(1, 512)).max(32).optional(),

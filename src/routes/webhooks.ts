@@ -84,7 +84,7 @@ export function toWebhookEvent(body: WebhookEventBody): WebhookEvent {
       return {
         type: body.type,
         document: {
-          title: body.data.title,
+          title: body.data.title ?? null,
           content: body.data.content,
           format: body.data.format ?? "markdown",
           path: body.data.path ?? [],

@@ -18,6 +18,9 @@ export const documentMetaSchema = z.object({
     .string()
     .regex(/^[0-9a-f]{64}$/)
     .optional(),
+  // Its front matter's tags, aliases, keywords and categories (src/ingest/front-matter.ts). Rows written
+  // before tags were read have none, and answer `tags: []`.
+  tags: z.array(z.string()).optional(),
 });
 export type DocumentMeta = z.infer<typeof documentMetaSchema>;
 
@@ -25,9 +28,11 @@ export const chunkBodySchema = z.object({ heading: z.string(), text: z.string() 
 export type ChunkBody = z.infer<typeof chunkBodySchema>;
 // A run carries its document's title and path as well as its chunks, so an index build reads chunk rows
 // only: opening every document row as well cost 0.43 s of a 90k-chunk build (9,000 more WebCrypto calls).
+// Its tags too, which the index searches with the title; runs written before tags were read have none.
 const chunkRunSchema = z.object({
   title: z.string(),
   path: z.array(z.string()),
+  tags: z.array(z.string()).optional(),
   chunks: z.array(chunkBodySchema),
 });
 export type ChunkRun = z.infer<typeof chunkRunSchema>;

@@ -12,7 +12,9 @@ import { newId } from "../ids.js";
 import type { IndexedDocument } from "../index/passage-index.js";
 import type { Passage } from "../ingest/chunk.js";
 import { type Chunker, inlineChunker } from "../ingest/chunker.js";
+import { fileNameTitle, headingTitleIn } from "../ingest/document-title.js";
 import type { DocumentFormat } from "../ingest/formats.js";
+import { readFrontMatter } from "../ingest/front-matter.js";
 import { contentHashOf, describeNotText, notTextReason } from "../ingest/text.js";
 import type { LiveIndexes, WrittenDocuments } from "../live/indexes.js";
 import { toHex } from "../seal/bytes.js";
@@ -39,7 +41,10 @@ import type { Storage } from "../store/storage.js";
 import { utf8Length } from "../text/length.js";
 
 export interface DocumentInput {
-  title: string;
+  /** The title the request names; null: the content's own (front matter, first heading), else the file's. */
+  title: string | null;
+  /** The uploaded file's name, when the document came as a file: its title of last resort. */
+  fileName?: string;
   content: string;
   format: DocumentFormat;
   path: string[];
@@ -56,6 +61,8 @@ export interface DocumentView {
   title: string;
   path: string[];
   format: DocumentFormat;
+  /** Its front matter's tags, aliases, keywords and categories; [] for none (and for rows written before). */
+  tags: string[];
   externalId?: string;
   /** Absent for a document last written before content hashes were kept. */
   contentHash?: string;
@@ -115,6 +122,28 @@ interface Stored {
   document: DocumentView;
   created: boolean;
   written: WrittenDocuments;
+}
+
+/**
+ * The document's title in the documented order (docs/ingest/markdown.md): the request's, its front matter's, its first real heading (a
+ * generic one joined with its folder), the file name; a request that names none and whose content gives
+ * none is refused before anything is stored.
+ */
+function documentTitle(input: DocumentInput, frontTitle: string | null): string {
+  if (input.title !== null) return input.title;
+  if (frontTitle !== null) return frontTitle;
+  const context = { path: input.path, ...(input.fileName === undefined ? {} : { fileName: input.fileName }) };
+  const title =
+    headingTitleIn(input.content, input.format, context) ||
+    (input.fileName === undefined ? "" : fileNameTitle(input.fileName, context));
+  if (title === "") {
+    throw new DomainError(
+      "invalid_request",
+      "Invalid request: title: send one (`title`, or ?title= for a raw body), or give the content a front " +
+        "matter title or a heading.",
+    );
+  }
+  return title;
 }
 
 /** A batch item that passed its checks, with its place in the batch. */
@@ -460,16 +489,21 @@ export class DocumentService {
     this.#refuseTooLarge(contentBytes);
     const chunker = this.deps.chunker ?? inlineChunker;
     // The hash is a WebCrypto call on the thread pool: it runs while the document is chunked.
+    // Front matter is parsed here only, once, for the title and tags (bounded: front-matter.ts); the chunker
+    // only finds where it ends.
+    const front = input.format === "markdown" ? readFrontMatter(input.content) : null;
+    const title = documentTitle(input, front?.title ?? null);
     const [passages, contentHash] = await Promise.all([
-      chunker({ title: input.title, content: input.content, format: input.format }),
+      chunker({ title, content: input.content, format: input.format }),
       input.contentHash ?? contentHashOf(input.content),
     ]);
     const meta: DocumentMeta = {
-      title: input.title,
+      title,
       path: input.path,
       format: input.format,
       externalId: input.externalId,
       contentHash,
+      tags: front?.tags ?? [],
     };
     return { passages, meta, contentBytes };
   }
@@ -545,7 +579,8 @@ export class DocumentService {
     const id = base?.id ?? newId("d");
     const now = this.deps.clock.now().toISOString();
     const version = (base?.version ?? 0) + 1;
-    const indexed: IndexedDocument = { id, title: input.title, path: input.path, passages: [] };
+    const tags = meta.tags ?? [];
+    const indexed: IndexedDocument = { id, title: meta.title, path: input.path, tags, passages: [] };
     // The seals are independent WebCrypto calls, each a round trip to the thread pool: made at once, a
     // document costs one round trip, not three, and the request thread has other work while they run.
     const [runs, sealedMeta, content] = await Promise.all([
@@ -566,7 +601,7 @@ export class DocumentService {
             sealed: await sealChunkRun(
               key,
               { documentId: id, version, firstOrdinal },
-              { title: input.title, path: input.path, chunks: bodies },
+              { title: meta.title, path: input.path, ...(tags.length > 0 ? { tags } : {}), chunks: bodies },
             ),
           };
         }),
@@ -598,6 +633,7 @@ export class DocumentService {
       title: meta.title,
       path: meta.path,
       format: meta.format,
+      tags: meta.tags ?? [],
       ...(meta.externalId === null ? {} : { externalId: meta.externalId }),
       ...(meta.contentHash === undefined ? {} : { contentHash: meta.contentHash }),
       chunks: row.chunkCount,

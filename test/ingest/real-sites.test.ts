@@ -5,7 +5,7 @@
 
 import { describe, expect, it } from "vitest";
 import { chunkDocument, type Passage } from "../../src/ingest/chunk.js";
-import { titleOf } from "../../src/ingest/title.js";
+import { titleOf } from "../../src/ingest/document-title.js";
 import {
   chromeTitles,
   markInHeading,

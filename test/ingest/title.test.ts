@@ -3,7 +3,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { headingTitle, MAX_TITLE_CHARS, titleOf } from "../../src/ingest/title.js";
+import { titleOf } from "../../src/ingest/document-title.js";
+import { headingTitle, MAX_TITLE_CHARS } from "../../src/ingest/title.js";
 
 describe("titleOf markdown", () => {
   const md = (content: string, name = "note.md") => titleOf(content, "markdown", name);
@@ -26,13 +27,13 @@ describe("titleOf markdown", () => {
   it("ignores # lines that are not headings: code, front matter, #tags", () => {
     expect(md("```sh\n# a shell comment\n```\n\n# Real")).toBe("Real");
     expect(md("    # indented code\n\n# Real")).toBe("Real");
-    expect(md("---\ntitle: x\n# yaml comment\n---\n# After front matter")).toBe("After front matter");
-    expect(md("+++\ntitle = 'x'\n+++\nno heading", "toml.md")).toBe("toml");
+    expect(md("---\nlayout: post\n# yaml comment\n---\n# After front matter")).toBe("After front matter");
+    expect(md("+++\ndraft = true\n+++\nno heading", "toml.md")).toBe("toml");
     expect(md("#tag not a heading\n\ntext", "tagged.md")).toBe("tagged");
   });
 
   it("does not read front matter's closing --- as a setext underline", () => {
-    expect(md("---\ntitle: x\n---\nbody only", "front.md")).toBe("front");
+    expect(md("---\nlayout: x\n---\nbody only", "front.md")).toBe("front");
   });
 
   it("skips a heading with no text", () => {

@@ -2,7 +2,7 @@
 // mdast-util-from-markdown with GFM, and parse5 via hast-util-from-html), independently of the chunker: the
 // oracle the word-keeping tests compare passages against.
 //
-// "Visible" by construction: text nodes, code, image alt text of markdown images; not comments, not the
+// "Visible" by construction: text nodes, code, image alt text of markdown images that are not badges; not comments, not the
 // content of script, style, template, title, iframe, noembed, noframes or noscript, not link destinations
 // or reference definitions. Words are runs of letters and digits after the folding FTS5's unicode61
 // tokenizer applies (case and diacritics removed), so the check sees what the index would.
@@ -13,6 +13,7 @@ import type { Nodes as MdastNodes } from "mdast";
 import { fromMarkdown } from "mdast-util-from-markdown";
 import { gfmFromMarkdown } from "mdast-util-gfm";
 import { gfm } from "micromark-extension-gfm";
+import { parse as parseYaml } from "yaml";
 import type { Passage } from "../../src/ingest/chunk.js";
 import { isNavigationText } from "../../src/ingest/html.js";
 import { type Generator, generatorOf, type TagAttributes, tagRole } from "../../src/ingest/html-chrome.js";
@@ -177,9 +178,51 @@ export function htmlVisibleText(html: string, fragment = false): string {
 
 const inlineHiddenOpen = /^<(script|style)(?=[\s>])/i;
 
-/** Visible text of a markdown document, as the reference parser reads it. */
+const badgeUrl = /badge|shields\.io/i;
+
+/** Text as Obsidian shows wiki syntax in it: embeds gone, links as their shown text or target. */
+function wikiRead(text: string): string {
+  return text
+    .replace(/!\[\[[^[\]\n]+\]\]/g, "")
+    .replace(/\[\[([^[\]|\n]+)\|([^[\]\n]+)\]\]/g, "$2")
+    .replace(/\[\[([^[\]\n]+)\]\]/g, "$1");
+}
+
+/** The markdown after its front matter: a leading `---` block that parses as a YAML mapping. */
+function withoutFrontMatter(markdown: string): string {
+  const block = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(markdown);
+  if (!block) return markdown;
+  try {
+    const data = parseYaml(block[1] ?? "");
+    return typeof data === "object" && data !== null && !Array.isArray(data)
+      ? markdown.slice(block[0].length)
+      : markdown;
+  } catch {
+    return markdown;
+  }
+}
+
+function isLinkedImage(children: readonly MdastNodes[]): boolean {
+  return (
+    children.some((child) => child.type === "image" || child.type === "imageReference") &&
+    children.every(
+      (child) =>
+        child.type === "image" ||
+        child.type === "imageReference" ||
+        (child.type === "text" && child.value.trim() === ""),
+    )
+  );
+}
+
+/**
+ * Visible text of a markdown document, as the reference parser reads it; badges (images inside links or
+ * served by a badge service) excepted, which the chunker leaves out where they stand alone.
+ */
 export function markdownVisibleText(markdown: string): string {
-  const tree = fromMarkdown(markdown, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
+  const tree = fromMarkdown(withoutFrontMatter(markdown), {
+    extensions: [gfm()],
+    mdastExtensions: [gfmFromMarkdown()],
+  });
   const out: string[] = [];
   const stack: Array<MdastNodes | string> = [tree];
   // Inline HTML arrives tag by tag; text between an inline <script> and its </script> is not visible.
@@ -196,6 +239,8 @@ export function markdownVisibleText(markdown: string): string {
     }
     switch (node.type) {
       case "text":
+        out.push(wikiRead(node.value));
+        break;
       case "inlineCode":
         out.push(node.value);
         break;
@@ -204,7 +249,8 @@ export function markdownVisibleText(markdown: string): string {
         break;
       case "image":
       case "imageReference":
-        out.push(node.alt ?? "");
+        // A badge's alt text ("Build Status") is no word of the document (src/ingest/badges.ts).
+        if (!(node.type === "image" && badgeUrl.test(node.url))) out.push(node.alt ?? "");
         break;
       case "html": {
         const open = inlineHiddenOpen.exec(node.value);
@@ -225,6 +271,8 @@ export function markdownVisibleText(markdown: string): string {
       case "definition":
         break;
       default:
+        // A link around images only is a badge (or a linked logo): none of its alt text is the document's.
+        if ((node.type === "link" || node.type === "linkReference") && isLinkedImage(node.children)) break;
         if ("children" in node) {
           // Phrasing nodes join their neighbours' text; blocks (paragraphs, cells, items) separate it.
           const inline =

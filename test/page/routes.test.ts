@@ -234,7 +234,7 @@ describe("the page: signed in", () => {
     expect(await (await browser.get("/?q=bikes")).text()).toContain("Handbook › Office");
   });
 
-  it("adds an uploaded file, titled by its name unless a title is given", async () => {
+  it("adds an uploaded file, titled by its heading (else its name) unless a title is given", async () => {
     const { apiKey, browser } = await signedIn();
     const data = form({ csrf: await browser.csrf(), title: "", path: "", content: "" });
     data.set(
@@ -243,7 +243,7 @@ describe("the page: signed in", () => {
     );
     expect((await browser.post("/page/notes", data)).status).toBe(303);
     const found = await search(app, apiKey, "soup");
-    expect(found.hits.map((h) => h.title)).toEqual(["canteen"]);
+    expect(found.hits.map((h) => h.title)).toEqual(["Lunch"]);
   });
 
   it("adds an uploaded DOCX as its text, titled by its own heading, and refuses one that is not a DOCX", async () => {

@@ -338,16 +338,22 @@ describe("titles a person would give", () => {
     }),
   );
 
-  it("a multipart upload is titled by its file name without the extension", () =>
+  it("a multipart upload is titled by its heading, else by its file name without the extension", () =>
     withApp(async (app) => {
       const { apiKey } = await makeTeam(app);
-      const { document } = await expectOk(
+      const headed = await expectOk(
         await postFile(app, apiKey, "# Heading inside\n\nbody", "Team handbook.md"),
         201,
         documentAnswer,
       );
-      expect(document.title).toBe("Team handbook");
-      expect(document.format).toBe("markdown");
+      expect(headed.document.title).toBe("Heading inside");
+      expect(headed.document.format).toBe("markdown");
+      const plain = await expectOk(
+        await postFile(app, apiKey, "no heading, only words", "Team handbook.md"),
+        201,
+        documentAnswer,
+      );
+      expect(plain.document.title).toBe("Team handbook");
     }));
 });
 
