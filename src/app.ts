@@ -69,6 +69,8 @@ export interface AppConfig {
   indexMemoryBytes?: number;
   /** MEMORIA_SNAPSHOT_MIN_CHUNKS: the size past which a build writes a sealed index snapshot (live/snapshot.ts). */
   snapshotMinChunks?: number;
+  /** Changes a change-log compaction keeps behind the latest (live/compaction.ts); tests set it small. */
+  changeLogKeep?: number;
   /** MEMORIA_SEARCH_FEEDBACK: search rescores with pseudo-relevance feedback (index/feedback.ts); default on. */
   searchFeedback?: boolean;
   /** MEMORIA_QUEUE_TIMEOUT_MS: a search waits this long for its turn at most (default 2000). */
@@ -131,6 +133,7 @@ export function createApp(deps: AppDeps): Memoria {
     catchupMs: config.catchupMs,
     ...(config.indexMemoryBytes !== undefined ? { memoryBudgetBytes: config.indexMemoryBytes } : {}),
     ...(config.snapshotMinChunks !== undefined ? { snapshotMinChunks: config.snapshotMinChunks } : {}),
+    ...(config.changeLogKeep !== undefined ? { changeLogKeep: config.changeLogKeep } : {}),
     indexOptions: {
       ...(config.searchFeedback !== false ? { feedback: FEEDBACK } : {}),
       ...deps.indexOptions,

@@ -9,7 +9,7 @@ import { PassageIndex, type PassageIndexOptions } from "../index/passage-index.j
 import type { Logger } from "../logger.js";
 import type { TeamKey } from "../seal/team-key.js";
 import type { Storage } from "../store/storage.js";
-import { catchUp } from "./catch-up.js";
+import { ChangeLogCompacted, catchUp, catchUpWith, type WrittenDocuments } from "./catch-up.js";
 import { loadEntries } from "./load-entries.js";
 import { loadPassages } from "./load-passages.js";
 import type { MergeScheduler } from "./merges.js";
@@ -122,6 +122,32 @@ export async function build(
 }
 
 /**
+ * Catches the team's ready indexes up (with this instance's own write in hand when `written` is given), or
+ * rebuilds them when the change log was compacted past them: an instance that lagged further behind than
+ * the log keeps starts over, from the snapshot when it is recent enough, else from rows. Runs in the queue.
+ */
+export async function catchUpOrRebuild(
+  deps: BuildDeps,
+  key: TeamKey,
+  team: LiveTeam,
+  written?: WrittenDocuments,
+): Promise<void> {
+  try {
+    await (written ? catchUpWith(deps, key, team, written) : catchUp(deps, key, team));
+  } catch (error) {
+    if (!(error instanceof ChangeLogCompacted)) throw error;
+    deps.logger.warn("change log compacted past the index; rebuilding", {
+      teamId: key.teamId,
+      appliedSeq: error.appliedSeq,
+      nextSeq: error.nextSeq,
+    });
+    team.discard();
+    team.markBuilding();
+    await build(deps, key, team);
+  }
+}
+
+/**
  * Installs the team's indexes from its snapshot and catches them up; "restored" once they are ready. A
  * snapshot that was ignored (or none) leaves the team building, for the rows to be loaded.
  */
@@ -145,6 +171,18 @@ async function restoreSnapshot(
     passages.close();
     entries.close();
     team.discard();
+    // The log was compacted past the snapshot (one written late by a lagging instance): rows, then a fresh one.
+    if (error instanceof ChangeLogCompacted) {
+      team.markBuilding();
+      snapshots.counts.ignored++;
+      logger.warn("index snapshot ignored; rebuilding from rows", {
+        teamId: key.teamId,
+        reason: "compacted",
+        seq: restored.seq,
+        latestSeq,
+      });
+      return "ignored";
+    }
     throw error;
   }
   team.markReady(clock.now(), Math.round(performance.now() - started));

@@ -23,6 +23,20 @@ const CATCHUP_DOCUMENTS_AT_ONCE = 16;
 /** Entries read and opened at once while catching up: each is one small row, so many overlap cheaply. */
 const CATCHUP_ENTRIES_AT_ONCE = 256;
 
+/**
+ * The change log was compacted past the team's applied seq (compaction.ts): the changes between are gone, so
+ * the indexes cannot be caught up, only rebuilt. Thrown before anything is applied.
+ */
+export class ChangeLogCompacted extends Error {
+  override readonly name = "ChangeLogCompacted";
+  constructor(
+    readonly appliedSeq: number,
+    readonly nextSeq: number,
+  ) {
+    super(`the change log holds nothing between seq ${appliedSeq} and ${nextSeq}`);
+  }
+}
+
 export interface CatchUpDeps {
   storage: Storage;
   clock: Clock;
@@ -30,7 +44,8 @@ export interface CatchUpDeps {
 }
 
 /**
- * Replays every change after the team's applied seq. Runs in the team's queue. A failure leaves the indexes
+ * Replays every change after the team's applied seq. Runs in the team's queue. ChangeLogCompacted when the
+ * log no longer holds them all (the caller rebuilds: build.ts catchUpOrRebuild). A failure leaves the indexes
  * as they were and due for another catch-up on the next read; a failure inside an index itself discards the
  * team's indexes, since their bookkeeping may no longer match their rows, and the next read rebuilds.
  */
@@ -45,6 +60,10 @@ export async function catchUp(deps: CatchUpDeps, key: TeamKey, team: LiveTeam): 
     const changes = await storage.changes.after(key.teamId, team.appliedSeq, CATCHUP_PAGE);
     const last = changes.at(-1);
     if (!last) break;
+    // Seqs are gap-free (store/changes.ts): a first change past the next seq means compaction took the ones
+    // between.
+    const first = changes[0] as (typeof changes)[number];
+    if (first.seq !== team.appliedSeq + 1) throw new ChangeLogCompacted(team.appliedSeq, first.seq);
     const named = (prefix: string) => [
       ...new Set(changes.filter((c) => c.kind.startsWith(prefix)).map((c) => c.entityId)),
     ];

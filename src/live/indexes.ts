@@ -16,8 +16,14 @@ import type { Logger } from "../logger.js";
 import type { TeamKey } from "../seal/team-key.js";
 import type { Storage } from "../store/storage.js";
 import { MemoryBudget } from "./budget.js";
-import { type BuildDeps, build } from "./build.js";
-import { catchUp, catchUpWith, type WrittenDocuments } from "./catch-up.js";
+import { type BuildDeps, build, catchUpOrRebuild } from "./build.js";
+import type { WrittenDocuments } from "./catch-up.js";
+import {
+  COMPACT_EVERY_CHANGES,
+  type Compacted,
+  compactChangeLog,
+  DEFAULT_CHANGE_LOG_KEEP,
+} from "./compaction.js";
 import { MergeScheduler } from "./merges.js";
 import { type Reconciled, reconcile } from "./reconcile.js";
 import { TeamRegistry } from "./registry.js";
@@ -66,6 +72,8 @@ export interface LiveIndexesDeps {
    * writes a sealed snapshot (live/snapshot.ts says why small teams do not). Tests pass 0.
    */
   snapshotMinChunks?: number;
+  /** Changes a compaction keeps behind the latest (compaction.ts); tests pass small numbers. */
+  changeLogKeep?: number;
 }
 
 export class LiveIndexes {
@@ -75,6 +83,10 @@ export class LiveIndexes {
   readonly #repacker: Repacker;
   readonly #budget: MemoryBudget;
   readonly #snapshots: Snapshots;
+  readonly #changeLogKeep: number;
+  /** Per team, the applied seq at its last compaction from a write (or its first write seen). */
+  readonly #compactedAt = new Map<string, number>();
+  readonly #compactions = new Set<Promise<void>>();
 
   constructor(private readonly deps: LiveIndexesDeps) {
     this.#budget = new MemoryBudget(this.#registry, deps.logger, deps.memoryBudgetBytes ?? Infinity);
@@ -96,6 +108,7 @@ export class LiveIndexes {
       snapshots: this.#snapshots,
     };
     this.#repacker = new Repacker(this.#build);
+    this.#changeLogKeep = deps.changeLogKeep ?? DEFAULT_CHANGE_LOG_KEEP;
   }
 
   status(teamId: string): IndexStatus {
@@ -132,7 +145,7 @@ export class LiveIndexes {
         return true;
       }
       if (this.deps.clock.now().getTime() - team.checkedAt >= this.deps.catchupMs) {
-        await catchUp(this.#build, key, team);
+        await catchUpOrRebuild(this.#build, key, team);
         team.measureMemory();
       }
       return false;
@@ -158,11 +171,12 @@ export class LiveIndexes {
     if (!team || team.state === "cold") return;
     this.#budget.touch(team);
     await team.queue.run(async () => {
-      await catchUp(this.#build, key, team);
+      await catchUpOrRebuild(this.#build, key, team);
       team.measureMemory();
     });
     this.#repacker.repackIfNeeded(key, team);
     this.#budget.enforce(team);
+    this.#compactNowAndThen(key.teamId, team.appliedSeq);
   }
 
   /**
@@ -175,11 +189,57 @@ export class LiveIndexes {
     if (!team || team.state === "cold") return;
     this.#budget.touch(team);
     await team.queue.run(async () => {
-      await catchUpWith(this.#build, key, team, written);
+      await catchUpOrRebuild(this.#build, key, team, written);
       team.measureMemory();
     });
     this.#repacker.repackIfNeeded(key, team);
     this.#budget.enforce(team);
+    this.#compactNowAndThen(key.teamId, team.appliedSeq);
+  }
+
+  /**
+   * Deletes the team's changes that neither its stored snapshot nor the catch-up window still needs
+   * (compaction.ts). The reindex ping calls it for each team it brings level; writes call it every
+   * COMPACT_EVERY_CHANGES changes, so the log stays bounded where nothing pings.
+   */
+  async compactChangeLog(teamId: string): Promise<Compacted> {
+    const compacted = await compactChangeLog(this.deps.storage, teamId, this.#changeLogKeep);
+    if (compacted.deleted > 0) {
+      this.deps.logger.info("change log compacted", {
+        teamId,
+        through: compacted.through,
+        deleted: compacted.deleted,
+      });
+    }
+    return compacted;
+  }
+
+  /** In the background, once COMPACT_EVERY_CHANGES changes have gone by since the team's last compaction. */
+  #compactNowAndThen(teamId: string, seq: number): void {
+    const last = this.#compactedAt.get(teamId);
+    if (last === undefined) {
+      this.#compactedAt.set(teamId, seq);
+      return;
+    }
+    if (seq - last < COMPACT_EVERY_CHANGES) return;
+    this.#compactedAt.set(teamId, seq);
+    const task = this.compactChangeLog(teamId).then(
+      () => undefined,
+      (error: unknown) => {
+        // The log only stays longer until the next try; nothing is lost.
+        this.deps.logger.warn("change log not compacted", {
+          teamId,
+          error: error instanceof Error ? error.name : "unknown",
+        });
+      },
+    );
+    this.#compactions.add(task);
+    task.finally(() => this.#compactions.delete(task));
+  }
+
+  /** Resolves once every compaction started in the background so far has run. Tests wait for it. */
+  async compactionsSettled(): Promise<void> {
+    await Promise.all([...this.#compactions]);
   }
 
   /**
@@ -284,6 +344,7 @@ export class LiveIndexes {
 
   /** Forgets a team's index (its team was deleted). */
   drop(teamId: string): void {
+    this.#compactedAt.delete(teamId);
     const team = this.#registry.forget(teamId);
     if (team) void team.queue.run(async () => team.discard());
   }

