@@ -115,6 +115,8 @@ export const MAX_BATCH_DOCUMENTS = 500;
 
 export const BATCH_PATH = "/v1/documents/batch";
 
+export const IMPORT_PATH = "/v1/import";
+
 /**
  * The limit a request gets: a batch, as many JSON documents as it may carry; documents (and the ingest
  * webhook that carries them) by media type; else 1 MiB.
@@ -125,6 +127,9 @@ export function bodyLimitOf(maxDocumentBytes: number): BodyLimitOf {
     if (path === BATCH_PATH || path === `${BATCH_PATH}/`) {
       return MAX_BATCH_DOCUMENTS * documentBodyLimit(maxDocumentBytes, "application/json");
     }
+    // An import is any size by design (a whole team); it is read a line at a time and each line is bounded
+    // instead (routes/export.ts importLineLimit), so no more than one line is ever held.
+    if (path === IMPORT_PATH || path === `${IMPORT_PATH}/`) return Number.POSITIVE_INFINITY;
     // A sign-in form holds one key: a body larger than this is not a sign-in, and is read by nobody yet known.
     if (path === "/page/sign-in") return SIGN_IN_BODY_LIMIT;
     return carriesDocuments(path) ? documentBodyLimit(maxDocumentBytes, mediaType(c)) : DEFAULT_BODY_LIMIT;
