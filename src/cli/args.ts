@@ -1,13 +1,17 @@
-// The command line: `memoria import <folder> --url <memoria url> --key <team key> [--prune] [--dry-run]`.
+// The command line: `memoria import <folder> --url <memoria url> --key <team key> [--prune] [--dry-run]`,
+// `memoria export --url U --key K --out FILE [--encrypt]` and `memoria restore FILE --url U --key K`.
 // Anything else is a UsageError, which main answers with its message, the usage and exit code 2. The URL
 // and key may come from MEMORIA_URL and MEMORIA_KEY instead, so the key need not sit in the process list.
 
 import { parseArgs } from "node:util";
 
-export const USAGE_LINE =
-  "Usage: memoria import <folder> --url <memoria url> --key <team key> [--prune] [--dry-run]";
+export const USAGE_LINE = `Usage: memoria import <folder> --url <memoria url> --key <team key> [--prune] [--dry-run]
+       memoria export --url <memoria url> --key <team key> --out <file> [--encrypt]
+       memoria restore <file> --url <memoria url> --key <team key>`;
 
 export const USAGE = `Usage: memoria import <folder> --url <memoria url> --key <team key> [--prune] [--dry-run]
+       memoria export --url <memoria url> --key <team key> --out <file> [--encrypt]
+       memoria restore <file> --url <memoria url> --key <team key>
 
 Sends every .md, .markdown, .txt and .html file under <folder> to memoria's documents API, only those
 whose content changed since the team last saw them.
@@ -16,6 +20,13 @@ whose content changed since the team last saw them.
   --key <key>   the team key, mem_… (or MEMORIA_KEY)
   --prune       also delete the team's imported (file:) documents whose files are gone
   --dry-run     send and delete nothing; say what a run would do
+
+export writes the team's documents and entries (GET /v1/export) to <file>; with --encrypt as an age file,
+with the passphrase from MEMORIA_EXPORT_PASSPHRASE or asked on the terminal. restore sends a plain or age
+export back (POST /v1/import); a wrong passphrase sends nothing.
+
+  --out <file>  where export writes (the file holds the team's text: mode 0600)
+  --encrypt     encrypt the export with a passphrase (age)
   -h, --help    show this help
 
 Exit status: 0 when nothing failed, 1 when something did, 2 on bad arguments.`;
@@ -32,13 +43,39 @@ export interface ImportOptions {
   dryRun: boolean;
 }
 
-export type Command = { kind: "help" } | { kind: "import"; options: ImportOptions };
+export interface ExportOptions {
+  url: URL;
+  key: string;
+  out: string;
+  encrypt: boolean;
+}
+
+export interface RestoreOptions {
+  file: string;
+  url: URL;
+  key: string;
+}
+
+export type Command =
+  | { kind: "help" }
+  | { kind: "import"; options: ImportOptions }
+  | { kind: "export"; options: ExportOptions }
+  | { kind: "restore"; options: RestoreOptions };
+
+/** The options each command takes besides --url, --key and --help. */
+const commandOptions: Record<string, readonly string[]> = {
+  import: ["prune", "dry-run"],
+  export: ["out", "encrypt"],
+  restore: [],
+};
 
 const options = {
   url: { type: "string" },
   key: { type: "string" },
   prune: { type: "boolean" },
   "dry-run": { type: "boolean" },
+  out: { type: "string" },
+  encrypt: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -85,15 +122,49 @@ export function parseCommand(argv: string[], env: Record<string, string | undefi
   const { values, positionals, tokens } = parse(argv);
   if (values.help) return { kind: "help" };
   const [command, ...rest] = positionals;
-  if (command === undefined) throw new UsageError("Name a command: import.");
+  if (command === undefined) throw new UsageError("Name a command: import, export or restore.");
   if (command === "help") return { kind: "help" };
-  if (command !== "import") throw new UsageError(`Unknown command "${command}"; the one command is import.`);
+  const own = commandOptions[command];
+  if (own === undefined)
+    throw new UsageError(`Unknown command "${command}"; the commands are import, export and restore.`);
 
   const seen = new Set<string>();
   for (const token of tokens) {
     if (token.kind !== "option") continue;
     if (seen.has(token.name)) throw new UsageError(`--${token.name} is given more than once.`);
+    if (!["url", "key", "help", ...own].includes(token.name))
+      throw new UsageError(`--${token.name} is not an option of ${command}.`);
     seen.add(token.name);
+  }
+
+  const credentials = () => {
+    const urlText = values.url ?? env.MEMORIA_URL;
+    if (urlText === undefined || urlText === "")
+      throw new UsageError("--url is required (or set MEMORIA_URL).");
+    const key = values.key ?? env.MEMORIA_KEY;
+    if (key === undefined || key === "") throw new UsageError("--key is required (or set MEMORIA_KEY).");
+    return { urlText, key };
+  };
+
+  if (command === "export") {
+    // Not quoted back: a team key typed without --key would land in the terminal and in CI logs.
+    if (rest.length > 0) throw new UsageError("export takes no argument; name the file with --out <file>.");
+    const out = values.out;
+    if (out === undefined || out.trim() === "") throw new UsageError("export needs --out <file>.");
+    const { urlText, key } = credentials();
+    return {
+      kind: "export",
+      options: { url: parseUrl(urlText), key: checkKey(key), out, encrypt: values.encrypt ?? false },
+    };
+  }
+  if (command === "restore") {
+    if (rest.length !== 1 || (rest[0] as string).trim() === "")
+      throw new UsageError("restore takes one file: memoria restore <file> ….");
+    const { urlText, key } = credentials();
+    return {
+      kind: "restore",
+      options: { file: rest[0] as string, url: parseUrl(urlText), key: checkKey(key) },
+    };
   }
 
   if (rest.length === 0) throw new UsageError("import needs the folder to send: memoria import <folder> ….");
@@ -103,12 +174,7 @@ export function parseCommand(argv: string[], env: Record<string, string | undefi
   }
   const folder = rest[0] as string;
   if (folder.trim() === "") throw new UsageError("The folder must not be empty.");
-
-  const urlText = values.url ?? env.MEMORIA_URL;
-  if (urlText === undefined || urlText === "")
-    throw new UsageError("--url is required (or set MEMORIA_URL).");
-  const key = values.key ?? env.MEMORIA_KEY;
-  if (key === undefined || key === "") throw new UsageError("--key is required (or set MEMORIA_KEY).");
+  const { urlText, key } = credentials();
 
   return {
     kind: "import",
