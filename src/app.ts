@@ -219,7 +219,7 @@ export function createApp(deps: AppDeps): Memoria {
   app.route("/", docsRoutes());
   // The page for people (src/page): the same services as the JSON routes, signed in by a session cookie.
   const sessions = new PageSessions({ store: storage.sessions, directory, clock });
-  app.route("/", pageRoutes({ sessions, search, memory, documents }));
+  app.route("/", pageRoutes({ sessions, search, memory, documents, exports, logger }));
 
   app.notFound(methodNotAllowed(app));
   app.onError(onError(logger));

@@ -11,10 +11,13 @@ import { isDomainError } from "../errors.js";
 import type { AppEnv } from "../http/env.js";
 import { formatOfFile, stem } from "../ingest/formats.js";
 import { decodeUtf8, describeNotText, notTextReason } from "../ingest/text.js";
+import type { Logger } from "../logger.js";
 import { DEFAULT_BUDGET, MAX_BUDGET } from "../memory/constants.js";
+import { exportStream } from "../routes/export.js";
 import { DEFAULT_SEARCH_LIMIT, documentBody, memoryInput, searchQuery } from "../routes/schemas.js";
 import { csrfToken, csrfTokenMatches } from "../seal/page-session.js";
 import type { DocumentService } from "../services/documents.js";
+import type { ExportService } from "../services/export.js";
 import type { MemoryService } from "../services/memory.js";
 import type { SearchService } from "../services/search.js";
 import { AddNotePage } from "./add-note.js";
@@ -43,6 +46,8 @@ export interface PageDeps {
   search: SearchService;
   memory: MemoryService;
   documents: DocumentService;
+  exports: ExportService;
+  logger: Logger;
 }
 
 type PageEnv = { Variables: AppEnv["Variables"] & { session: PageSession; csrf: string } };
@@ -240,6 +245,17 @@ export function pageRoutes(deps: PageDeps): Hono<PageEnv> {
       budget: parsed.data.budget ?? DEFAULT_BUDGET,
     });
     return render(c, page(result));
+  });
+
+  // The signed-in team's export, as GET /v1/export answers it (a download: Content-Disposition attachment).
+  app.get("/page/export", signedIn, async (c) => {
+    const { stream, headers } = await exportStream(
+      c.var.requestId,
+      deps.exports,
+      c.var.session.team,
+      deps.logger,
+    );
+    return c.body(stream, 200, headers);
   });
 
   app.get("/page/notes", signedIn, (c) => render(c, <AddNotePage csrf={c.var.csrf} />));

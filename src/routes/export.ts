@@ -3,7 +3,7 @@
 // a time. Every line, out and in, has a schema here.
 
 import { createRoute, z } from "@hono/zod-openapi";
-import type { Context, MiddlewareHandler } from "hono";
+import type { MiddlewareHandler } from "hono";
 import { DomainError } from "../errors.js";
 import { acceptOnly } from "../http/accept.js";
 import { documentBodyLimit, IMPORT_PATH } from "../http/body-limit.js";
@@ -146,7 +146,7 @@ const encoder = new TextEncoder();
  * line, which a restore then refuses as truncated. Lines are pulled one at a time as the client reads.
  */
 export async function exportStream(
-  c: Context<AppEnv>,
+  requestId: string,
   exports: ExportService,
   key: TeamKey,
   logger: Logger,
@@ -167,7 +167,7 @@ export async function exportStream(
         } catch (error) {
           // The code only: a message about a row names its id at most, but the log line needs no more.
           const code = error instanceof DomainError ? error.code : "internal";
-          logger.warn("export stopped before its end", { requestId: c.get("requestId"), code });
+          logger.warn("export stopped before its end", { requestId, code });
           controller.error(error);
         }
       },
@@ -195,7 +195,12 @@ export function exportRoutes(
   const security = [{ teamKey: [] }];
 
   app.get("/v1/export", team, async (c) => {
-    const { stream, headers } = await exportStream(c, services.exports, c.get("team"), options.logger);
+    const { stream, headers } = await exportStream(
+      c.get("requestId"),
+      services.exports,
+      c.get("team"),
+      options.logger,
+    );
     return c.body(stream, 200, headers);
   });
   // Described for /openapi.json only: its answer is a stream, each line checked by exportLineSchema.
