@@ -25,7 +25,8 @@
 //
 // The sealed database of a size is made once and kept under .bench/ (sealed, like any memoria database).
 // Usage: npm run bench [-- --sizes 10000,90000] [--shapes sections,scifact] [--pairs 2] [--rounds 2]
-//        [--entries 100000] [--peer-sizes 20000] [--suites search,memory,chunk,peers,upload,page,ingest] [--ingest 5000]
+//        [--entries 100000] [--peer-sizes 20000] [--suites search,memory,chunk,peers,upload,page,ingest,export]
+//        [--ingest 5000] [--export 20000] [--export-rss 100000]
 //
 // The upload suite (bench/upload.ts, not run unless named): another team's search latency while one team
 // uploads a 5 MiB markdown document, with the chunk pool and with chunking inline.
@@ -49,6 +50,7 @@ import { BENCH_ADMIN as ADMIN, benchConfig } from "./app-config.js";
 import { type ChartRow, peersChart } from "./chart.js";
 import { benchChunk } from "./chunk.js";
 import { CORPUS_SEED } from "./corpus.js";
+import { benchExport } from "./export.js";
 import { benchIngest } from "./ingest.js";
 import type { SealedCorpus } from "./measure.js";
 import { benchPage } from "./page.js";
@@ -377,6 +379,10 @@ async function main() {
   }
   // bench/ingest.ts: N ~1.5 KB documents over HTTP, one a request and batched, against the FTS5 floor.
   if (suites.includes("ingest")) await benchIngest(Number(arg("ingest", "5000")));
+  // bench/export.ts: a team's export and restore against the batch ingest of the same documents, and the
+  // server's RSS while exporting and restoring a large team.
+  if (suites.includes("export"))
+    await benchExport(Number(arg("export", "20000")), Number(arg("export-rss", "100000")));
 }
 
 await main();
