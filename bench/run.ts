@@ -25,8 +25,9 @@
 //
 // The sealed database of a size is made once and kept under .bench/ (sealed, like any memoria database).
 // Usage: npm run bench [-- --sizes 10000,90000] [--shapes sections,scifact] [--pairs 2] [--rounds 2]
-//        [--entries 100000] [--peer-sizes 20000] [--suites search,memory,chunk,peers,upload,page,ingest,extract]
-//        [--ingest 5000]
+//        [--entries 100000] [--peer-sizes 20000]
+//        [--suites search,memory,chunk,peers,upload,page,ingest,extract,export,real,feedback]
+//        [--ingest 5000] [--export 20000] [--export-rss 100000]
 //
 // The extract suite (bench/extract.ts, not run unless named): PDF text of a printed 600-page manual and of a
 // 25 MiB file against pdftotext on the same file, and a DOCX zip bomb's refusal.
@@ -58,6 +59,7 @@ import { BENCH_ADMIN as ADMIN, benchConfig } from "./app-config.js";
 import { type ChartRow, peersChart } from "./chart.js";
 import { benchChunk } from "./chunk.js";
 import { CORPUS_SEED } from "./corpus.js";
+import { benchExport } from "./export.js";
 import { benchExtract } from "./extract.js";
 import { benchFeedbackCost } from "./feedback-cost.js";
 import { benchIngest } from "./ingest.js";
@@ -392,6 +394,10 @@ async function main() {
   if (suites.includes("ingest")) await benchIngest(Number(arg("ingest", "5000")));
   if (suites.includes("real")) await benchRealHttp(Number(arg("real-passages", "20000")));
   if (suites.includes("feedback")) benchFeedbackCost(Number(arg("feedback-passages", "20000")), rounds);
+  // bench/export.ts: a team's export and restore against the batch ingest of the same documents, and the
+  // server's RSS while exporting and restoring a large team.
+  if (suites.includes("export"))
+    await benchExport(Number(arg("export", "20000")), Number(arg("export-rss", "100000")));
 }
 
 await main();

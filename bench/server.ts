@@ -20,9 +20,13 @@ export async function serveBenchApp(options: {
   maxDocumentBytes: number;
   /** Pseudo-relevance feedback in search (MEMORIA_SEARCH_FEEDBACK; on unless false, as memoria ships). */
   searchFeedback?: boolean;
+  /** The master key, for a bench that starts a server again over the same database; else a random one. */
+  masterKey?: Uint8Array<ArrayBuffer>;
 }): Promise<void> {
   const storage = await openStorage({ url: options.dbUrl });
-  const keyring = new Keyring(await importMasterKeys(crypto.getRandomValues(new Uint8Array(32))));
+  const keyring = new Keyring(
+    await importMasterKeys(options.masterKey ?? crypto.getRandomValues(new Uint8Array(32))),
+  );
   const pool = options.pool ? new ChunkPool() : null;
   const memoria = createApp({
     config: benchConfig({

@@ -27,6 +27,7 @@ import { pageRoutes } from "./page/routes.js";
 import { PageSessions } from "./page/sessions.js";
 import { documentRoutes } from "./routes/documents.js";
 import { entryRoutes } from "./routes/entries.js";
+import { exportRoutes } from "./routes/export.js";
 import { healthRoutes } from "./routes/health.js";
 import { mcpRoutes } from "./routes/mcp.js";
 import { memoryRoutes } from "./routes/memory.js";
@@ -41,8 +42,10 @@ import { webhookRoutes } from "./routes/webhooks.js";
 import type { Keyring } from "./seal/keyring.js";
 import { DocumentService } from "./services/documents.js";
 import { EntryService } from "./services/entries.js";
+import { ExportService } from "./services/export.js";
 import { HealthService } from "./services/health.js";
 import { IdempotencyService } from "./services/idempotency.js";
+import { ImportService } from "./services/import.js";
 import { MemoryService } from "./services/memory.js";
 import { Metrics } from "./services/metrics.js";
 import { NotionService } from "./services/notion.js";
@@ -154,6 +157,13 @@ export function createApp(deps: AppDeps): Memoria {
     maxWaiting: config.searchMaxQueue ?? SEARCH_QUEUE_DEFAULTS.maxWaiting,
   });
   const search = new SearchService({ indexes, queue: searches });
+  const exports = new ExportService({ storage, clock });
+  const imports = new ImportService({
+    storage,
+    documents,
+    entries,
+    maxDocumentBytes: config.maxDocumentBytes,
+  });
   const memory = new MemoryService({ indexes });
   const stats = new StatsService({ storage, indexes });
   const health = new HealthService({ storage });
@@ -217,6 +227,10 @@ export function createApp(deps: AppDeps): Memoria {
   app.route("/", notionRoutes(notionSource, team));
   app.route("/", webhookRoutes(webhooks, team, logger));
   app.route("/", statsRoutes(stats, team));
+  app.route(
+    "/",
+    exportRoutes({ exports, imports }, team, { maxDocumentBytes: config.maxDocumentBytes, logger }),
+  );
   app.route("/", reindexRoutes(reindex, limits.perCredential(cronAuth(config.cronToken, config.adminToken))));
   app.route(
     "/",
@@ -254,6 +268,8 @@ export function createApp(deps: AppDeps): Memoria {
       entries,
       stats,
       teams: directory,
+      exports,
+      logger,
     }),
   );
 

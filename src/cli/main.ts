@@ -1,12 +1,14 @@
 // The `memoria` command (bin/memoria.mjs loads this through tsx): parse the arguments, check the folder,
-// run the import. Exit codes per API.md "Command line": 0 nothing failed, 1 something did, 2 bad arguments.
+// run the import, export or restore. Exit codes: 0 nothing failed, 1 something did, 2 bad arguments.
 
 import { stat } from "node:fs/promises";
 import { type Command, parseCommand, USAGE, USAGE_LINE, UsageError } from "./args.js";
+import { BackupError, type BackupIO, runExport, runRestore, terminalPassphrase } from "./backup.js";
 import { describeError, type ImportIO, runImport } from "./import.js";
 
 export interface MainIO extends ImportIO {
   env: Record<string, string | undefined>;
+  askPassphrase?: BackupIO["askPassphrase"];
 }
 
 async function checkFolder(folder: string): Promise<void> {
@@ -37,9 +39,12 @@ export async function main(argv: string[], io: MainIO): Promise<number> {
     return 0;
   }
   try {
+    if (command.kind === "export") return await runExport(command.options, io);
+    if (command.kind === "restore") return await runRestore(command.options, io);
     return await runImport(command.options, io);
   } catch (error) {
-    io.stderr.write(`memoria import: ${describeError(error)}\n`);
+    const reason = error instanceof BackupError ? error.message : describeError(error);
+    io.stderr.write(`memoria ${command.kind}: ${reason}\n`);
     return 1;
   }
 }
@@ -50,5 +55,6 @@ export async function run(): Promise<void> {
     stdout: process.stdout,
     stderr: process.stderr,
     env: process.env,
+    askPassphrase: terminalPassphrase(process.stdin, process.stderr),
   });
 }

@@ -101,6 +101,8 @@ export interface BodyLimits {
   maxBatchBytes: number;
 }
 
+export const IMPORT_PATH = "/v1/import";
+
 /**
  * The limit a request gets: a batch, MEMORIA_MAX_BATCH_BYTES; documents (and the ingest webhook that carries
  * them) by media type; a sign-in form, a few KiB; else 1 MiB. A route that reads a stream of any size part by
@@ -109,7 +111,9 @@ export interface BodyLimits {
 export function bodyLimitOf(limits: BodyLimits): BodyLimitOf {
   return (c) => {
     const path = c.req.path;
-    if (path === BATCH_PATH || path === `${BATCH_PATH}/`) return limits.maxBatchBytes;
+    if (path === BATCH_PATH || path === `${BATCH_PATH}/`) return limits.maxBatchBytes; // An import is any size by design (a whole team); it is read a line at a time and each line is bounded
+    // instead (routes/export.ts importLineLimit), so no more than one line is ever held.
+    if (path === IMPORT_PATH || path === `${IMPORT_PATH}/`) return Number.POSITIVE_INFINITY;
     // A sign-in form holds one key: a body larger than this is not a sign-in, and is read by nobody yet known.
     if (path === "/page/sign-in") return SIGN_IN_BODY_LIMIT;
     return carriesDocuments(path)

@@ -37,6 +37,9 @@ export function Layout({ title, csrf, children }: LayoutProps) {
               <a href="/">Search</a>
               <a href="/page/memory">Working memory</a>
               <a href="/page/notes">Add a note</a>
+              <a href="/page/export" download>
+                Export
+              </a>
               <form method="post" action="/page/sign-out">
                 <input type="hidden" name="csrf" value={csrf} />
                 <button type="submit">Sign out</button>

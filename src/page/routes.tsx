@@ -11,11 +11,14 @@ import { isDomainError } from "../errors.js";
 import type { AppEnv } from "../http/env.js";
 import { formatOfFile, stem } from "../ingest/formats.js";
 import { decodeUtf8, describeNotText, notTextReason } from "../ingest/text.js";
+import type { Logger } from "../logger.js";
 import { DEFAULT_BUDGET, MAX_BUDGET } from "../memory/constants.js";
+import { exportStream } from "../routes/export.js";
 import { documentBody, entryBody, entryInput, memoryInput, searchQuery } from "../routes/schemas.js";
 import { csrfToken, csrfTokenMatches } from "../seal/page-session.js";
 import type { DocumentService } from "../services/documents.js";
 import type { EntryService } from "../services/entries.js";
+import type { ExportService } from "../services/export.js";
 import type { MemoryService } from "../services/memory.js";
 import type { SearchService } from "../services/search.js";
 import type { StatsService } from "../services/stats.js";
@@ -63,6 +66,8 @@ export interface PageDeps {
   entries: EntryService;
   stats: StatsService;
   teams: TeamService;
+  exports: ExportService;
+  logger: Logger;
 }
 
 /**
@@ -448,6 +453,17 @@ export function pageRoutes(deps: PageDeps): Hono<PageEnv> {
         404,
       );
     }
+  });
+
+  // The signed-in team's export, as GET /v1/export answers it (a download: Content-Disposition attachment).
+  app.get("/page/export", signedIn, async (c) => {
+    const { stream, headers } = await exportStream(
+      c.var.requestId,
+      deps.exports,
+      c.var.session.team,
+      deps.logger,
+    );
+    return c.body(stream, 200, headers);
   });
 
   app.get("/page/notes", signedIn, (c) => render(c, <AddNotePage csrf={c.var.csrf} />));

@@ -146,6 +146,20 @@ function documentTitle(input: DocumentInput, frontTitle: string | null): string 
   return title;
 }
 
+/** Who a restored document is: its exported id and times, kept instead of made anew. */
+export interface DocumentIdentity {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A document to restore: as written, who it was, and the stored row it replaces (null: a new one). */
+export interface RestoredDocument {
+  input: DocumentInput;
+  identity: DocumentIdentity;
+  replacing: DocumentRow | null;
+}
+
 /** A batch item that passed its checks, with its place in the batch. */
 interface Pending {
   index: number;
@@ -303,6 +317,35 @@ export class DocumentService {
         error.problem === "not_format" ? "unsupported_media_type" : "unprocessable",
         error.message,
       );
+    }
+  }
+
+  /**
+   * Stores restored documents (an import) with the ids and times they were exported with, in one storage
+   * transaction, and gives them to the live index as a batch gives its own. The caller has read the rows
+   * they replace; a replacement that lost a race to another write since then is a conflict (nothing of the
+   * call is kept out of the index, and the import, idempotent, can be run again).
+   */
+  async restoreMany(key: TeamKey, items: readonly RestoredDocument[]): Promise<void> {
+    if (items.length === 0) return;
+    const sealed = await mapLimit(items, PREPARE_CONCURRENCY, async (item) => {
+      refuseNotText(item.input);
+      const prepared = await this.#prepare(item.input);
+      const ref = item.input.externalId === null ? null : await blindIndex(key, item.input.externalId);
+      return this.#seal(key, item.input, prepared, ref, item.replacing, item.identity);
+    });
+    const written = await this.deps.storage.documents.writeMany(
+      sealed.map((s, i) => ({ write: s.write, replacing: items[i]?.replacing?.version ?? null })),
+    );
+    if (written.before !== null && written.after !== null) {
+      await this.deps.indexes.committedDocuments(key, {
+        before: written.before,
+        after: written.after,
+        documents: sealed.filter((_, i) => written.applied[i]).map((s) => s.indexed),
+      });
+    }
+    if (written.applied.some((applied) => !applied)) {
+      throw new DomainError("conflict", "A document changed while it was imported; run the import again.");
     }
   }
 
@@ -575,8 +618,9 @@ export class DocumentService {
     { passages, meta, contentBytes }: Prepared,
     ref: Uint8Array | null,
     base: DocumentRow | null,
+    identity?: DocumentIdentity,
   ): Promise<Sealed> {
-    const id = base?.id ?? newId("d");
+    const id = identity?.id ?? base?.id ?? newId("d");
     const now = this.deps.clock.now().toISOString();
     const version = (base?.version ?? 0) + 1;
     const tags = meta.tags ?? [];
@@ -617,8 +661,8 @@ export class DocumentService {
       version,
       chunkCount: passages.length,
       contentBytes,
-      createdAt: base?.createdAt ?? now,
-      updatedAt: now,
+      createdAt: identity?.createdAt ?? base?.createdAt ?? now,
+      updatedAt: identity?.updatedAt ?? now,
     };
     return { write: { row, content, runs }, indexed };
   }

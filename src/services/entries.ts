@@ -64,6 +64,34 @@ export class EntryService {
     return { id, createdAt: row.createdAt, ...content };
   }
 
+  /**
+   * Stores restored entries (an import) with the ids and creation times they were exported with, in one
+   * transaction, then brings the live index level. The caller leaves out ids the team already holds.
+   */
+  async restoreMany(key: TeamKey, entries: readonly EntryView[]): Promise<void> {
+    if (entries.length === 0) return;
+    const rows = await Promise.all(
+      entries.map(async (entry): Promise<EntryRow> => {
+        const content: EntryContent = {
+          project: entry.project,
+          type: entry.type,
+          title: entry.title,
+          impact: entry.impact,
+          body: entry.body,
+        };
+        return {
+          teamId: key.teamId,
+          id: entry.id,
+          createdAt: entry.createdAt,
+          projectRef: entry.project === null ? null : await projectRef(key, entry.project),
+          sealed: await sealEntry(key, entry.id, content),
+        };
+      }),
+    );
+    await this.deps.storage.entries.insertMany(rows);
+    await this.deps.indexes.committed(key);
+  }
+
   async get(key: TeamKey, id: string): Promise<EntryView> {
     const row = await this.deps.storage.entries.get(key.teamId, id);
     if (!row) throw new DomainError("not_found", `No entry ${id}.`);

@@ -121,8 +121,9 @@ function writeStatements(write: DocumentWrite, replacing: number | null): InStat
     statements.push(insertDocuments([write]));
   } else {
     statements.push({
+      // created_at is written too: a replace keeps the stored one, and an import sets the exported one.
       sql: `UPDATE documents SET sealed = ?, content = ?, external_ref = ?, version = ?, chunk_count = ?,
-              content_bytes = ?, updated_at = ? WHERE team_id = ? AND id = ? AND version = ?`,
+              content_bytes = ?, created_at = ?, updated_at = ? WHERE team_id = ? AND id = ? AND version = ?`,
       args: [
         row.sealed,
         write.content,
@@ -130,6 +131,7 @@ function writeStatements(write: DocumentWrite, replacing: number | null): InStat
         row.version,
         row.chunkCount,
         row.contentBytes,
+        row.createdAt,
         row.updatedAt,
         row.teamId,
         row.id,
@@ -392,6 +394,56 @@ export class DocumentRows {
       args: [teamId, after?.documentId ?? "", after?.firstOrdinal ?? -1, limit],
     });
     return rs.rows.map(runRow);
+  }
+
+  /** The documents of the team among `ids`, in one query; an id the team does not hold is simply absent. */
+  async getMany(teamId: string, ids: readonly string[]): Promise<DocumentRow[]> {
+    if (ids.length === 0) return [];
+    const rs = await this.client.execute({
+      sql: `SELECT ${documentColumns} FROM documents WHERE team_id = ? AND id IN (${ids.map(() => "?").join(", ")})`,
+      args: [teamId, ...ids],
+    });
+    return rs.rows.map(documentRow);
+  }
+
+  /**
+   * Which of `ids` a document of another team holds. Teams are few and the key is (team_id, id), so the
+   * lookup goes through the key per other team instead of scanning every team's documents for an id.
+   */
+  async heldByOtherTeams(teamId: string, ids: readonly string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const rs = await this.client.execute({
+      sql: `SELECT DISTINCT id FROM documents WHERE team_id IN (SELECT id FROM teams WHERE id <> ?)
+            AND id IN (${ids.map(() => "?").join(", ")})`,
+      args: [teamId, ...ids],
+    });
+    return new Set(rs.rows.map((row) => text(row.id)));
+  }
+
+  /** A page of the team's documents in id order, without content, for an export; `afterId` "" is the start. */
+  async pageById(teamId: string, afterId: string, limit: number): Promise<DocumentRow[]> {
+    const rs = await this.client.execute({
+      sql: `SELECT ${documentColumns} FROM documents WHERE team_id = ? AND id > ? ORDER BY id LIMIT ?`,
+      args: [teamId, afterId, limit],
+    });
+    return rs.rows.map(documentRow);
+  }
+
+  /**
+   * The rows and sealed contents of `ids`, read together so each content belongs to its row's version. A
+   * document deleted since its id was listed is absent.
+   */
+  async getManyWithContent(
+    teamId: string,
+    ids: readonly string[],
+  ): Promise<{ row: DocumentRow; content: Uint8Array }[]> {
+    if (ids.length === 0) return [];
+    const rs = await this.client.execute({
+      sql: `SELECT ${documentColumns}, content FROM documents
+            WHERE team_id = ? AND id IN (${ids.map(() => "?").join(", ")}) ORDER BY id`,
+      args: [teamId, ...ids],
+    });
+    return rs.rows.map((row) => ({ row: documentRow(row), content: blob(row.content) }));
   }
 
   async counts(teamId: string): Promise<{ documents: number; chunks: number }> {

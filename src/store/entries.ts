@@ -56,6 +56,45 @@ export class EntryRows {
     }
   }
 
+  /**
+   * Stores entries as they were exported (ids and times kept), each with its `entry.create` change, all in
+   * one transaction. An id the team already holds fails the whole write (the caller leaves those out).
+   */
+  async insertMany(rows: readonly EntryRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    await this.client.batch(
+      rows.flatMap((row) => [
+        {
+          sql: `INSERT INTO entries (${columns}) VALUES (?, ?, ?, ?, ?)`,
+          args: [row.teamId, row.id, row.createdAt, row.projectRef, row.sealed],
+        },
+        appendChange(row.teamId, "entry.create", row.id, row.createdAt),
+      ]),
+      "write",
+    );
+  }
+
+  /** The entries of the team among `ids`; an id the team does not hold is absent. */
+  async getMany(teamId: string, ids: readonly string[]): Promise<EntryRow[]> {
+    if (ids.length === 0) return [];
+    const rs = await this.client.execute({
+      sql: `SELECT ${columns} FROM entries WHERE team_id = ? AND id IN (${ids.map(() => "?").join(", ")})`,
+      args: [teamId, ...ids],
+    });
+    return rs.rows.map(entryRow);
+  }
+
+  /** Which of `ids` an entry of another team holds (through the key, per other team: see DocumentRows). */
+  async heldByOtherTeams(teamId: string, ids: readonly string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const rs = await this.client.execute({
+      sql: `SELECT DISTINCT id FROM entries WHERE team_id IN (SELECT id FROM teams WHERE id <> ?)
+            AND id IN (${ids.map(() => "?").join(", ")})`,
+      args: [teamId, ...ids],
+    });
+    return new Set(rs.rows.map((row) => text(row.id)));
+  }
+
   /** Deletes an entry and appends `entry.delete`; false when there was nothing to delete. */
   async delete(teamId: string, id: string, at: string): Promise<boolean> {
     const results = await this.client.batch(

@@ -64,7 +64,7 @@ describe("parseCommand", () => {
 
   const bad: [string, string[], RegExp][] = [
     ["no command", [], /Name a command/],
-    ["an unknown command", ["export", "n"], /Unknown command "export"/],
+    ["an unknown command", ["upload", "n"], /Unknown command "upload"/],
     ["no folder", ["import", "--url", "http://x", "--key", KEY], /needs the folder/],
     [
       "two folders",

@@ -519,3 +519,27 @@ describe("the page: assets", () => {
     expect(js.headers.get("content-type")).toMatch(/^text\/javascript/);
   });
 });
+
+describe("the page: export", () => {
+  it("links the signed-in team's export, which downloads what GET /v1/export answers", async () => {
+    const { apiKey, browser } = await signedIn();
+    await addDocument(app, apiKey, { title: "Kiwi notes", content: "the kiwi ledger balances" });
+    const home = await (await browser.get("/")).text();
+    expect(home).toMatch(/<a href="\/page\/export" download="">Export<\/a>/);
+    const res = await browser.get("/page/export");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-disposition")).toMatch(/^attachment; filename="memoria-export-/);
+    expect(res.headers.get("content-type")).toMatch(/^application\/x-ndjson/);
+    const fromPage = (await res.text()).split("\n").slice(1);
+    const fromApi = (await (await app.request("/v1/export", { token: apiKey })).text()).split("\n").slice(1);
+    expect(fromPage).toEqual(fromApi);
+    expect(fromPage.join("\n")).toContain("the kiwi ledger balances");
+  });
+
+  it("sends a signed-out person to sign in instead of exporting", async () => {
+    app = await buildTestApp();
+    const res = await new PageClient(app).get("/page/export");
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe("/");
+  });
+});
