@@ -6,7 +6,7 @@
 //   and against GET /healthz over the same connection, asked in turn with each question;
 // - throughput at 1, 8 and 64 connections, long questions, for a few seconds each;
 // - another team's search latency while one team floods with 64 connections, and how many of the flood's
-//   searches were refused (503 with Retry-After, API.md "Many searches at once").
+//   searches were refused (503 with Retry-After, docs/api.md "Many searches at once").
 // Every load is loopback only, bounded in count and time.
 
 import { mkdtempSync, rmSync } from "node:fs";

@@ -6,9 +6,9 @@ import { benchClient } from "../bench/server.js";
 import type { Collection } from "./collection.js";
 import type { Retrieved } from "./metrics.js";
 
-/** The batch route's most (API.md). */
+/** The batch route's most (docs/api.md). */
 const BATCH_DOCUMENTS = 500;
-/** The search route's most (API.md): a run is scored to Recall@100 and MAP@100. */
+/** The search route's most (docs/api.md): a run is scored to Recall@100 and MAP@100. */
 export const MAX_LIMIT = 100;
 
 export interface MemoriaRun {
@@ -36,7 +36,7 @@ interface Hit {
   score: number;
 }
 
-/** The search route's default limit (API.md): what a client that sets none is answered with. */
+/** The search route's default limit (docs/api.md): what a client that sets none is answered with. */
 export const DEFAULT_LIMIT = 20;
 
 /** A collection sent to memoria: the team's key and each memoria document id's collection id. */

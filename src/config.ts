@@ -133,7 +133,7 @@ export const envSchema = z.object({
   MEMORIA_ALLOWED_ORIGINS: originList.optional(),
   MEMORIA_MAX_DOCUMENT_BYTES: positiveInt(5 * 1024 * 1024),
   MEMORIA_MAX_BATCH_BYTES: positiveInt(DEFAULT_MAX_BATCH_BYTES),
-  // A PDF or DOCX as it arrives (API.md): 25 MiB, a long scanned-and-OCRed manual or a spec with figures.
+  // A PDF or DOCX as it arrives (docs/api.md): 25 MiB, a long scanned-and-OCRed manual or a spec with figures.
   MEMORIA_MAX_UPLOAD_BYTES: positiveInt(25 * 1024 * 1024),
   // The in-memory indexes' budget in MiB. Unset: the server takes a share of the machine (runtime/start.ts),
   // since this file stays free of node:os for the Worker.
@@ -160,7 +160,7 @@ export const envSchema = z.object({
     .regex(/^\d+$/, "must be a whole number of milliseconds")
     .transform(Number)
     .default(2000),
-  // A team's waiting searches (API.md "Many searches at once"). Two seconds: past it an agent does better to
+  // A team's waiting searches (docs/api.md "Many searches at once"). Two seconds: past it an agent does better to
   // back off and come again than to hold its connection, and a person has stopped waiting for the page.
   // 64 waiting: at the 20–45 ms a long question costs one core on real text, 64 is 1.3–2.9 s of work, so a
   // line longer than that would time out anyway; refusing at once spares it the wait.

@@ -1,4 +1,4 @@
-// The layering src/ keeps (DESIGN.md, "Layout"): dependencies between top-level folders point one way, and
+// The layering src/ keeps (README.md, "How the code is laid out"): dependencies between top-level folders point one way, and
 // the pure core — memory/ (ranking and rendering) and the query builder — imports nothing from Hono or
 // libSQL. Read off the source text itself, so a new import that breaks either fails here with the files that
 // did it, whoever wrote it.

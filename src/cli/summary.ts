@@ -1,4 +1,4 @@
-// The closing line on stdout: the four counts API.md names, in its order.
+// The closing line on stdout: the four counts docs/api.md names, in its order.
 
 export interface Counts {
   sent: number;

@@ -84,7 +84,7 @@ export function documentBodyLimit(maxDocumentBytes: number, type: string, maxUpl
 /** Every other request body is small JSON: 1 MiB is far above any of them. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
-/** The most documents one POST /v1/documents/batch carries (API.md). */
+/** The most documents one POST /v1/documents/batch carries (docs/api.md). */
 export const MAX_BATCH_DOCUMENTS = 500;
 
 export const BATCH_PATH = "/v1/documents/batch";

@@ -1,4 +1,4 @@
-// Rate limits (API.md, "Every answer"): 429 `rate_limited` with `Retry-After` in seconds.
+// Rate limits (docs/api.md, "Every answer"): 429 `rate_limited` with `Retry-After` in seconds.
 //
 // - Per credential: MEMORIA_RATE_LIMIT requests a minute for each team key, and for the admin and the cron
 //   token alike, counted once the credential has authenticated (so a guess never spends a real key's budget).
@@ -22,10 +22,10 @@ import { clientAddress } from "./client-address.js";
 import type { AppEnv } from "./env.js";
 import { errorResponse } from "./errors.js";
 
-/** Both limits count over a minute, as API.md states them. */
+/** Both limits count over a minute, as docs/api.md states them. */
 export const RATE_WINDOW_MS = 60_000;
 
-/** Failed authentications a minute per client address (API.md: fixed, not configurable). */
+/** Failed authentications a minute per client address (docs/api.md: fixed, not configurable). */
 export const AUTH_FAILURES_PER_MINUTE = 30;
 
 // At most this many addresses (or credentials) are counted at once; a new one past it evicts the one whose

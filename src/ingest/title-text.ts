@@ -1,4 +1,4 @@
-// A title's text: one line, 1–512 characters (API.md "Documents"), so whatever names a document is collapsed
+// A title's text: one line, 1–512 characters (docs/api.md "Documents"), so whatever names a document is collapsed
 // and cut to fit.
 
 export const MAX_TITLE_CHARS = 512;

@@ -3,7 +3,7 @@
 // of images, badges or links ("[Read the docs →](…)", "[![npm](…badge.svg)](…)") and tables of contents.
 // A README that opens with a logo and then prose before any such heading is named by the logo's alt text
 // ("Hono", "Express"), as a person names it after its project. Titles are 1–512 characters and never blank
-// (API.md "Documents"), so the text is collapsed to one line and cut to fit.
+// (docs/api.md "Documents"), so the text is collapsed to one line and cut to fit.
 
 import { withoutBadges } from "./badges.js";
 import { decodeEntities } from "./entities.js";

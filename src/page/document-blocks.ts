@@ -85,7 +85,8 @@ export function documentBlocks(
   // A PDF's or DOCX's text is stored as markdown (src/extract/).
   if (doc.format === "markdown" || doc.format === "pdf" || doc.format === "docx")
     renderMarkdown(content, outline);
-  else if (doc.format === "html") renderHtml(content, outline);
+  // As the chunker reads a page (its main content, without the site's chrome), so the ordinals agree.
+  else if (doc.format === "html") renderHtml(content, outline, { page: true });
   else
     for (const paragraph of content.split(/\n[^\S\n]*\n/)) {
       if (paragraph.trim() !== "") outline.block(paragraph.trim());

@@ -236,7 +236,7 @@ export function exportRoutes(
     method: "get",
     path: "/v1/export",
     summary: "Export the team",
-    tags: ["export"],
+    tags: ["Export"],
     description:
       'Streams the team as NDJSON: a header line {"memoria": "export", "version": 1, "exportedAt", ' +
       '"team": {"name"}}, one {"document": …} line per document (as written: content, title, path, ' +
@@ -257,7 +257,7 @@ export function exportRoutes(
       method: "post",
       path: IMPORT_PATH,
       summary: "Restore an export into the team",
-      tags: ["export"],
+      tags: ["Export"],
       description:
         "Takes an export's NDJSON back, read as it arrives and applied in batches, keeping ids, externalIds " +
         "and times; running it again changes nothing. A stream without its end line is 400 (truncated) after " +

@@ -1,6 +1,6 @@
 // Schemas shared by several routes (the HTTP API, the MCP tools, the generic webhook), and the mapping of
 // their validated values to service input. A schema one route uses alone lives with that route. Lengths are
-// counted in Unicode code points, as API.md specifies, not in UTF-16 units (zod's own .max counts those, and
+// counted in Unicode code points, as docs/api.md specifies, not in UTF-16 units (zod's own .max counts those, and
 // an emoji would count twice).
 
 import { z } from "@hono/zod-openapi";
@@ -65,12 +65,12 @@ export const queryText = matchText.refine((q) => q.trim() !== "", { message: "mu
 export const nullableText = <T extends z.ZodString | z.ZodType<string>>(text: T, what: string) =>
   text.describe(what).nullable();
 
-/** A project or entry type, as API.md defines them. */
+/** A project or entry type, as docs/api.md defines them. */
 export const labelText = z
   .string()
   .regex(/^[A-Za-z0-9._-]{1,64}$/, "must be 1–64 characters of A–Z, a–z, 0–9, '.', '_' or '-'");
 
-/** A path id: any non-empty segment. One that no row has answers 404 like any unknown id (API.md). */
+/** A path id: any non-empty segment. One that no row has answers 404 like any unknown id (docs/api.md). */
 export const idParam = z.string().min(1);
 
 /**

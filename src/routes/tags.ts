@@ -9,6 +9,7 @@ export const OPENAPI_TAGS = [
   { name: "MCP", description: "The Model Context Protocol endpoint for agents." },
   { name: "Note sources", description: "Notion and signed-webhook sources that keep documents in step." },
   { name: "Webhooks", description: "Deliveries from note sources, verified before they are applied." },
+  { name: "Export", description: "A team's documents and entries as one NDJSON stream, out and back in." },
   { name: "Stats", description: "What a team holds, and the state of its in-memory index." },
   { name: "Teams", description: "Teams and their API keys (admin token)." },
   { name: "Reindex", description: "Catching indexes up with storage (cron token)." },

@@ -10,7 +10,7 @@ import { closeIdleAfterPendingReads } from "./keep-alive.js";
 import { lingerOnEarlyAnswers } from "./lingering-close.js";
 
 /**
- * 30 s of silence mid-request: nginx's client_body_timeout is 60 s; API.md asks for at most 30. Longer than
+ * 30 s of silence mid-request: nginx's client_body_timeout is 60 s; docs/api.md asks for at most 30. Longer than
  * any pause a live client makes between two packets, short enough that a stalled body is gone quickly.
  */
 export const IDLE_REQUEST_TIMEOUT_MS = 30_000;

@@ -57,11 +57,12 @@ export type ExportLine =
   | { end: ExportEnd };
 
 /**
- * The tags an exported document carries. Documents hold no tags of their own yet, so this is the one place
- * that says so; when they do, this reads them from the opened metadata and every export line follows.
+ * The tags an exported document carries: those its front matter gave it, as the document answers them (a
+ * row written before tags were read has none). An import reads them again from the content's front matter,
+ * so the line's list is what a reader of the export sees, not a second source of truth.
  */
-export function exportedTags(_meta: DocumentMeta): string[] {
-  return [];
+export function exportedTags(meta: DocumentMeta): string[] {
+  return meta.tags ?? [];
 }
 
 /**

@@ -1,5 +1,5 @@
 // Idempotency keys: a client's retry of a write, sent with the Idempotency-Key of the first try, answers what
-// the first try answered instead of writing again (API.md, Additions v1.1; docs/decisions/0017). The key and
+// the first try answered instead of writing again (docs/api.md, Additions v1.1; docs/decisions/0017). The key and
 // the request it came with are kept as keyed hashes under the team's key, the answer sealed, for 24 hours.
 //
 // A request claims its key before it is handled (a pending row; the table's primary key makes the claim
@@ -12,7 +12,7 @@ import { blindIndex, type TeamKey } from "../seal/team-key.js";
 import { openAnswer, type StoredAnswer, sealAnswer } from "../sealed/idempotency.js";
 import type { Storage } from "../store/storage.js";
 
-/** How long a key is remembered: Stripe's window, and the one API.md names. */
+/** How long a key is remembered: Stripe's window, and the one docs/api.md names. */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 /**
  * How long a pending claim holds its key before another request may take it over: a claim this old belongs

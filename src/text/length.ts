@@ -1,4 +1,4 @@
-// How long a text is, in the two units API.md counts: Unicode code points (lengths in characters) and UTF-8
+// How long a text is, in the two units docs/api.md counts: Unicode code points (lengths in characters) and UTF-8
 // bytes (sizes). Counted without encoding or spreading the string: these run on every candidate line of a
 // working-memory request and over every block of a 5 MiB document.
 

@@ -79,7 +79,7 @@ describe("the import's output", () => {
     );
   });
 
-  it("sums up in API.md's order, and says so when nothing was changed", () => {
+  it("sums up in docs/api.md's order, and says so when nothing was changed", () => {
     const counts = { sent: 1, unchanged: 2, deleted: 3, failed: 4 };
     expect(summaryLine(counts, false)).toBe("sent 1, unchanged 2, deleted 3, failed 4");
     expect(summaryLine(counts, true)).toBe(

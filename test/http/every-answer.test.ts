@@ -1,4 +1,4 @@
-// API.md "Every answer": security headers on every answer, no-store on secrets, WWW-Authenticate on 401,
+// docs/api.md "Every answer": security headers on every answer, no-store on secrets, WWW-Authenticate on 401,
 // 405 with Allow, a size limit on content rather than its escaping, and /docs without a CDN.
 
 import { describe, expect, it } from "vitest";

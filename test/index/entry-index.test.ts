@@ -34,7 +34,7 @@ function summary(e: IndexedEntry): EntrySummary {
   return rest;
 }
 
-/** Newest first: createdAt, then id, descending (API.md's recency order). */
+/** Newest first: createdAt, then id, descending (docs/api.md's recency order). */
 function newerFirst(a: { createdAt: string; id: string }, b: { createdAt: string; id: string }): number {
   if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? 1 : -1;
   return a.id === b.id ? 0 : a.id < b.id ? 1 : -1;

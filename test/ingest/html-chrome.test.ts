@@ -1,4 +1,4 @@
-// A page as sites publish it: its main content is indexed, its site's chrome is not (API.md v1.2, "HTML pages
+// A page as sites publish it: its main content is indexed, its site's chrome is not (docs/api.md v1.2, "HTML pages
 // as sites publish them"). Shapes follow the generators' real markup (see real-sites.test.ts for the pages).
 
 import { describe, expect, it } from "vitest";

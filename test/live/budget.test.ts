@@ -151,7 +151,10 @@ describe("the index memory budget", () => {
       const answers = await Promise.all(searches);
       for (const answer of answers) expect(answer.hits.length).toBe(1);
       await indexes.evictionsSettled();
-      expect(indexes.status(a.teamId).state).toBe("cold");
+      // A search whose index was evicted while it waited for its turn asks the index made ready again, so
+      // which team stays loaded depends on the order of turns; only one fits.
+      const states = [indexes.status(a.teamId).state, indexes.status(b.teamId).state];
+      expect(states.filter((state) => state === "ready")).toHaveLength(1);
       expect(indexes.memoryBytes()).toBeLessThanOrEqual(Math.floor(perTeam * 1.5));
       expect((await search(app, a.apiKey, "burrows")).hits.length).toBe(1);
     });

@@ -485,7 +485,7 @@ describe("unknown routes", () => {
     ["GET", "/v1/documentz"],
     ["GET", "/v1/documents/a/b"],
     ["GET", "/v2/documents"],
-    // "/" is the page now (API.md v1.1); a path under it that is none of its pages is still unknown.
+    // "/" is the page now (docs/api.md v1.1); a path under it that is none of its pages is still unknown.
     ["GET", "/page/nothing"],
   ])("%s %s answers 404 not_found", (method, path) =>
     withApp(async (app) => {

@@ -1,4 +1,4 @@
-// PDF and DOCX over HTTP (API.md v1.2 "PDF and DOCX"): real files (a manual page printed by Debian's
+// PDF and DOCX over HTTP (docs/api.md v1.2 "PDF and DOCX"): real files (a manual page printed by Debian's
 // Chromium, a README written as DOCX by pandoc) sent raw or as a multipart file are found by their words
 // under their own titles, DOCX headings as the trail; hostile ones (not the format, encrypted, cut, a scan,
 // a ZIP bomb, too large) are refused in the envelope with the reason and store nothing; the file itself is

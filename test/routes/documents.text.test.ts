@@ -1,4 +1,4 @@
-// What is not a note is refused, clearly, and nothing is stored (API.md v1.1 "Documents"); what is one is
+// What is not a note is refused, clearly, and nothing is stored (docs/api.md v1.1 "Documents"); what is one is
 // stored exactly, titled as a person would title it, and answered with the SHA-256 of its content.
 
 import { createHash } from "node:crypto";

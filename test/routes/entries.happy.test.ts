@@ -5,7 +5,7 @@ import { statsAnswer } from "../../src/routes/stats.js";
 import { makeTeam, type TestApp } from "../support/app.js";
 import { expectError, expectNoContent, expectOk, tickingClock, withApp } from "./contract.js";
 
-// The route's own list answer is not exported; this is the same shape as API.md gives it.
+// The route's own list answer is not exported; this is the same shape as docs/api.md gives it.
 const entryListAnswer = z.object({ entries: z.array(entrySchema), nextCursor: z.string().nullable() });
 type Entry = z.infer<typeof entrySchema>;
 

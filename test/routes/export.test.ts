@@ -62,9 +62,9 @@ describe("GET /v1/export", () => {
         expect(line?.format).toBe(sent.format ?? "markdown");
         expect(line?.path).toEqual(sent.path ?? []);
         expect(line?.externalId).toBe(sent.externalId ?? null);
-        expect(line?.tags).toEqual([]);
         const stored = await app.request(`/v1/documents/${line?.id}`, { token: apiKey });
         const { document } = (await stored.json()) as { document: Record<string, unknown> };
+        expect(line?.tags).toEqual(document.tags);
         expect(line?.createdAt).toBe(document.createdAt);
         expect(line?.updatedAt).toBe(document.updatedAt);
       }
@@ -127,6 +127,31 @@ describe("GET /v1/export", () => {
 });
 
 describe("POST /v1/import", () => {
+  it("carries a document's front matter tags out and back, searchable by tag in the restored team", async () => {
+    const source = await buildTestApp();
+    const target = await buildTestApp();
+    try {
+      const { apiKey: from } = await makeTeam(source);
+      const content =
+        "---\ntitle: Failover runbook\ntags: [quokkatag, ops]\n---\n\nPromote the replica first.\n";
+      await addDocument(source, from, { title: "Failover runbook", content });
+      const exported = await exportText(source, from);
+      const line = linesOf(exported).find((l) => l.document)?.document;
+      expect(line?.tags).toEqual(["quokkatag", "ops"]);
+      const { apiKey: to } = await makeTeam(target);
+      await importOk(target, to, exported);
+      const hits = (await search(target, to, "quokkatag")).hits;
+      expect(hits.map((h) => h.title)).toEqual(["Failover runbook"]);
+      expect(linesOf(await exportText(target, to)).find((l) => l.document)?.document?.tags).toEqual([
+        "quokkatag",
+        "ops",
+      ]);
+    } finally {
+      source.close();
+      target.close();
+    }
+  });
+
   it("restores an export keeping ids, externalIds and times, through the change log into search", async () => {
     const source = await buildTestApp();
     const target = await buildTestApp();

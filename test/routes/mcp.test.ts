@@ -135,7 +135,7 @@ describe("MCP tools/list", () => {
       expect(byName.get("forget")?.annotations?.destructiveHint).toBe(true);
     }));
 
-  it("gives each tool the fields API.md names, with the routes' integer bounds", () =>
+  it("gives each tool the fields docs/api.md names, with the routes' integer bounds", () =>
     withMcp(async ({ app, connect }) => {
       const { apiKey } = await makeTeam(app);
       const client = await connect(apiKey);

@@ -29,7 +29,7 @@ async function memory(app: TestApp, apiKey: string, params: Record<string, strin
   return expectOk(await memoryRequest(app, apiKey, params), 200, memoryAnswer);
 }
 
-/** The accounting API.md promises of every answer, whatever was asked. */
+/** The accounting docs/api.md promises of every answer, whatever was asked. */
 function expectConsistent(answer: Memory): void {
   expect(answer.text).toBe(answer.items.map((i) => i.line).join("\n"));
   expect(answer.included).toBe(answer.items.length);

@@ -1,5 +1,5 @@
 // GET /metrics: Prometheus text, behind the admin token or MEMORIA_METRICS_TOKEN, and content-free: after
-// real requests it names every metric API.md lists, its counters move, and nothing a team wrote (a title, a
+// real requests it names every metric docs/api.md lists, its counters move, and nothing a team wrote (a title, a
 // query, a document id, the team's id or name, a key) appears anywhere in it.
 
 import { describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// The Notion webhook's secret URL and the times it keeps (API.md v1.1, "Note sources"): knowing a team id
+// The Notion webhook's secret URL and the times it keeps (docs/api.md v1.1, "Note sources"): knowing a team id
 // reaches nothing (the bare path, a wrong token and an unknown team are the same 404, and nothing is
 // stored), the handshake at the URL GET /v1/sources/notion shows is taken, an event dated more than five
 // minutes ahead of the app's clock is refused and recorded nowhere, and DELETE forgets the URL and every

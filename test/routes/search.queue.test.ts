@@ -1,4 +1,4 @@
-// API.md "Many searches at once": a team's waiting searches are bounded (503 `unavailable` with Retry-After
+// docs/api.md "Many searches at once": a team's waiting searches are bounded (503 `unavailable` with Retry-After
 // past MEMORIA_MAX_QUEUE waiting or MEMORIA_QUEUE_TIMEOUT_MS of waiting), and one team's flood does not hold
 // up another's. Over real HTTP on loopback. The test holds the one search slot itself (the app's own queue,
 // through memoria.searches) so the lines fill deterministically, whatever the machine's load.

@@ -241,7 +241,7 @@ describe("Worker routing", () => {
   });
 });
 
-/** The headers every answer carries, as API.md's "Every answer" names them. */
+/** The headers every answer carries, as docs/api.md's "Every answer" names them. */
 const SECURITY_HEADERS = {
   "x-content-type-options": "nosniff",
   "referrer-policy": "no-referrer",

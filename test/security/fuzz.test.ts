@@ -1,7 +1,7 @@
 // Hostile and broken clients against the whole app, in process: fast-check generates requests over every
 // route with random methods, path segments, query strings, headers and bodies. Whatever arrives, the answer
 // is never a 5xx, every error is the one envelope with a known code and the request's x-request-id, and no
-// error message quotes what the client sent (DESIGN.md: nothing of content in errors). Issue 11's probe
+// error message quotes what the client sent (the one rule, README.md: nothing of content in errors). Issue 11's probe
 // measured 0 5xx in 16,000 such requests over loopback; this keeps that property in `npm test`.
 
 import fc from "fast-check";
@@ -494,7 +494,7 @@ async function faultOf(req: GeneratedRequest, res: Response): Promise<string | n
   if (res.status >= 500) return `status ${res.status}: ${text.slice(0, 300)}`;
   const requestId = res.headers.get("x-request-id");
   if (!requestId) return `status ${res.status} without x-request-id`;
-  // A tool's refusal is a 200 with an isError result (API.md): a message like any other.
+  // A tool's refusal is a 200 with an isError result (docs/api.md): a message like any other.
   const toolError = req.url.startsWith("/mcp") && res.status === 200 && text.includes('"isError":true');
   if (toolError && text.includes(CANARY_STEM))
     return `a tool error quotes the request: ${text.slice(0, 300)}`;
