@@ -68,12 +68,8 @@ export function plainOrExpression(query: string): string {
 /** Top-k of every search the bench times, memoria's and the peers' alike. */
 export const SEARCH_LIMIT = 20;
 
-/** measureQueryFloor's table, kept open for a caller that interleaves it with other engines, question by question. */
-export function openQueryFloor(passages: readonly CorpusPassage[]): {
-  /** Milliseconds the floor took to answer `question`. */
-  time(question: string): number;
-  close(): void;
-} {
+/** The floor's table: the passages loaded as measureFloor loads them, then merged into one segment. */
+function loadedQueryFloor(passages: readonly CorpusPassage[]) {
   const db = new Database(":memory:");
   db.exec(CREATE_TABLE);
   const insert = db.prepare(INSERT);
@@ -85,6 +81,16 @@ export function openQueryFloor(passages: readonly CorpusPassage[]): {
   const search = db.prepare(
     "SELECT chunk_id, rank FROM passages WHERE passages MATCH ? ORDER BY rank LIMIT ?",
   );
+  return { db, search };
+}
+
+/** measureQueryFloor's table, kept open for a caller that interleaves it with other engines, question by question. */
+export function openQueryFloor(passages: readonly CorpusPassage[]): {
+  /** Milliseconds the floor took to answer `question`. */
+  time(question: string): number;
+  close(): void;
+} {
+  const { db, search } = loadedQueryFloor(passages);
   return {
     time(question) {
       const expression = plainOrExpression(question);
@@ -107,18 +113,8 @@ export function measureQueryFloor(
   mixes: readonly (readonly string[])[],
   rounds: number,
 ): number[][] {
-  const db = new Database(":memory:");
+  const { db, search } = loadedQueryFloor(passages);
   try {
-    db.exec(CREATE_TABLE);
-    const insert = db.prepare(INSERT);
-    const params = rows(passages);
-    db.transaction(() => {
-      for (const row of params) insert.run(...row);
-    })();
-    db.exec("INSERT INTO passages (passages) VALUES ('optimize')");
-    const search = db.prepare(
-      "SELECT chunk_id, rank FROM passages WHERE passages MATCH ? ORDER BY rank LIMIT ?",
-    );
     return mixes.map((queries) => {
       const expressions = queries.map(plainOrExpression);
       const times: number[] = [];

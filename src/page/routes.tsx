@@ -149,6 +149,15 @@ function tooManyRequests(c: PageContext, limited: Response) {
   );
 }
 
+/** A row asked for by id that this team does not hold (or no longer does): 404, in the page's words. */
+function notThere(c: PageContext, title: string, message: string) {
+  return render(c, <MessagePage title={title} message={message} csrf={c.var.csrf} />, 404);
+}
+
+function noSuchDocument(c: PageContext) {
+  return notThere(c, "No such document", "This document is not there (or was deleted).");
+}
+
 function refused(c: PageContext, message: string) {
   return render(c, <MessagePage title="Refused" message={message} />, 403);
 }
@@ -303,28 +312,9 @@ export function pageRoutes(deps: PageDeps): Hono<PageEnv> {
       return render(c, <DocumentPage csrf={c.var.csrf} document={document} notice={notice} />);
     } catch (error) {
       if (!isDomainError(error, "not_found")) throw error;
-      return render(
-        c,
-        <MessagePage
-          title="No such document"
-          message="This document is not there (or was deleted)."
-          csrf={c.var.csrf}
-        />,
-        404,
-      );
+      return noSuchDocument(c);
     }
   });
-
-  const noSuchDocument = (c: PageContext) =>
-    render(
-      c,
-      <MessagePage
-        title="No such document"
-        message="This document is not there (or was deleted)."
-        csrf={c.var.csrf}
-      />,
-      404,
-    );
 
   app.get("/page/documents/:id/delete", signedIn, async (c) => {
     try {
@@ -443,15 +433,7 @@ export function pageRoutes(deps: PageDeps): Hono<PageEnv> {
       return c.redirect("/page/memory?forgot=1", 303);
     } catch (error) {
       if (!isDomainError(error, "not_found")) throw error;
-      return render(
-        c,
-        <MessagePage
-          title="No such entry"
-          message="This entry is not there (or was forgotten already)."
-          csrf={c.var.csrf}
-        />,
-        404,
-      );
+      return notThere(c, "No such entry", "This entry is not there (or was forgotten already).");
     }
   });
 

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { containerEnv } from "../../src/runtime/worker/container.js";
 import { ADMIN_TOKEN, masterKeyText, newMasterKey, tempDir } from "../support/app.js";
 import { listening } from "../support/processes.js";
+import { halfSentUpload } from "../support/streams.js";
 
 const root = join(import.meta.dirname, "../..");
 const dockerfile = readFileSync(join(root, "Dockerfile"), "utf8");
@@ -186,24 +187,7 @@ describe("the image's start command", () => {
         `## Section ${i}\n\n${"The quarterly ledger balances once every account is reconciled. ".repeat(15)}`,
     ).join("\n\n");
     const bytes = new TextEncoder().encode(JSON.stringify({ title: "Ledger", content }));
-    let sendRest = () => {};
-    const rest = new Promise<void>((resolve) => {
-      sendRest = resolve;
-    });
-    const body = new ReadableStream<Uint8Array>({
-      async start(controller) {
-        controller.enqueue(bytes.subarray(0, bytes.length >> 1));
-        await rest;
-        controller.enqueue(bytes.subarray(bytes.length >> 1));
-        controller.close();
-      },
-    });
-    const slow = fetch(`${base}/v1/documents`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
-      body,
-      duplex: "half",
-    });
+    const { response: slow, sendRest } = halfSentUpload(`${base}/v1/documents`, apiKey, bytes);
     await new Promise((resolve) => setTimeout(resolve, 300));
     child.kill("SIGTERM");
     while (!log.includes('"message":"shutting down"'))

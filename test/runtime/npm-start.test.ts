@@ -8,6 +8,7 @@ import { createServer } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { ADMIN_TOKEN, tempDir } from "../support/app.js";
 import { finished, listening, root } from "../support/processes.js";
+import { halfSentUpload } from "../support/streams.js";
 
 /** Every process whose parent chain leads to `pid`, read from /proc (Linux). */
 function descendants(pid: number): number[] {
@@ -111,24 +112,7 @@ describe.skipIf(!existsSync("/proc/self/stat"))("npm start", () => {
     const bytes = new TextEncoder().encode(
       JSON.stringify({ title: "Ledger", content: "The quarterly ledger balances. ".repeat(200) }),
     );
-    let sendRest = () => {};
-    const rest = new Promise<void>((resolve) => {
-      sendRest = resolve;
-    });
-    const body = new ReadableStream<Uint8Array>({
-      async start(controller) {
-        controller.enqueue(bytes.subarray(0, bytes.length >> 1));
-        await rest;
-        controller.enqueue(bytes.subarray(bytes.length >> 1));
-        controller.close();
-      },
-    });
-    const slow = fetch(`${base}/v1/documents`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
-      body,
-      duplex: "half",
-    });
+    const { response: slow, sendRest } = halfSentUpload(`${base}/v1/documents`, apiKey, bytes);
     await new Promise((resolve) => setTimeout(resolve, 300));
 
     process.kill(npm.pid as number, "SIGTERM");

@@ -22,3 +22,29 @@ export function watchedBody(chunks?: Uint8Array[]) {
   );
   return { stream, pulls: () => pulls };
 }
+
+/**
+ * A JSON document upload in flight: half its body sent at once, the rest only when `sendRest` is called, so
+ * a test can act (a signal, say) while the request is certainly unfinished.
+ */
+export function halfSentUpload(url: string, apiKey: string, bytes: Uint8Array) {
+  let sendRest = () => {};
+  const rest = new Promise<void>((resolve) => {
+    sendRest = resolve;
+  });
+  const body = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      controller.enqueue(bytes.subarray(0, bytes.length >> 1));
+      await rest;
+      controller.enqueue(bytes.subarray(bytes.length >> 1));
+      controller.close();
+    },
+  });
+  const response = fetch(url, {
+    method: "POST",
+    headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+    body,
+    duplex: "half",
+  } as RequestInit);
+  return { response, sendRest: () => sendRest() };
+}
