@@ -13,8 +13,11 @@ import { bm25Weights } from "./weights.js";
 // alone, but leaves the totals as they were: scores drift after every replaced document.) Each
 // passage's document id and ordinal are one small row of passage_rows, for hits and the tie-break; its chunk
 // id, heading and body are held once, deflated, in passage_text, a few consecutive passages of one document a
-// row, and read back only for the passages a search returns. Title and path are held once per document, in
-// the JS map: they are indexed into every passage, but never stored there.
+// row, and read back only for the passages a search returns. Title, path and tags are held once per document,
+// in passage_documents: they are indexed into every passage, but never stored there.
+//
+// Everything a search reads lives in these tables, so a search on any connection of the team's database reads
+// one consistent state inside one read transaction (passage-searcher.ts; docs/decisions/0044-search-threads.md).
 export const schema = [
   `CREATE VIRTUAL TABLE passages USING fts5(
     heading, body, title, path,
@@ -25,6 +28,17 @@ export const schema = [
   // rowid: the first passage's rowid. A document's passages hold consecutive rowids (rowids.ts), so the
   // block holding a passage is the one with the greatest rowid not above it.
   "CREATE TABLE passage_text (rowid INTEGER PRIMARY KEY, passages BLOB NOT NULL)",
+  // Title, path and tags as JSON (a string, arrays of strings): JSON escapes a lone surrogate, which SQLite's
+  // UTF-8 text would turn into U+FFFD. A hit shows them, the snippet and term tables index them.
+  "CREATE TABLE passage_documents (id TEXT PRIMARY KEY, title TEXT NOT NULL, path TEXT NOT NULL, tags TEXT NOT NULL)",
+  // One row (id 1), written in every apply()'s transaction: the counts a search's ranking needs, and a
+  // generation that changes with every write, so a connection's caches of counts know when to forget them.
+  `CREATE TABLE passage_state (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    passages INTEGER NOT NULL,
+    unordered INTEGER NOT NULL,
+    generation INTEGER NOT NULL
+  )`,
 ];
 
 const weights = bm25Weights.join(", ");
@@ -42,5 +56,10 @@ export const rankWithTiesSql = `SELECT passages.rowid AS rowid, bm25(passages, $
   FROM passages CROSS JOIN passage_rows r ON r.rowid = passages.rowid
   WHERE passages MATCH ? ORDER BY rank, r.document_id, r.ordinal LIMIT ?`;
 export const passageSql = "SELECT document_id, ordinal FROM passage_rows WHERE rowid = ?";
+export const documentSql = "SELECT title, path, tags FROM passage_documents WHERE id = ?";
+export const stateSql = "SELECT passages, unordered, generation FROM passage_state WHERE id = 1";
+export const writeStateSql = `INSERT INTO passage_state (id, passages, unordered, generation) VALUES (1, ?, ?, ?)
+  ON CONFLICT (id) DO UPDATE SET passages = excluded.passages, unordered = excluded.unordered,
+    generation = excluded.generation`;
 export const textBlockSql =
   "SELECT rowid, passages FROM passage_text WHERE rowid <= ? ORDER BY rowid DESC LIMIT 1";

@@ -1,6 +1,8 @@
-// A scratch FTS5 table in a team's own in-memory database: filled with a few passages, read, and emptied in
-// one transaction, so the text never leaves the database and nothing stays between two calls. The snippet
-// table and the feedback term table are both one.
+// A scratch FTS5 table of one connection to a team's in-memory database: filled with a few passages, read, and
+// emptied in one transaction, so the text never leaves the database and nothing stays between two calls. The
+// snippet table and the feedback term table are both one. It lives in the connection's own temp schema (held
+// in memory: passage-database.ts), so a search on a reader connection writes nothing the other connections
+// share and never takes the shared database's write lock (docs/decisions/0044-search-threads.md).
 //
 // It takes its text from a plain table (external content), so emptying it is FTS5's 'delete-all', which drops
 // the postings without tokenizing every row again as a DELETE would. Same tokenizer as the team's index, so
@@ -22,15 +24,15 @@ export class ScratchTable {
     if (!name.startsWith(SCRATCH_PREFIX))
       throw new RangeError(`a scratch table's name starts ${SCRATCH_PREFIX}`);
     db.exec(
-      `CREATE TABLE ${name}_rows (rowid INTEGER PRIMARY KEY, ${columns.map((c) => `${c} TEXT`).join(", ")})`,
+      `CREATE TABLE temp.${name}_rows (rowid INTEGER PRIMARY KEY, ${columns.map((c) => `${c} TEXT`).join(", ")})`,
     );
-    db.exec(`CREATE VIRTUAL TABLE ${name} USING fts5(${columns.join(", ")},
+    db.exec(`CREATE VIRTUAL TABLE temp.${name} USING fts5(${columns.join(", ")},
       content = '${name}_rows', tokenize = 'porter unicode61')`);
     const insert = `(rowid, ${columns.join(", ")}) VALUES (?, ${columns.map(() => "?").join(", ")})`;
-    this.#insertRow = db.prepare(`INSERT INTO ${name}_rows ${insert}`);
-    this.#insertIndex = db.prepare(`INSERT INTO ${name} ${insert}`);
-    this.#clearIndex = db.prepare(`INSERT INTO ${name} (${name}) VALUES ('delete-all')`);
-    this.#clearRows = db.prepare(`DELETE FROM ${name}_rows`);
+    this.#insertRow = db.prepare(`INSERT INTO temp.${name}_rows ${insert}`);
+    this.#insertIndex = db.prepare(`INSERT INTO temp.${name} ${insert}`);
+    this.#clearIndex = db.prepare(`INSERT INTO temp.${name} (${name}) VALUES ('delete-all')`);
+    this.#clearRows = db.prepare(`DELETE FROM temp.${name}_rows`);
   }
 
   /** Adds one row; its values in the columns' order. Call inside the caller's transaction. */
@@ -44,4 +46,12 @@ export class ScratchTable {
     this.#clearIndex.run();
     this.#clearRows.run();
   }
+}
+
+/**
+ * Runs `fill` in a transaction: the caller's, when a search already holds one open (its read of the index and
+ * its scratch rows then end together), or one of its own.
+ */
+export function inTransaction<T>(db: Database.Database, fill: () => T): T {
+  return db.inTransaction ? fill() : db.transaction(fill)();
 }

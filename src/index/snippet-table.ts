@@ -7,7 +7,7 @@
 // columns in the same order, so a passage matched only by its heading still gets its body's start.
 
 import type Database from "libsql";
-import { ScratchTable } from "./scratch-table.js";
+import { inTransaction, ScratchTable } from "./scratch-table.js";
 import { MATCH_CLOSE, MATCH_OPEN, renderSnippet, SNIPPET_ELLIPSIS, SNIPPET_TOKENS } from "./snippet.js";
 
 export interface SnippetSource {
@@ -22,25 +22,25 @@ export class SnippetTable {
   readonly #rows: ScratchTable;
   readonly #snippets: Database.Statement;
 
-  /** Lives inside the team's own in-memory database: the text never leaves it. */
+  /** Lives in the connection's temp schema of the team's own in-memory database: the text never leaves it. */
   constructor(db: Database.Database) {
     this.#db = db;
     this.#rows = new ScratchTable(db, "returned", ["heading", "body", "title", "path"]);
     this.#snippets = db.prepare(`SELECT rowid,
         snippet(returned, 1, '${MATCH_OPEN}', '${MATCH_CLOSE}', '${SNIPPET_ELLIPSIS}', ${SNIPPET_TOKENS}) AS snippet
-      FROM returned WHERE returned MATCH ?`);
+      FROM temp.returned WHERE returned MATCH ?`);
   }
 
   /** One rendered snippet per passage, in the given order, marking what `expression` matches in the body. */
   cut(passages: readonly SnippetSource[], expression: string): string[] {
     const raw = passages.map(() => "");
-    this.#db.transaction(() => {
+    inTransaction(this.#db, () => {
       for (const [i, p] of passages.entries()) this.#rows.put(i, [p.heading, p.body, p.title, p.path]);
       for (const row of this.#snippets.all(expression) as { rowid: number; snippet: string }[]) {
         raw[row.rowid] = row.snippet;
       }
       this.#rows.clear();
-    })();
+    });
     return raw.map(renderSnippet);
   }
 }

@@ -1,5 +1,5 @@
 // What the passage index keeps of a document beside FTS5, what a hit shows of a stored passage, and the
-// contract's order among equal scores: shared by ranking (passage-index.ts) and feedback's rescoring
+// contract's order among equal scores: shared by ranking (passage-searcher.ts) and feedback's rescoring
 // (feedback-rescoring.ts).
 
 export interface DocumentEntry {
@@ -11,12 +11,15 @@ export interface DocumentEntry {
   ordered: boolean;
 }
 
-/** What a hit shows of a passage, as #storedPassages reads it. */
+/** What a hit shows of a passage's document. */
+export type DocumentShown = Pick<DocumentEntry, "title" | "path" | "tags">;
+
+/** What a hit shows of a passage, as the searcher's #storedPassages reads it. */
 export interface StoredHit {
   chunkId: string;
   documentId: string;
   ordinal: number;
-  document: DocumentEntry | undefined;
+  document: DocumentShown | undefined;
   heading: string;
   body: string;
   title: string;

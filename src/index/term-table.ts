@@ -5,7 +5,7 @@
 // in-memory database, like the snippet table, and is emptied in the same transaction that fills it.
 
 import type Database from "libsql";
-import { ScratchTable } from "./scratch-table.js";
+import { inTransaction, ScratchTable } from "./scratch-table.js";
 import type { SnippetSource } from "./snippet-table.js";
 import { columnWeights } from "./weights.js";
 
@@ -23,12 +23,14 @@ export class TermTable {
   constructor(db: Database.Database) {
     this.#db = db;
     this.#rows = new ScratchTable(db, "returned_terms", COLUMNS);
-    db.exec("CREATE VIRTUAL TABLE returned_terms_vocab USING fts5vocab(returned_terms, 'instance')");
+    db.exec(
+      "CREATE VIRTUAL TABLE temp.returned_terms_vocab USING fts5vocab(temp, returned_terms, 'instance')",
+    );
     // The path is left out of the words feedback draws from: a folder name repeats into every passage of a
     // folder, and says where a passage is kept, not what it is about.
-    this.#instances = db.prepare("SELECT term, doc FROM returned_terms_vocab WHERE col != 'path'");
+    this.#instances = db.prepare("SELECT term, doc FROM temp.returned_terms_vocab WHERE col != 'path'");
     this.#instancesOf = db.prepare(
-      "SELECT term, doc, col FROM returned_terms_vocab WHERE term IN (SELECT value FROM json_each(?))",
+      "SELECT term, doc, col FROM temp.returned_terms_vocab WHERE term IN (SELECT value FROM json_each(?))",
     );
   }
 
@@ -54,7 +56,7 @@ export class TermTable {
       const p = passages[i];
       if (p) this.#rows.put(i, [p.heading, p.body, p.title, p.path]);
     };
-    this.#db.transaction(() => {
+    inTransaction(this.#db, () => {
       // The counted passages first, alone with the query: listing every token instance of every passage costs
       // more than tokenizing the rest afterwards (measured at 50 passages of ~1.2 KB: 3.6 ms, against ~2).
       for (let i = 0; i < top; i++) put(i);
@@ -76,7 +78,7 @@ export class TermTable {
         if (map) map.set(row.term, (map.get(row.term) ?? 0) + weight);
       }
       this.#rows.clear();
-    })();
+    });
     return { chosen, frequencies };
   }
 }

@@ -29,6 +29,7 @@ import {
   withoutMarkers,
 } from "../../src/index/snippet.js";
 import { bm25Weights } from "../../src/index/weights.js";
+import { storedRows } from "../support/passage-probe.js";
 
 /** The earlier layout, as the reference: one FTS5 table holding every column's text, built from scratch. */
 function oracleSearch(docs: readonly IndexedDocument[], expression: string, limit: number): PassageHit[] {
@@ -161,7 +162,7 @@ describe("the passage layout", () => {
               expect(index.search(expression, 10)).toEqual(oracleSearch(docs, expression, 10));
             }
             const passagesHeld = docs.reduce((n, d) => n + d.passages.length, 0);
-            expect(index.storedRows().passages).toBe(passagesHeld);
+            expect(storedRows(index).passages).toBe(passagesHeld);
           } finally {
             index.close();
           }
@@ -190,10 +191,10 @@ describe("the passage layout", () => {
       const blocksOf = (n: number) =>
         textBlocks(long("x", n, "w").passages.map((p) => ({ ...p, body: p.text }))).length;
       expect(blocksOf(9)).toBeGreaterThan(2);
-      expect(index.storedRows()).toEqual({ passages: 20, textBlocks: blocksOf(2) + 2 * blocksOf(9) });
+      expect(storedRows(index)).toEqual({ passages: 20, textBlocks: blocksOf(2) + 2 * blocksOf(9) });
 
       index.apply([long("d_swap", 1, "albatross")], ["d_gone"]);
-      expect(index.storedRows()).toEqual({ passages: 3, textBlocks: blocksOf(2) + 1 });
+      expect(storedRows(index)).toEqual({ passages: 3, textBlocks: blocksOf(2) + 1 });
       expect(index.search('"zeppelin"', 10)).toEqual([]);
       expect(index.search('"pelican"', 10)).toEqual([]);
       const swapped = index.search('"albatross"', 10);
@@ -201,7 +202,7 @@ describe("the passage layout", () => {
       expect(swapped[0]?.snippet).toContain("<mark>albatross</mark>");
 
       index.apply([], ["d_keep", "d_swap"]);
-      expect(index.storedRows()).toEqual({ passages: 0, textBlocks: 0 });
+      expect(storedRows(index)).toEqual({ passages: 0, textBlocks: 0 });
     } finally {
       index.close();
     }
@@ -218,7 +219,7 @@ describe("the passage layout", () => {
     const index = new PassageIndex();
     try {
       index.apply([doc]);
-      expect(index.storedRows().textBlocks).toBeGreaterThan(5);
+      expect(storedRows(index).textBlocks).toBeGreaterThan(5);
       for (const p of passagesOf) {
         const expression = `"marker${p.ordinal}"`;
         const [hit] = index.search(expression, 1);

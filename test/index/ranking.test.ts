@@ -10,6 +10,7 @@ import { MAX_QUERY_TERMS, matchQuery } from "../../src/index/query.js";
 import { MATCH_CLOSE, MATCH_OPEN } from "../../src/index/snippet.js";
 import { bm25Weights, columnWeights } from "../../src/index/weights.js";
 import { chunkDocument } from "../../src/ingest/chunk.js";
+import { backingFile, temporaryStorage } from "../support/passage-probe.js";
 
 /** A markdown document as the app stores it: chunked the way ingest chunks it, passage ids `<doc>#<n>`. */
 function doc(id: string, title: string, path: string[], markdown: string): IndexedDocument {
@@ -638,14 +639,14 @@ describe("storage", () => {
   it("is not a file", () => {
     // SQLite's own answer (PRAGMA database_list), not the constructor's argument: "" means in memory, so
     // FTS5's plaintext postings are never on disk.
-    expect(index.backingFile()).toBe("");
+    expect(backingFile(index)).toBe("");
   });
 });
 
 describe("never on disk", () => {
   it("keeps even temporary sort space in memory", () => {
     const own = new PassageIndex();
-    expect(own.temporaryStore()).toBe("memory");
+    expect(temporaryStorage(own)).toEqual({ tempStore: "memory", journal: "memory" });
     own.close();
   });
 });

@@ -1,0 +1,259 @@
+// Searches one connection to a team's passage database: the ranking, pruning, feedback and snippets of a
+// search, everything read inside one read transaction, so a search never sees half of a write. The main
+// thread's index searches its own connection through one of these, and each search thread its own reader
+// connection: the same code both ways, so both answer alike to the last bit
+// (docs/decisions/0044-search-threads.md).
+
+import type Database from "libsql";
+import { ColumnSizes } from "./column-sizes.js";
+import type { ExpansionTerm, FeedbackParameters } from "./feedback.js";
+import { FeedbackRescoring } from "./feedback-rescoring.js";
+import { type PassageHit, TRAIL_SEPARATOR, titleColumnText } from "./passage-document.js";
+import {
+  documentSql,
+  passageSql,
+  rankByRowidSql,
+  rankSql,
+  rankWithTiesSql,
+  stateSql,
+  textBlockSql,
+} from "./passage-layout.js";
+import { type StoredPassage, unpackBlock } from "./passage-text.js";
+import { canonicalOrder, prunedRanking, type RankedRow } from "./pruned-ranking.js";
+import { type MatchQuery, orExpression } from "./query.js";
+import { SnippetTable } from "./snippet-table.js";
+import { contractOrder, type DocumentShown, type StoredHit } from "./stored-hit.js";
+import { TermTable } from "./term-table.js";
+
+// How many passages a quoted term matches: bm25()'s own document count for the phrase, which pruning's
+// bounds need. It counts what the query matches: the term stemmed as FTS5 stems a query (feedback counts a
+// stored token itself, through an fts5vocab table: see FeedbackRescoring).
+const termCountSql = "SELECT count(*) AS n FROM passages WHERE passages MATCH ?";
+
+/** What passage_state holds; before the first write there is no row, and an empty index reads as zeros. */
+interface IndexState {
+  passages: number;
+  unordered: number;
+  generation: number;
+}
+
+export class PassageSearcher {
+  readonly #db: Database.Database;
+  readonly #rank: Database.Statement;
+  readonly #rankWithTies: Database.Statement;
+  readonly #rankByRowid: Database.Statement;
+  readonly #passage: Database.Statement;
+  readonly #document: Database.Statement;
+  readonly #textBlock: Database.Statement;
+  readonly #termCount: Database.Statement;
+  readonly #state: Database.Statement;
+  readonly #snippets: SnippetTable;
+  /** Feedback's rescoring, or null when it is off. */
+  readonly #feedback: FeedbackRescoring | null;
+  /**
+   * Exact passage counts of query terms at #generation, forgotten when the generation moves on. Counts kept
+   * across writes as lower bounds were tried (they spare the first search after a write ~1.2 ms p50 of
+   * recounting at 20k passages) and given up: pruning's split, and with it the order in which a score's
+   * shares are summed, then depended on the index's history, so the same data could answer a restarted
+   * server with scores different in the last bits, and feedback could weigh its words differently.
+   */
+  readonly #exactCounts = new Map<string, number>();
+  /** The state the current read transaction sees (read first in every search). */
+  #current: IndexState = { passages: 0, unordered: 0, generation: -1 };
+
+  /** `db` is a connection to a passage database whose tables exist (passage-index.ts creates them). */
+  constructor(db: Database.Database, feedback: FeedbackParameters | null = null) {
+    this.#db = db;
+    this.#rank = db.prepare(rankSql);
+    this.#rankWithTies = db.prepare(rankWithTiesSql);
+    this.#rankByRowid = db.prepare(rankByRowidSql);
+    this.#passage = db.prepare(passageSql);
+    this.#document = db.prepare(documentSql);
+    this.#textBlock = db.prepare(textBlockSql);
+    this.#termCount = db.prepare(termCountSql);
+    this.#state = db.prepare(stateSql);
+    this.#snippets = new SnippetTable(db);
+    const terms = new TermTable(db);
+    const columnSizes = new ColumnSizes(db, "passages");
+    this.#feedback = feedback
+      ? new FeedbackRescoring(db, feedback, {
+          rank: (query, count) => this.#rankQuery(query, count),
+          stored: (rowids) => this.#storedPassages(rowids),
+          terms,
+          columnSizes,
+        })
+      : null;
+  }
+
+  /**
+   * Answers a query as its full expression would, without scoring the passages that can only hold terms too
+   * weak to reach the top `limit` (pruned-ranking.ts; docs/decisions/0022-long-query-pruning.md). With
+   * feedback, the first pass's best candidates are scored again with the expansion (feedback-rescoring.ts;
+   * docs/decisions/0027-feedback-rescoring.md, 0036-feedback-by-length.md). Snippets highlight with what was
+   * typed.
+   */
+  find(query: MatchQuery, limit: number): PassageHit[] {
+    return this.#reading(() => {
+      const rescored = this.#feedback?.rescore(query, limit, this.#current.passages) ?? null;
+      // Highlighted with what the person typed: the expansion words rank, but nobody asked for them.
+      if (rescored) return this.#answer(rescored.rows, query.expression, rescored.stored);
+      return this.#answer(this.#rankQuery(query, limit), query.expression);
+    });
+  }
+
+  /**
+   * The words pseudo-relevance feedback adds to `query` (feedback.ts): drawn from the query's best passages,
+   * none when feedback is off, the index is small, the question is short or no word qualifies.
+   */
+  expansionOf(query: MatchQuery): ExpansionTerm[] {
+    return this.#reading(() => this.#feedback?.expansionOf(query, this.#current.passages) ?? []);
+  }
+
+  /**
+   * Runs one FTS5 expression. `highlight` is the expression whose matches the snippets mark (by default the
+   * same one), so a search that ranked with fewer terms still highlights every word the person typed.
+   */
+  search(expression: string, limit: number, highlight = expression): PassageHit[] {
+    return this.#reading(() => this.#answer(this.#rankExpression(expression, limit), highlight));
+  }
+
+  /**
+   * Runs `read` in one read transaction, after reading the state it sees: a write commits whole or not at
+   * all between two searches, never inside one. A new generation forgets the counts taken at the old one.
+   */
+  #reading<T>(read: () => T): T {
+    return this.#db.transaction(() => {
+      const row = this.#state.get() as IndexState | undefined;
+      const state = row ?? { passages: 0, unordered: 0, generation: 0 };
+      if (state.generation !== this.#current.generation) {
+        this.#exactCounts.clear();
+        this.#feedback?.forgetCounts();
+      }
+      this.#current = { passages: state.passages, unordered: state.unordered, generation: state.generation };
+      return read();
+    })();
+  }
+
+  #exactCount(term: string): number {
+    let n = this.#exactCounts.get(term);
+    if (n === undefined) {
+      n = (this.#termCount.get(`"${term}"`) as { n: number }).n;
+      this.#exactCounts.set(term, n);
+    }
+    return n;
+  }
+
+  /**
+   * The query's top `limit` rows as its full expression (its terms ORed and the NEAR group of them all) ranks
+   * them, pruned (pruned-ranking.ts; docs/decisions/0022-long-query-pruning.md).
+   */
+  #rankQuery(query: MatchQuery, limit: number): RankedRow[] {
+    if (query.expression === "") return [];
+    const terms = query.terms;
+    if (this.#current.unordered > 0) {
+      // Pruning merges lists by rowid for ties, which is the contract's order only while every document's
+      // rowids are ordered (rowids.ts); until a rebuild restores that, the full expression answers. Its
+      // phrases in pruning's order, so the scores are the ones a pruned search of the same data gives, to the
+      // last bit.
+      const ordered =
+        terms.length < 2 ? terms : canonicalOrder(terms, new Map(terms.map((t) => [t, this.#exactCount(t)])));
+      return this.#rankExpression(orExpression(ordered, ordered), limit);
+    }
+    return prunedRanking(terms, limit, {
+      rank: (expression, n) => this.#rankByRowid.all(expression, n) as RankedRow[],
+      matchingAtLeast: (term) => this.#exactCount(term),
+      passages: this.#current.passages,
+    });
+  }
+
+  /** One expression's top `limit` rows in the contract's order (score, then document id, then ordinal). */
+  #rankExpression(expression: string, limit: number): RankedRow[] {
+    if (expression === "") return [];
+    let ranked: RankedRow[];
+    if (this.#current.unordered === 0) {
+      ranked = this.#rankByRowid.all(expression, limit) as RankedRow[];
+    } else {
+      ranked = this.#rank.all(expression, limit + 1) as RankedRow[];
+      if (ranked.length > limit) {
+        ranked =
+          ranked[limit]?.rank === ranked[limit - 1]?.rank
+            ? (this.#rankWithTies.all(expression, limit) as RankedRow[])
+            : ranked.slice(0, limit);
+      }
+    }
+    return ranked;
+  }
+
+  /**
+   * The hits for ranked rows: their stored columns (`stored`, when the caller has read them already), snippets
+   * marking what `highlight` matches, sorted.
+   */
+  #answer(
+    ranked: readonly RankedRow[],
+    highlight: string,
+    stored: readonly StoredHit[] = this.#storedPassages(ranked.map((r) => r.rowid)),
+  ): PassageHit[] {
+    if (ranked.length === 0) return [];
+    const snippets = this.#snippets.cut(stored, highlight);
+    const hits = ranked.map((row, i): PassageHit => {
+      const detail = stored[i];
+      return {
+        chunkId: detail?.chunkId ?? "",
+        documentId: detail?.documentId ?? "",
+        ordinal: detail?.ordinal ?? 0,
+        title: detail?.document?.title ?? "",
+        heading: detail?.heading ?? "",
+        path: detail?.document?.path ?? [],
+        snippet: snippets[i] ?? "",
+        score: -row.rank,
+      };
+    });
+    return hits.sort((a, b) => b.score - a.score || contractOrder(a, b));
+  }
+
+  /**
+   * What a hit shows of each passage, in the given order: its row, its block's text (each block inflated once
+   * however many of its passages were returned) and its document's title, path and tags (each document read
+   * once).
+   */
+  #storedPassages(rowids: readonly number[]): StoredHit[] {
+    const blocks = new Map<number, StoredPassage[]>();
+    const documents = new Map<string, DocumentShown | undefined>();
+    return rowids.map((rowid) => {
+      const row = this.#passage.get(rowid) as { document_id: string; ordinal: number } | undefined;
+      const block = this.#textBlock.get(rowid) as { rowid: number; passages: Uint8Array } | undefined;
+      let text: StoredPassage | undefined;
+      if (block) {
+        let passages = blocks.get(block.rowid);
+        if (!passages) {
+          passages = unpackBlock(block.passages);
+          blocks.set(block.rowid, passages);
+        }
+        text = passages[rowid - block.rowid];
+      }
+      const documentId = row?.document_id ?? "";
+      if (!documents.has(documentId)) documents.set(documentId, this.#documentOf(documentId));
+      const document = documents.get(documentId);
+      return {
+        chunkId: text?.chunkId ?? "",
+        documentId,
+        ordinal: row?.ordinal ?? 0,
+        document,
+        heading: text?.heading ?? "",
+        body: text?.body ?? "",
+        title: document ? titleColumnText(document.title, document.tags) : "",
+        path: document?.path.join(TRAIL_SEPARATOR) ?? "",
+      };
+    });
+  }
+
+  #documentOf(id: string): DocumentShown | undefined {
+    const row = this.#document.get(id) as { title: string; path: string; tags: string } | undefined;
+    if (!row) return undefined;
+    return {
+      title: JSON.parse(row.title) as string,
+      path: JSON.parse(row.path) as string[],
+      tags: JSON.parse(row.tags) as string[],
+    };
+  }
+}
