@@ -50,7 +50,13 @@ import { MemoryService } from "./services/memory.js";
 import { Metrics } from "./services/metrics.js";
 import { NotionService } from "./services/notion.js";
 import { ReindexService } from "./services/reindex.js";
-import { SEARCH_QUEUE_DEFAULTS, SearchService, searchQueue } from "./services/search.js";
+import {
+  inThreadFinder,
+  type PassageFinder,
+  SEARCH_QUEUE_DEFAULTS,
+  SearchService,
+  searchQueue,
+} from "./services/search.js";
 import { StatsService } from "./services/stats.js";
 import { TeamService } from "./services/teams.js";
 import { WebhookService } from "./services/webhooks.js";
@@ -110,6 +116,8 @@ export interface AppDeps {
   chunker?: Chunker;
   /** How PDF and DOCX files become text: inline by default; the servers give a worker (runtime/extract-pool). */
   extractor?: Extractor;
+  /** Where searches run: on this thread by default; the servers give the search threads (runtime/search-threads). */
+  finder?: PassageFinder;
 }
 
 export interface Memoria {
@@ -152,11 +160,13 @@ export function createApp(deps: AppDeps): Memoria {
     extractor: deps.extractor,
   });
   const entries = new EntryService({ storage, indexes, clock });
+  const finder = deps.finder ?? inThreadFinder;
   const searches = searchQueue({
     timeoutMs: config.searchQueueTimeoutMs ?? SEARCH_QUEUE_DEFAULTS.timeoutMs,
     maxWaiting: config.searchMaxQueue ?? SEARCH_QUEUE_DEFAULTS.maxWaiting,
+    slots: finder.slots,
   });
-  const search = new SearchService({ indexes, queue: searches });
+  const search = new SearchService({ indexes, queue: searches, finder });
   const exports = new ExportService({ storage, clock });
   const imports = new ImportService({
     storage,

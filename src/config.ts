@@ -166,6 +166,14 @@ export const envSchema = z.object({
   // line longer than that would time out anyway; refusing at once spares it the wait.
   MEMORIA_QUEUE_TIMEOUT_MS: positiveInt(2000),
   MEMORIA_MAX_QUEUE: positiveInt(64),
+  // Threads that search at once (docs/scaling.md "Every core"); unset, the server starts one per core
+  // (runtime/start.ts), since a search is all CPU. 1 searches on the main thread alone, with no threads.
+  MEMORIA_SEARCH_THREADS: z
+    .string()
+    .regex(/^\d+$/, "must be a whole number")
+    .transform(Number)
+    .pipe(z.number().int().min(1, "must be at least 1").max(1024, "must be at most 1024"))
+    .optional(),
   MEMORIA_NOTION_API_URL: z.url({ message: "must be a URL" }).default("https://api.notion.com"),
   MEMORIA_LOG_LEVEL: z.enum(logLevels, { message: `must be one of ${logLevels.join(", ")}` }).default("info"),
 });
@@ -204,6 +212,8 @@ export interface Config {
   searchQueueTimeoutMs: number;
   /** MEMORIA_MAX_QUEUE: how many of one team's searches may wait; one more is answered 503. */
   searchMaxQueue: number;
+  /** MEMORIA_SEARCH_THREADS: threads that search at once (1: the main thread alone); null: one per core. */
+  searchThreads: number | null;
   notionApiUrl: string;
   logLevel: LogLevel;
 }
@@ -255,6 +265,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     searchFeedback: e.MEMORIA_SEARCH_FEEDBACK === "on",
     searchQueueTimeoutMs: e.MEMORIA_QUEUE_TIMEOUT_MS,
     searchMaxQueue: e.MEMORIA_MAX_QUEUE,
+    searchThreads: e.MEMORIA_SEARCH_THREADS ?? null,
     notionApiUrl: e.MEMORIA_NOTION_API_URL,
     logLevel: e.MEMORIA_LOG_LEVEL,
   };

@@ -49,6 +49,8 @@ export function openPassageConnection(name: string, options: PassageConnectionOp
   if (!isPassageDatabaseName(name)) throw new RangeError("not a passage database's name");
   const db = new Database(name);
   try {
+    // First: every later statement reads the schema, which waits for a writer's commit like any read.
+    db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs))}`);
     const journal = db.prepare("PRAGMA journal_mode = MEMORY").get() as { journal_mode: string };
     // A large sort or a temporary table would otherwise spill to a temporary file.
     db.exec("PRAGMA temp_store = MEMORY");
@@ -58,7 +60,6 @@ export function openPassageConnection(name: string, options: PassageConnectionOp
     // A writer whose page cache fills would otherwise write its changed pages out before the commit, which
     // on memdb takes the exclusive lock early and holds every search off for the rest of the transaction.
     db.exec("PRAGMA cache_spill = OFF");
-    db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs))}`);
     return db;
   } catch (error) {
     db.close();

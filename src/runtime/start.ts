@@ -2,7 +2,7 @@
 // notices, load the keys, check them against storage, migrate it and build the app; the entry then listens
 // on MEMORIA_HOST:PORT. A start that fails prints one line naming the cause and exits 1.
 
-import { totalmem } from "node:os";
+import { availableParallelism, totalmem } from "node:os";
 import process from "node:process";
 import { setTimeout } from "node:timers";
 import { createApp, type Memoria } from "../app.js";
@@ -18,6 +18,7 @@ import { openStorage, type Storage } from "../store/storage.js";
 import { ChunkPool } from "./chunk-pool.js";
 import { ExtractPool } from "./extract-pool.js";
 import { withLocalSecrets } from "./local-secrets.js";
+import { SearchThreads } from "./search-threads.js";
 
 /** How long in-flight requests get to finish after a shutdown signal before the process exits anyway. */
 export const SHUTDOWN_GRACE_MS = 10_000;
@@ -51,6 +52,17 @@ export interface Started {
   chunkPool: ChunkPool;
   /** Reads PDF and DOCX uploads off the request thread; closed with the app. */
   extractPool: ExtractPool;
+  /** Runs searches on every core (MEMORIA_SEARCH_THREADS); null when searches run on the main thread alone. */
+  searchThreads: SearchThreads | null;
+}
+
+/**
+ * The search threads MEMORIA_SEARCH_THREADS asks for, one per core when unset; none at 1. A search waits for a
+ * write's commit as long as it may wait for its turn (MEMORIA_QUEUE_TIMEOUT_MS), then it is the same 503.
+ */
+export function searchThreadsFor(config: Config): SearchThreads | null {
+  const threads = config.searchThreads ?? availableParallelism();
+  return threads > 1 ? new SearchThreads({ threads, busyTimeoutMs: config.searchQueueTimeoutMs }) : null;
 }
 
 export async function startMemoria(env: Record<string, string | undefined>): Promise<Started> {
@@ -65,6 +77,7 @@ export async function startMemoria(env: Record<string, string | undefined>): Pro
   });
   const chunkPool = new ChunkPool();
   const extractPool = new ExtractPool();
+  const searchThreads = searchThreadsFor(config);
   const { snapshotMinChunks, ...appConfig } = config;
   const memoria = createApp({
     config: {
@@ -78,8 +91,9 @@ export async function startMemoria(env: Record<string, string | undefined>): Pro
     logger,
     chunker: chunkPool.chunker,
     extractor: extractPool.extractor,
+    ...(searchThreads ? { finder: searchThreads } : {}),
   });
-  return { memoria, storage, config, logger, chunkPool, extractPool };
+  return { memoria, storage, config, logger, chunkPool, extractPool, searchThreads };
 }
 
 /**
@@ -163,12 +177,14 @@ export async function closeMemoria({
   storage,
   chunkPool,
   extractPool,
+  searchThreads,
   logger,
 }: Started): Promise<void> {
   await memoria.sources.idle();
   await snapshotLoadedTeams(memoria, logger, performance.now() + SHUTDOWN_SNAPSHOT_MS);
   await chunkPool.close();
   await extractPool.close();
+  await searchThreads?.close();
   memoria.close();
   storage.close();
 }

@@ -4,8 +4,8 @@
 
 import { FairQueue, QueueRefusedError } from "../async/fair-queue.js";
 import { DomainError } from "../errors.js";
-import type { PassageHit } from "../index/passage-index.js";
-import { matchQuery } from "../index/query.js";
+import type { PassageHit, PassageIndex } from "../index/passage-index.js";
+import { type MatchQuery, matchQuery } from "../index/query.js";
 import type { LiveIndexes } from "../live/indexes.js";
 import type { TeamKey } from "../seal/team-key.js";
 
@@ -23,21 +23,41 @@ export interface SearchResult {
   tookMs: number;
 }
 
+/** Where a search runs: on this thread, or on the search threads (src/runtime/search-threads.ts). */
+export interface PassageFinder {
+  /** Searches that may run at once: the queue's slots. */
+  readonly slots: number;
+  /** The hits, or null when the index closed before it was read (the search then asks for it again). */
+  find(
+    index: PassageIndex,
+    query: MatchQuery,
+    limit: number,
+  ): PassageHit[] | null | Promise<PassageHit[] | null>;
+}
+
+/**
+ * Every search on this thread, one at a time: libsql is a synchronous engine, so a second slot would only
+ * start a second search after the first had finished anyway. MEMORIA_SEARCH_THREADS=1, and the tests' apps.
+ */
+export const inThreadFinder: PassageFinder = {
+  slots: 1,
+  find: (index, query, limit) => (index.isOpen() ? index.find(query, limit) : null),
+};
+
 export interface SearchDeps {
   indexes: LiveIndexes;
-  /** The searches' turns: one line per team (src/async/fair-queue.ts). */
+  /** The searches' turns: one line per team (src/async/fair-queue.ts), as many slots as the finder has. */
   queue: FairQueue;
+  /** Where searches run; on this thread by default. */
+  finder?: PassageFinder;
 }
 
 /** MEMORIA_QUEUE_TIMEOUT_MS and MEMORIA_MAX_QUEUE as src/config.ts defaults them (why: see there). */
 export const SEARCH_QUEUE_DEFAULTS = { timeoutMs: 2000, maxWaiting: 64 } as const;
 
-/**
- * The searches' queue. One slot: a search runs synchronously on this thread (libsql is a synchronous
- * engine), so a second slot would only start a second search after the first had finished anyway.
- */
-export function searchQueue(limits: { timeoutMs: number; maxWaiting: number }): FairQueue {
-  return new FairQueue({ slots: 1, ...limits });
+/** The searches' queue: a slot for each search that can run at once (PassageFinder.slots). */
+export function searchQueue(limits: { timeoutMs: number; maxWaiting: number; slots?: number }): FairQueue {
+  return new FairQueue({ ...limits, slots: limits.slots ?? 1 });
 }
 
 /**
@@ -58,8 +78,9 @@ export class SearchService {
     for (let attempt = 1; ; attempt++) {
       const ready = await this.#ready(key, attempt);
       const index = ready.passages;
+      const finder = this.deps.finder ?? inThreadFinder;
       const hits = await this.#inTurn(key.teamId, () =>
-        index.isOpen() ? index.find(query, request.limit) : null,
+        index.isOpen() ? finder.find(index, query, request.limit) : null,
       );
       if (hits !== null) {
         const corpus = { ...index.counts(), unreadable: ready.unreadable.documents };

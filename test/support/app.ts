@@ -13,6 +13,7 @@ import { type Logger, silentLogger } from "../../src/logger.js";
 import { toBase64Url } from "../../src/seal/bytes.js";
 import { Keyring } from "../../src/seal/keyring.js";
 import { importMasterKeys } from "../../src/seal/master.js";
+import type { PassageFinder } from "../../src/services/search.js";
 import type { StorageOptions } from "../../src/store/client.js";
 import { openStorage, type Storage } from "../../src/store/storage.js";
 
@@ -43,6 +44,8 @@ export interface TestAppOptions {
   chunker?: Chunker;
   /** How PDF and DOCX files are read (inline by default, as the app's own default). */
   extractor?: Extractor;
+  /** Where searches run (the search threads); on the test's own thread by default. */
+  finder?: PassageFinder;
 }
 
 export function newMasterKey(): Uint8Array<ArrayBuffer> {
@@ -72,6 +75,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(options.indexOptions ? { indexOptions: options.indexOptions } : {}),
     ...(options.chunker ? { chunker: options.chunker } : {}),
     ...(options.extractor ? { extractor: options.extractor } : {}),
+    ...(options.finder ? { finder: options.finder } : {}),
   });
   return {
     memoria,

@@ -1,0 +1,70 @@
+// A search thread (src/runtime/search-threads.ts): holds one read connection per passage database it has been
+// asked to search, opened by the database's name on the first search and closed when its index closes, and
+// answers each search with the same PassageSearcher the main thread uses. An error is answered with its name
+// only: its message could quote the question.
+
+import { parentPort, workerData } from "node:worker_threads";
+import type Database from "libsql";
+import { isBusy, openPassageConnection } from "../index/passage-database.js";
+import { PassageSearcher } from "../index/passage-searcher.js";
+import type { SearchThreadData, SearchThreadReply, SearchThreadRequest } from "./search-threads.js";
+
+const port = parentPort;
+if (!port) throw new Error("search-worker runs as a worker thread of the search pool");
+const { busyTimeoutMs } = workerData as SearchThreadData;
+
+const open = new Map<string, { db: Database.Database; searcher: PassageSearcher }>();
+
+function close(name: string): void {
+  const held = open.get(name);
+  open.delete(name);
+  held?.db.close();
+}
+
+/**
+ * The searcher for `name`, or null when the database has no tables: every connection to it had closed, so
+ * opening it by name made a new, empty one, which is closed again at once.
+ */
+function searcherFor(name: string, feedback: Extract<SearchThreadRequest, { kind: "find" }>["feedback"]) {
+  const held = open.get(name);
+  if (held) return held.searcher;
+  const db = openPassageConnection(name, { busyTimeoutMs });
+  const tables = db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'passage_state'").get() as {
+    n: number;
+  };
+  if (tables.n === 0) {
+    db.close();
+    return null;
+  }
+  const searcher = new PassageSearcher(db, feedback);
+  open.set(name, { db, searcher });
+  return searcher;
+}
+
+port.on("message", (request: SearchThreadRequest) => {
+  if (request.kind === "close") {
+    close(request.name);
+    return;
+  }
+  if (request.kind === "stop") {
+    for (const name of [...open.keys()]) close(name);
+    port.close();
+    return;
+  }
+  let reply: SearchThreadReply;
+  if (request.kind === "connections") {
+    reply = { id: request.id, connections: open.size };
+  } else {
+    try {
+      const searcher = searcherFor(request.name, request.feedback);
+      reply = searcher
+        ? { id: request.id, hits: searcher.find(request.query, request.limit) }
+        : { id: request.id, closed: true };
+    } catch (error) {
+      reply = isBusy(error)
+        ? { id: request.id, busy: true }
+        : { id: request.id, error: error instanceof Error ? error.name : "unknown error" };
+    }
+  }
+  port.postMessage(reply);
+});

@@ -1,0 +1,176 @@
+// Searches on the search threads (src/runtime/search-threads.ts): the same answers as the main thread's, to the
+// last bit, on real manuals; never a torn state while the main thread writes; connections closed with their
+// index; a lost thread answers 503 and the next search gets a new one.
+
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { heldOutSentences, readDebianManuals } from "../../bench/debian-docs.js";
+import { DomainError } from "../../src/errors.js";
+import { FEEDBACK } from "../../src/index/feedback.js";
+import { type IndexedDocument, PassageIndex } from "../../src/index/passage-index.js";
+import { matchQuery } from "../../src/index/query.js";
+import { chunkDocument } from "../../src/ingest/chunk.js";
+import { SearchThreads } from "../../src/runtime/search-threads.js";
+import { ADMIN_TOKEN, addDocument, buildTestApp, makeTeam, search } from "../support/app.js";
+
+/** Real documents as the app indexes them, ids in their corpus order. */
+function manuals(passages: number): { documents: IndexedDocument[]; questions: string[] } {
+  const corpus = readDebianManuals(passages);
+  const documents = corpus.indexed.map((doc, d): IndexedDocument => {
+    const id = `doc${String(d).padStart(5, "0")}`;
+    return {
+      id,
+      title: doc.title,
+      path: doc.source.split("/").slice(0, -1),
+      passages: chunkDocument(doc).map((p) => ({ chunkId: `${id}#${p.ordinal}`, ...p })),
+    };
+  });
+  const words = documents.flatMap((d) => d.title.split(/\s+/).filter((w) => /^[a-z]{4,}$/i.test(w)));
+  const short = Array.from(
+    { length: 12 },
+    (_, i) => `${words[(i * 7) % words.length]} ${words[(i * 13 + 3) % words.length]}`,
+  );
+  return { documents, questions: [...short, ...heldOutSentences(corpus, 12)] };
+}
+
+describe("search threads", () => {
+  // Every team goes to a thread here, however small: minPassages 0.
+  const threads = new SearchThreads({ threads: 2, busyTimeoutMs: 2000, minPassages: 0 });
+  afterAll(() => threads.close());
+
+  describe("on real manuals", () => {
+    let index: PassageIndex;
+    let questions: string[];
+    beforeAll(() => {
+      const real = manuals(2500);
+      questions = real.questions;
+      index = new PassageIndex({ feedback: FEEDBACK });
+      index.apply(real.documents);
+    });
+    afterAll(() => index.close());
+
+    it("answers exactly as the main thread does: same hits, scores, order and snippets", async () => {
+      expect(questions.length).toBeGreaterThan(12);
+      let hits = 0;
+      for (const q of questions) {
+        const query = matchQuery(q);
+        const here = index.find(query, 20);
+        // Two at once, so both threads answer some.
+        const [a, b] = await Promise.all([threads.find(index, query, 20), threads.find(index, query, 20)]);
+        expect(a).toEqual(here);
+        expect(b).toEqual(here);
+        hits += here.length;
+      }
+      expect(hits).toBeGreaterThan(questions.length);
+    });
+  });
+
+  it("property: searching while the main thread writes, an answer is always one whole committed state", async () => {
+    const perGeneration = 6;
+    /** Generation g: documents all saying "ledger", each also "gen<g>", so an answer shows which it read. */
+    const generation = (g: number): IndexedDocument[] =>
+      Array.from({ length: perGeneration }, (_, i) => ({
+        id: `g${g}-d${i}`,
+        title: `Ledger ${i}`,
+        path: ["books"],
+        passages: [
+          {
+            chunkId: `g${g}-d${i}#0`,
+            ordinal: 0,
+            heading: "Ledger",
+            text: `ledger entry gen${g} number ${i}`,
+          },
+          {
+            chunkId: `g${g}-d${i}#1`,
+            ordinal: 1,
+            heading: "Totals",
+            text: `ledger totals ${"sum ".repeat(i + 1)}`,
+          },
+        ],
+      }));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 2, maxLength: 5 }),
+        async (bursts) => {
+          const index = new PassageIndex();
+          try {
+            const query = matchQuery("ledger totals");
+            const committed: string[] = [JSON.stringify(index.find(query, 50))];
+            let g = 0;
+            const answers: Promise<unknown>[] = [];
+            for (const burst of bursts) {
+              // Searches in flight on the threads, then a write that replaces one generation by the next.
+              for (let i = 0; i < burst; i++) answers.push(threads.find(index, query, 50));
+              index.apply(generation(g + 1), g === 0 ? [] : generation(g).map((d) => d.id));
+              g++;
+              committed.push(JSON.stringify(index.find(query, 50)));
+            }
+            for (const answer of await Promise.all(answers))
+              expect(committed).toContain(JSON.stringify(answer));
+          } finally {
+            index.close();
+          }
+        },
+      ),
+      { numRuns: 12 },
+    );
+  });
+
+  it("closes every thread's connection to an index when the index closes", async () => {
+    const index = new PassageIndex();
+    index.apply([
+      {
+        id: "a",
+        title: "Rota",
+        path: [],
+        passages: [{ chunkId: "a#0", ordinal: 0, heading: "", text: "weekend rota" }],
+      },
+    ]);
+    const query = matchQuery("rota");
+    await Promise.all([threads.find(index, query, 5), threads.find(index, query, 5)]);
+    expect(await threads.openConnections()).toBeGreaterThan(0);
+    index.close();
+    expect(await threads.openConnections()).toBe(0);
+    expect(await threads.find(index, query, 5)).toBeNull();
+  });
+
+  it("a lost thread answers its search 503 and the next search gets a fresh thread", async () => {
+    const index = new PassageIndex();
+    try {
+      index.apply([
+        {
+          id: "a",
+          title: "Rota",
+          path: [],
+          passages: [{ chunkId: "a#0", ordinal: 0, heading: "", text: "weekend rota" }],
+        },
+      ]);
+      const query = matchQuery("rota");
+      const lost = threads.find(index, query, 5);
+      void threads.restartThreads();
+      await expect(lost).rejects.toSatisfy((e) => e instanceof DomainError && e.code === "unavailable");
+      expect((await threads.find(index, query, 5))?.map((h) => h.chunkId)).toEqual(["a#0"]);
+    } finally {
+      index.close();
+    }
+  });
+
+  it("a deleted team's index leaves no connection open on any thread", async () => {
+    const app = await buildTestApp({ finder: threads });
+    try {
+      const { teamId, apiKey } = await makeTeam(app);
+      await addDocument(app, apiKey, { title: "Rota", content: "The weekend rota is on the wall." });
+      const [one, two] = await Promise.all([search(app, apiKey, "rota"), search(app, apiKey, "weekend")]);
+      expect(one.hits.length + two.hits.length).toBe(2);
+      expect(await threads.openConnections()).toBeGreaterThan(0);
+      const deleted = await app.request(`/v1/teams/${teamId}`, {
+        method: "DELETE",
+        token: ADMIN_TOKEN,
+      });
+      expect(deleted.status).toBeLessThan(300);
+      expect(await threads.openConnections()).toBe(0);
+    } finally {
+      app.close();
+    }
+  });
+});
