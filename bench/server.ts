@@ -7,6 +7,7 @@ import { systemClock } from "../src/clock.js";
 import { silentLogger } from "../src/logger.js";
 import { ChunkPool } from "../src/runtime/chunk-pool.js";
 import { serveNode } from "../src/runtime/node-server.js";
+import { searchThreadsFor } from "../src/runtime/start.js";
 import { Keyring } from "../src/seal/keyring.js";
 import { importMasterKeys } from "../src/seal/master.js";
 import { openStorage } from "../src/store/storage.js";
@@ -28,6 +29,13 @@ export async function serveBenchApp(options: {
     await importMasterKeys(options.masterKey ?? crypto.getRandomValues(new Uint8Array(32))),
   );
   const pool = options.pool ? new ChunkPool() : null;
+  // As the server entries start them: MEMORIA_SEARCH_THREADS (inherited from the bench's environment), one
+  // per core when unset.
+  const threadsWanted = process.env.MEMORIA_SEARCH_THREADS;
+  const threads = searchThreadsFor({
+    searchThreads: threadsWanted ? Number(threadsWanted) : null,
+    searchQueueTimeoutMs: 2000,
+  });
   const memoria = createApp({
     config: benchConfig({
       maxDocumentBytes: options.maxDocumentBytes,
@@ -38,12 +46,13 @@ export async function serveBenchApp(options: {
     clock: systemClock,
     logger: silentLogger,
     ...(pool ? { chunker: pool.chunker } : {}),
+    ...(threads ? { finder: threads } : {}),
   });
   serveNode({ fetch: memoria.app.fetch, port: 0, hostname: "127.0.0.1" }, (info) =>
     console.log(JSON.stringify({ message: "listening", port: info.port })),
   );
   process.on("SIGTERM", () => {
-    void (pool?.close() ?? Promise.resolve()).then(() => {
+    void Promise.all([pool?.close(), threads?.close()]).then(() => {
       memoria.close();
       storage.close();
       process.exit(0);

@@ -60,7 +60,9 @@ export interface Started {
  * The search threads MEMORIA_SEARCH_THREADS asks for, one per core when unset; none at 1. A search waits for a
  * write's commit as long as it may wait for its turn (MEMORIA_QUEUE_TIMEOUT_MS), then it is the same 503.
  */
-export function searchThreadsFor(config: Config): SearchThreads | null {
+export function searchThreadsFor(
+  config: Pick<Config, "searchThreads" | "searchQueueTimeoutMs">,
+): SearchThreads | null {
   const threads = config.searchThreads ?? availableParallelism();
   return threads > 1 ? new SearchThreads({ threads, busyTimeoutMs: config.searchQueueTimeoutMs }) : null;
 }

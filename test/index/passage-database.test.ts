@@ -1,0 +1,100 @@
+// The one rule for the passage databases (src/index/passage-database.ts): a team's index, which FTS5 keeps in
+// plaintext, never reaches a file, on the writer's connection or on a search thread's, during large writes
+// or searches; and the watcher that proves it can see a journal file where one is written.
+
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "libsql";
+import { afterAll, describe, expect, it } from "vitest";
+import { heldOutSentences, readDebianManuals } from "../../bench/debian-docs.js";
+import {
+  isPassageDatabaseName,
+  openPassageConnection,
+  passageDatabaseName,
+  UnsafeConnectionError,
+} from "../../src/index/passage-database.js";
+import { type IndexedDocument, PassageIndex } from "../../src/index/passage-index.js";
+import { matchQuery } from "../../src/index/query.js";
+import { chunkDocument } from "../../src/ingest/chunk.js";
+import { SearchThreads } from "../../src/runtime/search-threads.js";
+import { databaseFiles, watchOpenFiles } from "../support/open-files.js";
+import { backingFile, temporaryStorage } from "../support/passage-probe.js";
+
+describe("passage databases", () => {
+  it("are named by 128 random bits, and a connection opens nothing else", () => {
+    const a = passageDatabaseName();
+    const b = passageDatabaseName();
+    expect(a).not.toBe(b);
+    expect(isPassageDatabaseName(a)).toBe(true);
+    expect(() => openPassageConnection("file:/etc/passwd", { busyTimeoutMs: 0 })).toThrow(RangeError);
+    expect(() => openPassageConnection(":memory:", { busyTimeoutMs: 0 })).toThrow(RangeError);
+  });
+
+  it("keeps every connection's journal and temporary store in memory, and the database itself", () => {
+    const index = new PassageIndex();
+    try {
+      expect(backingFile(index)).toBe("");
+      expect(temporaryStorage(index)).toEqual({ tempStore: "memory", journal: "memory" });
+    } finally {
+      index.close();
+    }
+    expect(UnsafeConnectionError.name).toBe("UnsafeConnectionError");
+  });
+
+  describe("never on disk", () => {
+    const threads = new SearchThreads({ threads: 2, busyTimeoutMs: 5000, minPassages: 0 });
+    afterAll(() => threads.close());
+
+    it("the watcher sees a rollback journal where a connection writes one (the control)", async () => {
+      const dir = mkdtempSync(join(tmpdir(), "memoria-journal-"));
+      const db = new Database(join(dir, "control.db"));
+      try {
+        db.exec("PRAGMA journal_mode = DELETE");
+        db.exec("CREATE TABLE t (x BLOB)");
+        db.exec("INSERT INTO t SELECT randomblob(4096) FROM generate_series(1, 1000)");
+        const watcher = await watchOpenFiles();
+        // Rewriting every page journals each one first: the journal is open for the whole transaction.
+        for (let i = 0; i < 3; i++) db.exec("UPDATE t SET x = randomblob(4096)");
+        const { seen } = await watcher.stop();
+        expect(databaseFiles(seen)).toContain(join(dir, "control.db-journal"));
+      } finally {
+        db.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it("a large write and searches on threads open no file", async () => {
+      const corpus = readDebianManuals(2000);
+      const documents = corpus.indexed.map(
+        (doc, d): IndexedDocument => ({
+          id: `doc${d}`,
+          title: doc.title,
+          path: [],
+          passages: chunkDocument(doc).map((p) => ({ chunkId: `doc${d}#${p.ordinal}`, ...p })),
+        }),
+      );
+      const questions = heldOutSentences(corpus, 20);
+      const index = new PassageIndex();
+      const watcher = await watchOpenFiles();
+      try {
+        // Megabytes in one transaction (the writer never spills its cache early: cache_spill off), then more.
+        index.apply(documents);
+        const searches = questions.map((q) => threads.find(index, matchQuery(q), 20));
+        // A write while the threads search: the commit waits for them, in memory too.
+        index.apply(
+          [],
+          documents.slice(0, 50).map((d) => d.id),
+        );
+        const answers = await Promise.all(searches);
+        expect(answers.some((hits) => (hits?.length ?? 0) > 0)).toBe(true);
+        expect(index.memoryBytes()).toBeGreaterThan(1024 * 1024);
+      } finally {
+        const { seen, polls } = await watcher.stop();
+        index.close();
+        expect(polls).toBeGreaterThan(10);
+        expect(databaseFiles(seen)).toEqual([]);
+      }
+    });
+  });
+});
