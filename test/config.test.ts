@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, parseConfig } from "../src/config.js";
-import { defaultIndexMemoryMb } from "../src/runtime/start.js";
+import { defaultIndexMemoryMb, searchThreadsFor } from "../src/runtime/start.js";
 import { toBase64Url } from "../src/seal/bytes.js";
 
 const key = toBase64Url(new Uint8Array(32).fill(7));
@@ -142,6 +142,16 @@ describe("configuration", () => {
     for (const bad of ["0", "-1", "many", "1.5"]) {
       expect(() => parseConfig({ MEMORIA_MAX_QUEUE: bad }), bad).toThrow(/MEMORIA_MAX_QUEUE/);
       expect(() => parseConfig({ MEMORIA_QUEUE_TIMEOUT_MS: bad }), bad).toThrow(/MEMORIA_QUEUE_TIMEOUT_MS/);
+    }
+  });
+
+  it("takes MEMORIA_SEARCH_THREADS as a whole number from 1, and leaves the default (one per core) to the runtime", () => {
+    expect(parseConfig({}).searchThreads).toBeNull();
+    expect(parseConfig({ MEMORIA_SEARCH_THREADS: "1" }).searchThreads).toBe(1);
+    expect(parseConfig({ MEMORIA_SEARCH_THREADS: "8" }).searchThreads).toBe(8);
+    expect(searchThreadsFor({ searchThreads: 1, searchQueueTimeoutMs: 2000 })).toBeNull();
+    for (const bad of ["0", "-2", "all", "1.5", "100000"]) {
+      expect(() => parseConfig({ MEMORIA_SEARCH_THREADS: bad }), bad).toThrow(/MEMORIA_SEARCH_THREADS/);
     }
   });
 
