@@ -150,7 +150,7 @@ export function createApp(deps: AppDeps): Memoria {
       ...deps.indexOptions,
     },
   });
-  const directory = new TeamService({ storage, keyring, clock, indexes });
+  const directory = new TeamService({ storage, keyring, clock, indexes, keyCacheMs: config.catchupMs });
   const documents = new DocumentService({
     storage,
     indexes,

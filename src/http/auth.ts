@@ -3,13 +3,14 @@
 
 import type { MiddlewareHandler } from "hono";
 import { DomainError } from "../errors.js";
+import { hashSecretNow } from "../seal/secret-hash.js";
 import type { TeamKey } from "../seal/team-key.js";
 import { bearerToken, requireAdminToken, requireCronOrAdminToken } from "./bearer.js";
 import type { AppEnv } from "./env.js";
 
 /** What team authentication needs of the team directory: a presented key to its team, or null. */
 export interface ApiKeyAuthenticator {
-  authenticate(apiKey: string): Promise<TeamKey | null>;
+  authenticate(apiKey: string, secretHash?: string): Promise<TeamKey | null>;
 }
 
 export function adminAuth(adminToken: string | null): MiddlewareHandler<AppEnv> {
@@ -22,9 +23,13 @@ export function adminAuth(adminToken: string | null): MiddlewareHandler<AppEnv> 
 export function teamAuth(directory: ApiKeyAuthenticator): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const given = bearerToken(c.req.header("authorization"));
-    const team = given ? await directory.authenticate(given) : null;
+    if (!given) throw new DomainError("unauthorized");
+    // Hashed once here; the key lookup and the rate limit behind it both use this hash.
+    const secretHash = hashSecretNow(given);
+    const team = await directory.authenticate(given, secretHash);
     if (!team) throw new DomainError("unauthorized");
     c.set("team", team);
+    c.set("credentialHash", secretHash);
     await next();
   };
 }

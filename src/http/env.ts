@@ -8,5 +8,10 @@ export interface AppEnv {
     team: TeamKey;
     /** Set by the failed-authentication limiter: called once the request's credential has authenticated. */
     credentialAccepted: () => void;
+    /**
+     * The SHA-256 of the request's bearer credential, set by the authentication that hashed it, so the
+     * credential's rate limit counts under it without hashing the secret again.
+     */
+    credentialHash: string;
   };
 }

@@ -16,7 +16,7 @@
 
 import type { Context, MiddlewareHandler } from "hono";
 import type { Clock } from "../clock.js";
-import { hashSecret } from "../seal/secret.js";
+import { hashSecretNow } from "../seal/secret-hash.js";
 import { bearerToken } from "./bearer.js";
 import { clientAddress } from "./client-address.js";
 import type { AppEnv } from "./env.js";
@@ -211,11 +211,14 @@ export function rateLimits(deps: RateLimitDeps): RateLimits {
     if (failedAuthentication(c)) failures.hit(address);
   };
 
-  /** Counts one request for a credential: the seconds to wait when it is over its limit, else null. */
-  const credentialHit = async (secret: string): Promise<number | null> => {
+  /**
+   * Counts one request for a credential, under its hash (given when the authentication already made it):
+   * the seconds to wait when it is over its limit, else null.
+   */
+  const credentialHit = (secret: string, secretHash?: string): number | null => {
     if (deps.perCredential === 0) return null;
     // Counted under the credential's hash, so the table never holds a key or a token itself.
-    const wait = credentials.hit(await hashSecret(secret));
+    const wait = credentials.hit(secretHash ?? hashSecretNow(secret));
     if (wait !== null) deps.onLimited?.("credential");
     return wait;
   };
@@ -225,7 +228,7 @@ export function rateLimits(deps: RateLimitDeps): RateLimits {
       auth(c, async () => {
         // Authenticated: from here on this request is no failed attempt, however long it takes.
         c.get("credentialAccepted")?.();
-        const wait = await credentialHit(bearerToken(c.req.header("authorization")) ?? "");
+        const wait = credentialHit(bearerToken(c.req.header("authorization")) ?? "", c.get("credentialHash"));
         if (wait === null) return next();
         c.res = rateLimited(c, wait, "Too many requests for this key; retry later.");
       });
@@ -236,7 +239,7 @@ export function rateLimits(deps: RateLimitDeps): RateLimits {
     secret: string,
   ): Promise<Response | null> => {
     (c as unknown as Context<AppEnv>).get("credentialAccepted")?.();
-    const wait = await credentialHit(secret);
+    const wait = credentialHit(secret);
     return wait === null ? null : rateLimited(c, wait, "Too many requests for this key; retry later.");
   };
 

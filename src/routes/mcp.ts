@@ -9,32 +9,15 @@
 
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { z } from "@hono/zod-openapi";
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { MiddlewareHandler } from "hono";
-import { isDomainError } from "../errors.js";
 import type { AppEnv } from "../http/env.js";
 import { checkOrigin } from "../http/origin.js";
 import type { Logger } from "../logger.js";
-import type { TeamKey } from "../seal/team-key.js";
 import type { EntryService } from "../services/entries.js";
 import type { MemoryService } from "../services/memory.js";
 import type { SearchService } from "../services/search.js";
 import { errors, json } from "./responses.js";
 import { router } from "./router.js";
-import {
-  entryAnswer,
-  entryBody,
-  entryIdInput,
-  entryInput,
-  memoryAnswer,
-  memoryInput,
-  memoryRequest,
-  searchAnswer,
-  searchQuery,
-  searchRequest,
-} from "./schemas.js";
 
 export interface McpDeps {
   search: SearchService;
@@ -42,11 +25,6 @@ export interface McpDeps {
   entries: EntryService;
   logger: Logger;
 }
-
-/** The version agents see in the MCP handshake. */
-const SERVER_INFO = { name: "memoria", version: "1" };
-
-const forgetAnswer = z.object({ forgotten: z.string() });
 
 /** A JSON-RPC 2.0 request or notification, as /openapi.json describes the body of POST /mcp. */
 const jsonRpcMessage = z
@@ -68,99 +46,6 @@ const jsonRpcAnswer = z
   })
   .openapi("JsonRpcAnswer");
 
-const text = (value: string) => ({ type: "text" as const, text: value });
-
-/**
- * A tool's failure as a tool result the agent can read, never a protocol error: a domain error's message
- * (written never to quote team content) with its code; anything else a fixed sentence, since an unknown
- * error's text could quote input.
- */
-function toolError(error: unknown, logger: Logger, requestId: string): CallToolResult {
-  if (isDomainError(error)) return { isError: true, content: [text(`${error.code}: ${error.message}`)] };
-  logger.error("mcp tool failed", { requestId, error: error instanceof Error ? error.name : "unknown" });
-  return { isError: true, content: [text(`internal: Internal error (request ${requestId}).`)] };
-}
-
-function buildServer(deps: McpDeps, key: TeamKey, requestId: string): McpServer {
-  const server = new McpServer(SERVER_INFO, { capabilities: { tools: {} } });
-  const guarded =
-    <A>(run: (args: A) => Promise<CallToolResult>) =>
-    async (args: A): Promise<CallToolResult> => {
-      try {
-        return await run(args);
-      } catch (error) {
-        return toolError(error, deps.logger, requestId);
-      }
-    };
-
-  server.registerTool(
-    "search",
-    {
-      description:
-        "Full-text search over the team's documents. Returns passages, best first, with highlighted snippets.",
-      inputSchema: searchQuery,
-      outputSchema: searchAnswer,
-      annotations: { readOnlyHint: true },
-    },
-    guarded(async (args) => {
-      const answer = await deps.search.search(key, searchRequest(args));
-      return { content: [text(JSON.stringify(answer))], structuredContent: { ...answer } };
-    }),
-  );
-
-  server.registerTool(
-    "memory",
-    {
-      description:
-        "The team's working memory: its decision, incident and learning entries ranked by recency, relevance to " +
-        "q and membership of project, cut to a token budget. Returns the block to put in your context, then " +
-        "the accounting.",
-      inputSchema: memoryInput,
-      outputSchema: memoryAnswer,
-      annotations: { readOnlyHint: true },
-    },
-    guarded(async (args) => {
-      const answer = await deps.memory.workingMemory(key, memoryRequest(args));
-      const { items: _items, text: block, ...accounting } = answer;
-      return {
-        content: [text(block === "" ? "(no entries)" : block), text(JSON.stringify(accounting))],
-        structuredContent: { ...answer },
-      };
-    }),
-  );
-
-  server.registerTool(
-    "remember",
-    {
-      description:
-        "Records a memory entry for the team: a decision, incident or learning, with its impact. It is in " +
-        "working memory as soon as this returns.",
-      inputSchema: entryBody,
-      outputSchema: entryAnswer,
-    },
-    guarded(async (args) => {
-      const entry = await deps.entries.create(key, entryInput(args));
-      return { content: [text(JSON.stringify({ entry }))], structuredContent: { entry } };
-    }),
-  );
-
-  server.registerTool(
-    "forget",
-    {
-      description: "Deletes one of the team's memory entries by id.",
-      inputSchema: entryIdInput,
-      outputSchema: forgetAnswer,
-      annotations: { destructiveHint: true, idempotentHint: true },
-    },
-    guarded(async (args) => {
-      await deps.entries.delete(key, args.id);
-      return { content: [text(`Forgot entry ${args.id}.`)], structuredContent: { forgotten: args.id } };
-    }),
-  );
-
-  return server;
-}
-
 export function mcpRoutes(
   deps: McpDeps,
   team: MiddlewareHandler<AppEnv>,
@@ -172,12 +57,21 @@ export function mcpRoutes(
   // Every method: a foreign page learns nothing of /mcp, not even which methods it serves.
   app.use("/mcp", origin);
 
-  app.post("/mcp", team, async (c) => {
-    const server = buildServer(deps, c.get("team"), c.get("requestId"));
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
+  // The MCP SDK is loaded on the first /mcp request, not at start (mcp-server.ts says why); one load is shared
+  // by every request, and a failed load is tried again on the next.
+  let loading: Promise<typeof import("./mcp-server.js")> | null = null;
+  const mcpServer = () => {
+    loading ??= import("./mcp-server.js").catch((error: unknown) => {
+      loading = null;
+      throw error;
     });
+    return loading;
+  };
+
+  app.post("/mcp", team, async (c) => {
+    const { buildServer, jsonTransport } = await mcpServer();
+    const server = buildServer(deps, c.get("team"), c.get("requestId"));
+    const transport = jsonTransport();
     try {
       await server.connect(transport);
       // Read c.req.raw here, not earlier: the body limit replaces it when it has to count a chunked body.

@@ -1,5 +1,6 @@
 // Teams, their API keys and their key material: making a team, authenticating a team key, and destroying a
-// team (key first, then rows).
+// team (key first, then rows). A key authenticated lately is answered from memory (team-key-cache.ts says for
+// how long, and why a revocation still takes effect at once here).
 
 import { formatApiKey, teamIdOfApiKey } from "../api-key.js";
 import type { Clock } from "../clock.js";
@@ -7,11 +8,13 @@ import { DomainError } from "../errors.js";
 import { newId, teamIdPattern } from "../ids.js";
 import type { LiveIndexes } from "../live/indexes.js";
 import type { Keyring } from "../seal/keyring.js";
-import { generateSecret, hashSecret } from "../seal/secret.js";
+import { generateSecret } from "../seal/secret.js";
+import { hashSecretNow } from "../seal/secret-hash.js";
 import type { TeamKey } from "../seal/team-key.js";
 import { openReadable } from "../sealed/readable.js";
 import { openTeam, sealTeam } from "../sealed/teams.js";
 import type { Storage } from "../store/storage.js";
+import { TeamKeyCache } from "./team-key-cache.js";
 
 export interface Team {
   id: string;
@@ -30,10 +33,19 @@ export interface TeamDeps {
   keyring: Keyring;
   clock: Clock;
   indexes: LiveIndexes;
+  /**
+   * How long a key storage answered as live is taken as live without asking again (MEMORIA_CATCHUP_MS in
+   * the app); 0 asks storage on every request.
+   */
+  keyCacheMs: number;
 }
 
 export class TeamService {
-  constructor(private readonly deps: TeamDeps) {}
+  readonly #keys: TeamKeyCache;
+
+  constructor(private readonly deps: TeamDeps) {
+    this.#keys = new TeamKeyCache(deps.keyCacheMs);
+  }
 
   async create(name: string): Promise<{ team: Team; keyId: string; apiKey: string }> {
     const { storage, keyring, clock } = this.deps;
@@ -45,7 +57,7 @@ export class TeamService {
     const keyId = newId("k");
     await storage.teams.insert(
       { id, sealed: await sealTeam(key, id, { name }), wrappedKey: wrapped, createdAt },
-      { id: keyId, secretHash: await hashSecret(apiKey) },
+      { id: keyId, secretHash: hashSecretNow(apiKey) },
     );
     return { team: { id, name, createdAt }, keyId, apiKey };
   }
@@ -77,7 +89,7 @@ export class TeamService {
     await this.deps.storage.teams.insertKey({
       id: keyId,
       teamId,
-      secretHash: await hashSecret(apiKey),
+      secretHash: hashSecretNow(apiKey),
       createdAt: this.deps.clock.now().toISOString(),
     });
     return { keyId, apiKey };
@@ -91,6 +103,8 @@ export class TeamService {
       this.deps.clock.now().toISOString(),
     );
     if (!revoked) throw new DomainError("not_found", `No key ${keyId} in team ${teamId}.`);
+    // Committed: from the next request on, this instance asks storage, which refuses the key.
+    this.#keys.forgetKey(keyId);
   }
 
   /**
@@ -104,17 +118,27 @@ export class TeamService {
       throw new DomainError("not_found", `No team ${teamId}.`);
     }
     keyring.forget(teamId);
+    this.#keys.forgetTeam(teamId);
     indexes.drop(teamId);
     await storage.teams.deleteRows(teamId);
   }
 
-  /** The team a presented API key belongs to, with its opened key; null for anything not a live key. */
-  async authenticate(apiKey: string): Promise<TeamKey | null> {
+  /**
+   * The team a presented API key belongs to, with its opened key; null for anything not a live key.
+   * `secretHash` is the key's hashSecretNow, when the caller already has it (the HTTP edge hashes once).
+   */
+  async authenticate(apiKey: string, secretHash = hashSecretNow(apiKey)): Promise<TeamKey | null> {
     const teamId = teamIdOfApiKey(apiKey);
     if (!teamId) return null;
-    const match = await this.deps.storage.teams.findKey(await hashSecret(apiKey));
+    const now = this.deps.clock.now().getTime();
+    const cached = this.#keys.get(secretHash, now);
+    if (cached) return cached.team.teamId === teamId ? cached.team : null;
+    const generation = this.#keys.generation;
+    const match = await this.deps.storage.teams.findKey(secretHash);
     if (!match || match.teamId !== teamId) return null;
-    return this.#openKey(teamId, match.wrappedKey);
+    const team = await this.#openKey(teamId, match.wrappedKey);
+    this.#keys.set(secretHash, { keyId: match.id, team }, now, generation);
+    return team;
   }
 
   /**

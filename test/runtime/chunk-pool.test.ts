@@ -108,4 +108,22 @@ describe("the chunk pool", () => {
     await queued;
     await expect(chunks.chunk(doc(markdown(1)))).rejects.toThrow(/closed/);
   }, 60_000);
+
+  it("ends a worker left idle for idleMs, and starts a new one for the next large document", async () => {
+    const chunks = pool({ size: 1, idleMs: 50 });
+    const content = markdown(200);
+    expect(await chunks.chunk(doc(content))).toEqual(chunkDocument(doc(content)));
+    expect(chunks.workers).toBe(1);
+    while (chunks.workers > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await chunks.chunk(doc(content, "markdown", "Again"))).toEqual(
+      chunkDocument(doc(content, "markdown", "Again")),
+    );
+    expect(chunks.workers).toBe(1);
+  }, 60_000);
+
+  it("keeps a worker that is given a document before its idle time is up", async () => {
+    const chunks = pool({ size: 1, idleMs: 60_000 });
+    for (let i = 0; i < 3; i++) await chunks.chunk(doc(markdown(50, i)));
+    expect(chunks.workers).toBe(1);
+  }, 60_000);
 });

@@ -51,6 +51,8 @@ export interface StartOptions {
   umask?: number;
   /** The working directory (default: the repository); the entries must not depend on it. */
   cwd?: string;
+  /** Modules Node imports before tsx and the entry (`--import`), such as a probe of what the entry loads. */
+  preload?: string[];
 }
 
 function spawnEntry(command: string, args: string[], env: Record<string, string>, options: StartOptions) {
@@ -69,7 +71,8 @@ function spawnEntry(command: string, args: string[], env: Record<string, string>
 }
 
 export function startNode(env: Record<string, string>, options: StartOptions = {}): ChildProcess {
-  return spawnEntry(process.execPath, ["--import", tsxLoader, nodeEntry], env, options);
+  const preload = (options.preload ?? []).flatMap((file) => ["--import", pathToFileURL(file).href]);
+  return spawnEntry(process.execPath, [...preload, "--import", tsxLoader, nodeEntry], env, options);
 }
 
 export function startDeno(env: Record<string, string>, options: StartOptions = {}): ChildProcess {
