@@ -69,7 +69,7 @@ export function plainOrExpression(query: string): string {
 export const SEARCH_LIMIT = 20;
 
 /** The floor's table: the passages loaded as measureFloor loads them, then merged into one segment. */
-function loadedQueryFloor(passages: readonly CorpusPassage[]) {
+export function loadedQueryFloor(passages: readonly CorpusPassage[]) {
   const db = new Database(":memory:");
   db.exec(CREATE_TABLE);
   const insert = db.prepare(INSERT);
@@ -88,15 +88,31 @@ function loadedQueryFloor(passages: readonly CorpusPassage[]) {
 export function openQueryFloor(passages: readonly CorpusPassage[]): {
   /** Milliseconds the floor took to answer `question`. */
   time(question: string): number;
+  /**
+   * What the plain OR of `question` must walk, by FTS5's own tokenizer and stemmer: each term's posting
+   * list length (passages holding it), in the question's order, and the passages the OR matches.
+   */
+  lists(question: string): { terms: number; lengths: number[]; matched: number };
   close(): void;
 } {
   const { db, search } = loadedQueryFloor(passages);
+  const count = db.prepare("SELECT count(*) AS n FROM passages WHERE passages MATCH ?");
+  const matching = (expression: string) => Number((count.get(expression) as { n: number }).n);
   return {
     time(question) {
       const expression = plainOrExpression(question);
       const t = performance.now();
       search.all(expression, SEARCH_LIMIT);
       return performance.now() - t;
+    },
+    lists(question) {
+      const terms = queryTerms(question);
+      const lengths = terms.map((term) => matching(`"${term}"`));
+      return {
+        terms: terms.length,
+        lengths,
+        matched: terms.length === 0 ? 0 : matching(plainOrExpression(question)),
+      };
     },
     close: () => db.close(),
   };

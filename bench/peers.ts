@@ -14,11 +14,12 @@ import { pathToFileURL } from "node:url";
 import { create, insertMultiple, search as oramaSearch } from "@orama/orama";
 import { Document } from "flexsearch";
 import MiniSearch from "minisearch";
+import { z } from "zod";
 import { type CorpusPassage, corpusPassages, queryMix } from "./corpus.js";
-import { SEARCH_LIMIT } from "./floor.js";
+import { loadedQueryFloor, plainOrExpression, SEARCH_LIMIT } from "./floor.js";
 import { longQueryMix } from "./queries.js";
 import { generateShape, isCorpusShape } from "./shapes.js";
-import { latency, settledRssMiB } from "./stats.js";
+import { latency, processRssBytes, settledRssMiB } from "./stats.js";
 
 export const PEERS = ["minisearch", "orama", "flexsearch"] as const;
 export type Peer = (typeof PEERS)[number];
@@ -111,9 +112,107 @@ export function isPeer(name: string): name is Peer {
   return (PEERS as readonly string[]).includes(name);
 }
 
+/** What the real suite sends a peer's process on its stdin: the passages and the questions, one JSON value. */
+export const peerInput = z.object({
+  passages: z.array(z.object({ heading: z.string(), body: z.string(), title: z.string(), path: z.string() })),
+  short: z.array(z.string()),
+  long: z.array(z.string()),
+  /** Each mix stops asking past this many milliseconds (Orama's long questions take ~0.4 s each). */
+  budgetMs: z.number().positive(),
+});
+export type PeerInput = z.infer<typeof peerInput>;
+
+/** What a peer's process prints: its build, its in-process latency by mix, and its memory from /proc. */
+export const peerFigures = z.object({
+  buildMs: z.number(),
+  shortP50: z.number(),
+  shortP99: z.number(),
+  shortAsked: z.number(),
+  longP50: z.number(),
+  longP99: z.number(),
+  longAsked: z.number(),
+  /** VmRSS before the input was read (the runtime and the modules), and after the build, settled. */
+  rssBeforeBytes: z.number(),
+  rssAfterBytes: z.number(),
+});
+export type PeerFigures = z.infer<typeof peerFigures>;
+
+/** The engines the real suite runs in a process each: the peers, and the floor's plain FTS5 table. */
+export const REAL_ENGINES = ["fts5", ...PEERS] as const;
+export type RealEngine = (typeof REAL_ENGINES)[number];
+
+async function readStdin(): Promise<string> {
+  const parts: Buffer[] = [];
+  for await (const part of process.stdin) parts.push(part as Buffer);
+  return Buffer.concat(parts).toString("utf8");
+}
+
+/** The settled VmRSS of this process: after a collection, as a server's would be read between requests. */
+function settledRssBytes(): number {
+  (globalThis as { gc?: () => void }).gc?.();
+  return processRssBytes(process.pid);
+}
+
+/** A mix asked in order until its questions or the budget run out; NaN percentiles if none was asked. */
+async function timeMix(searcher: Searcher, questions: readonly string[], budgetMs: number) {
+  const times: number[] = [];
+  const end = performance.now() + budgetMs;
+  for (const q of questions) {
+    if (performance.now() > end) break;
+    const t = performance.now();
+    await searcher(q);
+    times.push(performance.now() - t);
+  }
+  return { ...latency(times), asked: times.length };
+}
+
+/** One engine on the real suite's passages, in this fresh process: build, both mixes, memory. */
+async function measureOnInput(engine: RealEngine): Promise<PeerFigures> {
+  const rssBeforeBytes = settledRssBytes();
+  let input: PeerInput | undefined = peerInput.parse(JSON.parse(await readStdin()));
+  const { short, long, budgetMs } = input;
+  const started = performance.now();
+  let searcher: Searcher;
+  if (engine === "fts5") {
+    const { search } = loadedQueryFloor(input.passages);
+    searcher = (q) => search.all(plainOrExpression(q), SEARCH_LIMIT);
+  } else {
+    searcher = await build(engine, peerDocuments(input.passages));
+  }
+  await searcher(long[0] ?? "report");
+  const buildMs = performance.now() - started;
+  // The input is dropped, so RSS counts what the engine itself keeps.
+  input = undefined;
+  const rssAfterBytes = settledRssBytes();
+  const s = await timeMix(searcher, short, budgetMs);
+  const l = await timeMix(searcher, long, budgetMs);
+  return {
+    buildMs,
+    shortP50: s.p50,
+    shortP99: s.p99,
+    shortAsked: s.asked,
+    longP50: l.p50,
+    longP99: l.p99,
+    longAsked: l.asked,
+    rssBeforeBytes,
+    rssAfterBytes,
+  };
+}
+
+function isRealEngine(name: string): name is RealEngine {
+  return (REAL_ENGINES as readonly string[]).includes(name);
+}
+
 // Measures only when run as the script; bench/run.ts imports the list of peers from here.
+//   tsx bench/peers.ts <peer> <shape> <chunks> <rounds>   (the peers suite, generated corpora)
+//   tsx bench/peers.ts <fts5|peer> --stdin                (the real suite: PeerInput on stdin)
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  const [peer = "", shape = "", chunks, rounds] = process.argv.slice(2);
-  if (!isPeer(peer)) throw new Error(`unknown peer: ${peer}`);
-  console.log(JSON.stringify(await measurePeer(peer, shape, Number(chunks), Number(rounds ?? 1))));
+  const [engine = "", shape = "", chunks, rounds] = process.argv.slice(2);
+  if (shape === "--stdin") {
+    if (!isRealEngine(engine)) throw new Error(`unknown engine: ${engine}`);
+    console.log(JSON.stringify(await measureOnInput(engine)));
+  } else {
+    if (!isPeer(engine)) throw new Error(`unknown peer: ${engine}`);
+    console.log(JSON.stringify(await measurePeer(engine, shape, Number(chunks), Number(rounds ?? 1))));
+  }
 }
