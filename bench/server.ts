@@ -77,11 +77,15 @@ const BENCH_ONLY = "MEMORIA_EVAL_DIR";
 /**
  * memoria's own Node entry (src/runtime/node.ts, what `npm start` runs) in a process of its own on a loopback
  * port, with whatever the checked-out server does by default: the bench measures the server as it ships.
- * The bench's own settings are an admin token, a random master key, a database under `dbDir` and no rate
+ * The bench's own settings are an admin token, a master key (random unless given, to start again over the
+ * same database), a database under `dbDir` and no rate
  * limit; every MEMORIA_* variable of the bench's own environment is passed on (MEMORIA_SEARCH_THREADS, say),
  * and returned as `passed` so a run can print what it measured.
  */
-export function startMemoriaEntry(dbDir: string) {
+export function startMemoriaEntry(
+  dbDir: string,
+  masterKey: string = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64"),
+) {
   const passed = Object.fromEntries(
     Object.entries(process.env).filter(
       (entry): entry is [string, string] =>
@@ -95,7 +99,7 @@ export function startMemoriaEntry(dbDir: string) {
     PORT: "0",
     MEMORIA_HOST: "127.0.0.1",
     MEMORIA_DB_URL: `file:${join(dbDir, "memoria.db")}`,
-    MEMORIA_MASTER_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64"),
+    MEMORIA_MASTER_KEY: masterKey,
     MEMORIA_ADMIN_TOKEN: BENCH_ADMIN,
     // The bench is its own only client and sends thousands of requests a minute with one key.
     MEMORIA_RATE_LIMIT: "0",
@@ -123,7 +127,7 @@ export function startMemoriaEntry(dbDir: string) {
     child.on("exit", (code) => reject(new Error(`memoria exited with ${code} before it listened`)));
   });
   const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
-  return { child, port, exited, passed: Object.keys(passed) };
+  return { child, port, exited, passed: Object.keys(passed), masterKey };
 }
 
 /** The bench's JSON client of a memoria server: one request, its status and its parsed JSON answer. */

@@ -14,8 +14,13 @@ export interface CorpusFigures {
   /** Short questions over HTTP, milliseconds. */
   shortP50Ms: number;
   shortP99Ms: number;
-  /** Server RSS after the build and the long questions, less the empty server's, ÷ the bytes of text. */
+  /**
+   * Server RSS after the documents went in through the batch route and 300 long questions, less the empty
+   * server's, ÷ the bytes of text.
+   */
   rssPerTextByte: number;
+  /** The same after a restart over the same database: the index built on the first search, then 300 questions. */
+  rssPerTextByteRestarted: number;
   /** Searches a second at 8 connections ÷ at 1. */
   scaling8: number;
   /** Another team's search p99 while one team floods with 64 connections, milliseconds. */
@@ -56,7 +61,20 @@ export const ISSUE_TARGETS: readonly Target[] = [
     limit: 10,
     unit: " ms",
   },
-  { item: "4. RSS a byte of text", figure: "rssPerTextByte", bound: "at most", limit: 3, unit: " B/B" },
+  {
+    item: "4. RSS a byte of text, built through the batch route",
+    figure: "rssPerTextByte",
+    bound: "at most",
+    limit: 3,
+    unit: " B/B",
+  },
+  {
+    item: "4. RSS a byte of text, built at a restart",
+    figure: "rssPerTextByteRestarted",
+    bound: "at most",
+    limit: 3,
+    unit: " B/B",
+  },
   { item: "5. 8 connections ÷ 1, searches/s", figure: "scaling8", bound: "at least", limit: 1.8, unit: "×" },
   {
     item: "6. other team's p99 under a flood",

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DEBIAN_MANUALS } from "../../bench/debian-docs.js";
 import { openQueryFloor } from "../../bench/floor.js";
-import { peerFigures } from "../../bench/peers.js";
+import { peerFigures, peerInputText } from "../../bench/peers.js";
 import {
   cranfieldCorpus,
   cranfieldDir,
@@ -148,17 +148,17 @@ describe("the floor's list lengths", () => {
 describe("memory read from outside", () => {
   it("reads a process's VmRSS from /proc, and a peer's process reports its growth", () => {
     expect(processRssBytes(process.pid)).toBeGreaterThan(10 * 1024 * 1024);
-    const input = JSON.stringify({
-      passages: Array.from({ length: 200 }, (_, i) => ({
-        heading: `h${i}`,
-        body: `passage ${i} about water and land`,
-        title: "t",
-        path: "",
-      })),
-      short: ["water land"],
-      long: ["passage about water and land and more"],
-      budgetMs: 1000,
-    });
+    const passages = Array.from({ length: 200 }, (_, i) => ({
+      heading: `h${i}`,
+      body: `passage ${i} about water and land`,
+      title: "t",
+      path: "",
+    }));
+    const input = peerInputText(
+      { short: ["water land"], long: ["passage about water and land and more"], budgetMs: 1000 },
+      passages,
+    );
+    expect(input.split("\n")).toHaveLength(1 + 200 + 1);
     const printed = execFileSync(process.execPath, ["--import", "tsx", "bench/peers.ts", "fts5", "--stdin"], {
       input,
       encoding: "utf8",

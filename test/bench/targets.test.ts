@@ -22,6 +22,7 @@ function figures(overrides: Partial<CorpusFigures>): CorpusFigures {
     shortP50Ms: 2.5,
     shortP99Ms: 9,
     rssPerTextByte: 2.9,
+    rssPerTextByteRestarted: 3.1,
     scaling8: 1.79,
     otherTeamP99Ms: 250,
     ...overrides,
@@ -52,8 +53,8 @@ describe("the issue's targets", () => {
   });
 
   it("covers items 2 to 6 of the issue, both percentiles where it names both", () => {
-    expect(ISSUE_TARGETS.map((t) => t.item.split(".")[0])).toEqual(["2", "2", "3", "3", "4", "5", "6"]);
-    expect(ISSUE_TARGETS.map((t) => t.limit)).toEqual([0.6, 0.6, 3, 10, 3, 1.8, 250]);
+    expect(ISSUE_TARGETS.map((t) => t.item.split(".")[0])).toEqual(["2", "2", "3", "3", "4", "4", "5", "6"]);
+    expect(ISSUE_TARGETS.map((t) => t.limit)).toEqual([0.6, 0.6, 3, 10, 3, 3, 1.8, 250]);
   });
 });
 
@@ -88,9 +89,10 @@ describe("the summary", () => {
     expect(lines[0]).toBe(
       "| target | debian (20,003 passages) | synthetic (30,000 passages) | target | on debian |",
     );
-    expect(lines.find((l) => l.startsWith("| 4. "))).toBe(
-      "| 4. RSS a byte of text | 2.90 B/B (met) | 2.90 B/B (met) | at most 3.00 B/B | **met** |",
-    );
+    expect(lines.filter((l) => l.startsWith("| 4. "))).toEqual([
+      "| 4. RSS a byte of text, built through the batch route | 2.90 B/B (met) | 2.90 B/B (met) | at most 3.00 B/B | **met** |",
+      "| 4. RSS a byte of text, built at a restart | 3.10 B/B (not met) | 3.10 B/B (not met) | at most 3.00 B/B | **not met** |",
+    ]);
     expect(lines.find((l) => l.startsWith("| 6. "))).toContain("| under 250.0 ms | **not met** |");
   });
 });
