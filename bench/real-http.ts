@@ -9,6 +9,8 @@
 //   (bench/floor.ts), and against GET /healthz over the same connection, asked in turn with each question;
 // - throughput at 1, 8 and 64 connections, long questions, and p50/p99 under that load against the floor;
 // - another team's search latency while one team floods with 64 connections, and the flood's refusals;
+// - the server restarted over the same database: VmRSS empty, after the first search (its index's build)
+//   and after 300 long questions, a byte of text;
 // - what the floor's plain OR must walk for the long questions (posting list lengths, passages matched),
 //   the measured cause of where the corpora differ (docs/decisions/0053-real-and-synthetic.md);
 // - then the plain FTS5 table, MiniSearch, Orama and FlexSearch, each in a fresh process holding the same

@@ -78,9 +78,9 @@ const BENCH_ONLY = "MEMORIA_EVAL_DIR";
  * memoria's own Node entry (src/runtime/node.ts, what `npm start` runs) in a process of its own on a loopback
  * port, with whatever the checked-out server does by default: the bench measures the server as it ships.
  * The bench's own settings are an admin token, a master key (random unless given, to start again over the
- * same database), a database under `dbDir` and no rate
- * limit; every MEMORIA_* variable of the bench's own environment is passed on (MEMORIA_SEARCH_THREADS, say),
- * and returned as `passed` so a run can print what it measured.
+ * same database), a database under `dbDir` and no rate limit; every MEMORIA_* variable of the bench's own
+ * environment but its own is passed on (MEMORIA_SEARCH_THREADS, say), and returned as `passed` so a run can
+ * print what it measured.
  */
 export function startMemoriaEntry(
   dbDir: string,
