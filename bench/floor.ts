@@ -69,7 +69,7 @@ export function plainOrExpression(query: string): string {
 export const SEARCH_LIMIT = 20;
 
 /** The floor's table: the passages loaded as measureFloor loads them, then merged into one segment. */
-function loadedQueryFloor(passages: readonly CorpusPassage[]) {
+export function loadedQueryFloor(passages: readonly CorpusPassage[]) {
   const db = new Database(":memory:");
   db.exec(CREATE_TABLE);
   const insert = db.prepare(INSERT);
@@ -84,19 +84,74 @@ function loadedQueryFloor(passages: readonly CorpusPassage[]) {
   return { db, search };
 }
 
+/**
+ * The floor's table filled a passage at a time (one transaction, as `loadedQueryFloor`), then merged; for a
+ * process that reads passages as they arrive and must not hold them all at once (bench/peers.ts).
+ */
+export function growingQueryFloor(): {
+  add(passage: CorpusPassage): void;
+  /** Commits, merges, and answers a question with the plain OR. */
+  done(): (question: string) => unknown[];
+} {
+  const db = new Database(":memory:");
+  db.exec(CREATE_TABLE);
+  const insert = db.prepare(INSERT);
+  db.exec("BEGIN");
+  let i = 0;
+  return {
+    add(p) {
+      // Each passage its own document: ids are not part of the plaintext, and only their size matters here.
+      insert.run(p.heading, p.body, p.title, p.path, `chunk-${i}`, `doc-${i}`, 0);
+      i++;
+    },
+    done() {
+      db.exec("COMMIT");
+      db.exec("INSERT INTO passages (passages) VALUES ('optimize')");
+      const search = db.prepare(
+        "SELECT chunk_id, rank FROM passages WHERE passages MATCH ? ORDER BY rank LIMIT ?",
+      );
+      return (question) => search.all(plainOrExpression(question), SEARCH_LIMIT);
+    },
+  };
+}
+
 /** measureQueryFloor's table, kept open for a caller that interleaves it with other engines, question by question. */
 export function openQueryFloor(passages: readonly CorpusPassage[]): {
   /** Milliseconds the floor took to answer `question`. */
   time(question: string): number;
+  /**
+   * What the plain OR of `question` must walk, by FTS5's own tokenizer and stemmer: each term's posting
+   * list length (passages holding it), in the question's order, and the passages the OR matches.
+   */
+  lists(question: string): { terms: number; lengths: number[]; matched: number };
   close(): void;
 } {
   const { db, search } = loadedQueryFloor(passages);
+  const count = db.prepare("SELECT count(*) AS n FROM passages WHERE passages MATCH ?");
+  const matching = (expression: string) => Number((count.get(expression) as { n: number }).n);
+  // A term's list is counted once: questions share their common words, and those lists are the long ones.
+  const lengths = new Map<string, number>();
+  const listLength = (term: string) => {
+    const known = lengths.get(term);
+    if (known !== undefined) return known;
+    const n = matching(`"${term}"`);
+    lengths.set(term, n);
+    return n;
+  };
   return {
     time(question) {
       const expression = plainOrExpression(question);
       const t = performance.now();
       search.all(expression, SEARCH_LIMIT);
       return performance.now() - t;
+    },
+    lists(question) {
+      const terms = queryTerms(question);
+      return {
+        terms: terms.length,
+        lengths: terms.map(listLength),
+        matched: terms.length === 0 ? 0 : matching(plainOrExpression(question)),
+      };
     },
     close: () => db.close(),
   };

@@ -28,15 +28,19 @@
 //        [--entries 100000] [--peer-sizes 20000]
 //        [--suites search,memory,chunk,peers,upload,page,ingest,extract,export,real,feedback]
 //        [--ingest 5000] [--export 20000] [--export-rss 100000]
+//        [--real-passages 20000] [--real-corpora debian,cranfield,synthetic] [--real-peers on|off]
 //
 // The extract suite (bench/extract.ts, not run unless named): PDF text of a printed 600-page manual and of a
 // 25 MiB file against pdftotext on the same file, and a DOCX zip bomb's refusal.
 //
 // The feedback suite (bench/feedback-cost.ts, not run unless named): feedback's cost by question length on
 // 20,000 passages of Debian's manuals (--feedback-passages), against the plain FTS5 OR floor, in process.
-// The real suite (bench/real-http.ts, not run unless named): over loopback HTTP on 20,000 passages of Debian's
-// manuals (--real-passages): short and long questions against the floor, throughput at 1/8/64 connections,
-// another team's latency during a flood.
+// The real suite (bench/real-http.ts, not run unless named): memoria's own server entry over loopback HTTP on
+// Debian's manuals (20,000 passages and more, --real-passages), Cranfield's abstracts and the synthetic
+// SciFact shape at the manuals' passage count, side by side (--real-corpora debian,cranfield,synthetic):
+// short and long questions against the floor, throughput and p50/p99 at 1/8/64 connections, another team's
+// latency during a flood, the server's RSS a byte of text from /proc; MiniSearch, Orama, FlexSearch and the
+// plain FTS5 table beside it in fresh processes (--real-peers off leaves them out); issue 21's targets last.
 // The upload suite (bench/upload.ts, not run unless named): another team's search latency while one team
 // uploads a 5 MiB markdown document, with the chunk pool and with chunking inline.
 // Without --sizes, `sections` runs at 10k and 90k chunks and `scifact` at 20k passages (sealing 90k
@@ -66,6 +70,7 @@ import { benchIngest } from "./ingest.js";
 import type { SealedCorpus } from "./measure.js";
 import { benchPage } from "./page.js";
 import { PEERS } from "./peers.js";
+import { BENCH_CORPORA, type BenchCorpusName, isBenchCorpusName } from "./real-corpora.js";
 import { benchRealHttp } from "./real-http.js";
 import { type CorpusShape, generateShape, isCorpusShape } from "./shapes.js";
 import { benchUpload } from "./upload.js";
@@ -392,7 +397,15 @@ async function main() {
   }
   // bench/ingest.ts: N ~1.5 KB documents over HTTP, one a request and batched, against the FTS5 floor.
   if (suites.includes("ingest")) await benchIngest(Number(arg("ingest", "5000")));
-  if (suites.includes("real")) await benchRealHttp(Number(arg("real-passages", "20000")));
+  if (suites.includes("real")) {
+    const corpora = arg("real-corpora", BENCH_CORPORA.join(",")).split(",");
+    for (const name of corpora) if (!isBenchCorpusName(name)) throw new Error(`unknown corpus: ${name}`);
+    await benchRealHttp({
+      passages: Number(arg("real-passages", "20000")),
+      corpora: corpora as BenchCorpusName[],
+      peers: arg("real-peers", "on") !== "off",
+    });
+  }
   if (suites.includes("feedback")) benchFeedbackCost(Number(arg("feedback-passages", "20000")), rounds);
   // bench/export.ts: a team's export and restore against the batch ingest of the same documents, and the
   // server's RSS while exporting and restoring a large team.

@@ -2,6 +2,7 @@
 // apart from the client's), and the client side that starts it and reads its port.
 
 import { spawn } from "node:child_process";
+import { join, resolve } from "node:path";
 import { createApp } from "../src/app.js";
 import { systemClock } from "../src/clock.js";
 import { silentLogger } from "../src/logger.js";
@@ -11,7 +12,7 @@ import { searchThreadsFor } from "../src/runtime/start.js";
 import { Keyring } from "../src/seal/keyring.js";
 import { importMasterKeys } from "../src/seal/master.js";
 import { openStorage } from "../src/store/storage.js";
-import { benchConfig } from "./app-config.js";
+import { BENCH_ADMIN, benchConfig } from "./app-config.js";
 
 /** Serves memoria on a loopback port until SIGTERM, printing `{"message":"listening","port":…}` once. */
 export async function serveBenchApp(options: {
@@ -76,6 +77,66 @@ export function startBenchServer(script: string, args: string[]) {
   });
   const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
   return { child, port, exited };
+}
+
+const NODE_ENTRY = resolve(import.meta.dirname, "../src/runtime/node.ts");
+/** Where the bench reads Cranfield from (bench/real-corpora.ts): the bench's variable, not the server's. */
+const BENCH_ONLY = "MEMORIA_EVAL_DIR";
+
+/**
+ * memoria's own Node entry (src/runtime/node.ts, what `npm start` runs) in a process of its own on a loopback
+ * port, with whatever the checked-out server does by default: the bench measures the server as it ships.
+ * The bench's own settings are an admin token, a master key (random unless given, to start again over the
+ * same database), a database under `dbDir` and no rate limit; every MEMORIA_* variable of the bench's own
+ * environment but its own is passed on (MEMORIA_SEARCH_THREADS, say), and returned as `passed` so a run can
+ * print what it measured.
+ */
+export function startMemoriaEntry(
+  dbDir: string,
+  masterKey: string = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64"),
+) {
+  const passed = Object.fromEntries(
+    Object.entries(process.env).filter(
+      (entry): entry is [string, string] =>
+        entry[0].startsWith("MEMORIA_") && entry[0] !== BENCH_ONLY && entry[1] !== undefined,
+    ),
+  );
+  const env = {
+    PATH: process.env.PATH ?? "",
+    HOME: process.env.HOME ?? dbDir,
+    ...passed,
+    PORT: "0",
+    MEMORIA_HOST: "127.0.0.1",
+    MEMORIA_DB_URL: `file:${join(dbDir, "memoria.db")}`,
+    MEMORIA_MASTER_KEY: masterKey,
+    MEMORIA_ADMIN_TOKEN: BENCH_ADMIN,
+    // The bench is its own only client and sends thousands of requests a minute with one key.
+    MEMORIA_RATE_LIMIT: "0",
+    // Catch-up left alone: the bench is the only writer (as benchConfig).
+    MEMORIA_CATCHUP_MS: "60000",
+  };
+  const child = spawn(process.execPath, ["--import", "tsx", NODE_ENTRY], {
+    env,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const port = new Promise<number>((resolve, reject) => {
+    let seen = "";
+    const onData = (d: Buffer) => {
+      seen += d.toString();
+      const match = seen.match(/"message":"listening","port":(\d+)/);
+      if (match) {
+        // Its access log goes on being read and dropped, so the pipe never fills.
+        seen = "";
+        child.stdout.off("data", onData);
+        child.stdout.resume();
+        resolve(Number(match[1]));
+      } else if (seen.length > 1 << 16) seen = seen.slice(-4096);
+    };
+    child.stdout.on("data", onData);
+    child.on("exit", (code) => reject(new Error(`memoria exited with ${code} before it listened`)));
+  });
+  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
+  return { child, port, exited, passed: Object.keys(passed), masterKey };
 }
 
 /** The bench's JSON client of a memoria server: one request, its status and its parsed JSON answer. */
