@@ -31,9 +31,33 @@ export function withoutBadges(source: string): string {
     .replace(badgeHtmlImage, "");
 }
 
+/**
+ * Whether the markup's first or last visible character is a letter or digit. Every badge, tag, comment and
+ * reference starts with `[`, `!`, `<` or `&` and ends with `)`, `]`, `>` or `;`, so such a character stands
+ * outside them all: the markup is prose, decided without a scan (what almost every paragraph is).
+ */
+function edgeIsWord(source: string): boolean {
+  let first = 0;
+  while (first < source.length && isSpaceUnit(source.charCodeAt(first))) first++;
+  if (first === source.length) return false;
+  let last = source.length - 1;
+  while (isSpaceUnit(source.charCodeAt(last))) last--;
+  return isWordUnit(source, first) || isWordUnit(source, last);
+}
+
+function isSpaceUnit(code: number): boolean {
+  return code === 32 || (code >= 9 && code <= 13);
+}
+
+function isWordUnit(source: string, at: number): boolean {
+  const code = source.charCodeAt(at);
+  if (code < 128) return (code >= 48 && code <= 57) || ((code | 32) >= 97 && (code | 32) <= 122);
+  return wordCharacter.test(source.charAt(at));
+}
+
 /** Whether markup holds badges and no word outside them and its tags (a README's row of badges). */
 export function isBadgeRow(source: string): boolean {
-  if (source.length > maxBadgeRowChars) return false;
+  if (source.length > maxBadgeRowChars || edgeIsWord(source)) return false;
   const rest = withoutBadges(source);
   if (rest === source) return false;
   const own = rest.replace(htmlComment, "").replace(anyTag, "").replace(reference, "");
