@@ -1,6 +1,7 @@
 // The chunk suite of `npm run bench` (bench/run.ts --suites chunk): chunking a generated 5 MiB markdown
-// document against the floor — the same bytes chunked as `format: "text"`, measured in the same run — and
-// chunking a folder of real README files (every *.md under node_modules).
+// document, and a 5 MiB page made of real pages (Sphinx's and rustdoc's, from Debian's documentation
+// packages), each against its floor — the same bytes chunked as `format: "text"`, measured in the same run —
+// and chunking a folder of real README files (every *.md under node_modules).
 //
 // Each side runs in a fresh process, so peak memory is that process's own: the growth of its peak resident
 // set (process.resourceUsage().maxRSS) over its resident set just before chunking. The first run is the one
@@ -9,6 +10,7 @@
 //
 // As a child process (run by bench/run.ts, prints one JSON line):
 //   tsx bench/chunk.ts document <markdown|text> <bytes>
+//   tsx bench/chunk.ts page <html|text> <bytes>
 //   tsx bench/chunk.ts readmes
 
 import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
@@ -16,6 +18,7 @@ import { join, resolve } from "node:path";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { chunkDocument } from "../src/ingest/chunk.js";
+import { packageFiles, samplePages, sites } from "../test/support/doc-sites.js";
 
 // 5 MiB: the largest document the service accepts (maxDocumentBytes), so the worst a single upload costs.
 export const DOCUMENT_BYTES = 5 * 1024 * 1024;
@@ -99,6 +102,25 @@ export function generateMarkdown(bytes: number, seed = SEED): string {
   return blocks.join("\n\n");
 }
 
+/**
+ * A page of about `bytes` UTF-16 units made of real pages, Sphinx's and rustdoc's (the sampled pages of
+ * test/support/doc-sites.ts), each whole with its chrome, one after another; null when neither package is
+ * installed. Real markup is denser than generated HTML (rustdoc's code is mostly `<span class>`).
+ */
+export function realPagesHtml(bytes: number): string | null {
+  const pieces = sites
+    .filter((site) => site.generator === "Sphinx" || site.generator === "rustdoc")
+    .flatMap((site) => samplePages(site, packageFiles(site.package) ?? []).map((page) => page.content));
+  if (pieces.length === 0) return null;
+  const parts: string[] = [];
+  for (let size = 0, i = 0; size < bytes; i++) {
+    const piece = pieces[i % pieces.length] as string;
+    parts.push(piece);
+    size += piece.length;
+  }
+  return parts.join("\n").slice(0, bytes);
+}
+
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   const m = Math.floor(s.length / 2);
@@ -119,8 +141,7 @@ function timed(run: () => void): { wallMs: number; cpuMs: number } {
   return { wallMs, cpuMs: (used.user + used.system) / 1000 };
 }
 
-function measureDocument(format: "markdown" | "text", bytes: number) {
-  const content = generateMarkdown(bytes);
+function measureDocument(format: "markdown" | "html" | "text", content: string) {
   collectGarbage();
   const rssBefore = process.memoryUsage().rss;
   let passages = 0;
@@ -246,6 +267,34 @@ export function benchChunk(pairs: number, measure: Measure): void {
   ];
   for (const [k, v] of rows) console.log(`${k.padEnd(52)} ${v}`);
 
+  const page: Record<string, number>[] = [];
+  const pageText: Record<string, number>[] = [];
+  for (let i = 0; i < pairs; i++) {
+    const text = measure(["page", "text", String(DOCUMENT_BYTES)], script);
+    if (!Number.isFinite(text.mib)) break;
+    pageText.push(text);
+    page.push(measure(["page", "html", String(DOCUMENT_BYTES)], script));
+  }
+  if (page.length === 0)
+    console.log("\n(the 5 MiB page of real pages: skipped, needs sphinx-doc or rust-doc)");
+  else {
+    const pageRatio = (key: string) =>
+      page.map((m, i) => (m[key] ?? Number.NaN) / (pageText[i]?.[key] ?? Number.NaN));
+    console.log(
+      `\n## chunking a ${(page[0]?.mib ?? 0).toFixed(1)} MiB page of real Sphinx and rustdoc pages (${page.length} fresh-process pairs, medians; every run in brackets)`,
+    );
+    const pageRows: [string, string][] = [
+      ["floor: same bytes as text, warm", line(of(pageText, "warmMs"), " ms", 0)],
+      ["HTML (page rules), warm", line(of(page, "warmMs"), " ms", 0)],
+      ["HTML / floor, warm wall (target ≤ 3)", line(pageRatio("warmMs"), "×")],
+      ["HTML / floor, warm CPU", line(pageRatio("warmCpuMs"), "×")],
+      ["HTML / floor, first run", line(pageRatio("firstMs"), "×")],
+      ["peak RSS growth, HTML", line(of(page, "peakGrowthMiB"), " MiB", 0)],
+      ["passages", `${page[0]?.passages ?? 0} HTML, ${pageText[0]?.passages ?? 0} as text`],
+    ];
+    for (const [k, v] of pageRows) console.log(`${k.padEnd(52)} ${v}`);
+  }
+
   const readmes = measure(["readmes"], script);
   const seconds = (readmes.markdownMs ?? Number.NaN) / 1000;
   console.log(`\n## chunking real README files (every *.md under node_modules, warm, one process)`);
@@ -266,9 +315,14 @@ export function benchChunk(pairs: number, measure: Measure): void {
 
 if (process.argv[1] && resolve(process.argv[1]) === resolve(script)) {
   const [mode, format, bytes] = process.argv.slice(2);
-  const result =
-    mode === "document"
-      ? measureDocument(format === "text" ? "text" : "markdown", Number(bytes ?? DOCUMENT_BYTES))
-      : measureReadmes();
+  const size = Number(bytes ?? DOCUMENT_BYTES);
+  let result: Record<string, number>;
+  if (mode === "document") {
+    result = measureDocument(format === "text" ? "text" : "markdown", generateMarkdown(size));
+  } else if (mode === "page") {
+    const html = realPagesHtml(size);
+    // No documentation package: NaN figures, which the suite reads as skipped.
+    result = html === null ? { mib: Number.NaN } : measureDocument(format === "text" ? "text" : "html", html);
+  } else result = measureReadmes();
   console.log(JSON.stringify(result));
 }

@@ -24,6 +24,7 @@ import {
   samplePages,
   sites,
 } from "../test/support/doc-sites.js";
+import { realPagesHtml } from "./chunk.js";
 
 interface Read {
   path: string;
@@ -114,20 +115,11 @@ for (const site of onlyBigPage ? [] : sites) {
 console.log(rows.join("\n"));
 
 // A 5 MiB page (the largest document memoria takes) made of real pages, Sphinx's and rustdoc's, each whole
-// with its chrome, one after another: chunked as HTML against the same bytes chunked as plain text (the
-// floor), medians of 5 runs after a warm-up. The bar is 3×.
-const pieces = sites
-  .filter((site) => site.generator === "Sphinx" || site.generator === "rustdoc")
-  .flatMap((site) => samplePages(site, packageFiles(site.package) ?? []).map((page) => page.content));
-if (pieces.length > 0) {
-  const target = 5 * 1024 * 1024;
-  const parts: string[] = [];
-  for (let size = 0, i = 0; size < target; i++) {
-    const piece = pieces[i % pieces.length] as string;
-    parts.push(piece);
-    size += piece.length;
-  }
-  const big = parts.join("\n").slice(0, target);
+// with its chrome, one after another (realPagesHtml, the page the chunk suite measures in fresh processes):
+// chunked as HTML against the same bytes chunked as plain text (the floor), medians of 5 runs after a
+// warm-up. The bar is 3×.
+const big = realPagesHtml(5 * 1024 * 1024);
+if (big !== null) {
   const runs = (work: () => unknown) => {
     work();
     return median(Array.from({ length: 5 }, () => timed(work)[1]));

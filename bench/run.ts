@@ -20,8 +20,9 @@
 // fresh process next to memoria's cold start and the floor, times both mixes, and prints memoria against
 // each as ratios; it writes the chart .bench/peers.svg.
 //
-// Then chunking (bench/chunk.ts): a generated 5 MiB markdown document against the floor of the same bytes
-// chunked as plain text, each in its own fresh process, alternating; and a folder of real README files.
+// Then chunking (bench/chunk.ts): a generated 5 MiB markdown document and a 5 MiB page of real Sphinx and
+// rustdoc pages, each against the floor of the same bytes chunked as plain text, each in its own fresh
+// process, alternating; and a folder of real README files.
 //
 // The sealed database of a size is made once and kept under .bench/ (sealed, like any memoria database).
 // Usage: npm run bench [-- --sizes 10000,90000] [--shapes sections,scifact] [--pairs 2] [--rounds 2]

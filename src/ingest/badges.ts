@@ -31,9 +31,49 @@ export function withoutBadges(source: string): string {
     .replace(badgeHtmlImage, "");
 }
 
+/**
+ * Whether the markup's first (or last) visible character is a letter or digit. Every badge, tag, comment and
+ * reference starts with `[`, `!`, `<` or `&` and ends with `)`, `]`, `>` or `;`, so such a character stands
+ * outside them all: the markup is prose, decided without a scan (what almost every paragraph is).
+ */
+function startsWithWord(source: string): boolean {
+  let first = 0;
+  while (first < source.length && isSpaceUnit(source.charCodeAt(first))) first++;
+  return first < source.length && isWordUnit(source, first);
+}
+
+function endsWithWord(source: string): boolean {
+  let last = source.length - 1;
+  while (last >= 0 && isSpaceUnit(source.charCodeAt(last))) last--;
+  return last >= 0 && isWordUnit(source, last);
+}
+
+function isSpaceUnit(code: number): boolean {
+  return code === 32 || (code >= 9 && code <= 13);
+}
+
+function isWordUnit(source: string, at: number): boolean {
+  const code = source.charCodeAt(at);
+  if (code < 128) return (code >= 48 && code <= 57) || ((code | 32) >= 97 && (code | 32) <= 122);
+  return wordCharacter.test(source.charAt(at));
+}
+
+/**
+ * isBadgeRow of the lines joined by "\n", joining them only when their ends leave it open: a paragraph's
+ * lines are joined for this alone, and almost every paragraph starts or ends with a word.
+ */
+export function isBadgeRowOfLines(lines: readonly string[]): boolean {
+  // The joined text starts where its first line does and ends where its last does (white space aside: a
+  // blank first or last line only moves the edge, and is then asked of the whole).
+  const first = lines[0] ?? "";
+  const last = lines[lines.length - 1] ?? "";
+  if (startsWithWord(first) || endsWithWord(last)) return false;
+  return isBadgeRow(lines.length === 1 ? first : lines.join("\n"));
+}
+
 /** Whether markup holds badges and no word outside them and its tags (a README's row of badges). */
 export function isBadgeRow(source: string): boolean {
-  if (source.length > maxBadgeRowChars) return false;
+  if (source.length > maxBadgeRowChars || startsWithWord(source) || endsWithWord(source)) return false;
   const rest = withoutBadges(source);
   if (rest === source) return false;
   const own = rest.replace(htmlComment, "").replace(anyTag, "").replace(reference, "");

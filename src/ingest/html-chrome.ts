@@ -252,56 +252,120 @@ export function tagRole(
   return "content";
 }
 
-const attributePattern = /([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?/g;
+/** JavaScript's `\s`, by UTF-16 unit: the ASCII cases inline, the rare others through the class. */
+function isSpaceUnit(tag: string, at: number): boolean {
+  const c = tag.charCodeAt(at);
+  if (c === 32 || (c >= 9 && c <= 13)) return true;
+  return c >= 128 && /\s/.test(tag.charAt(at));
+}
+
+/** A unit of an attribute's name: not white space, `"`, `'`, `>`, `/` or `=`. */
+function isNameUnit(tag: string, at: number): boolean {
+  const c = tag.charCodeAt(at);
+  if (c === 34 || c === 39 || c === 62 || c === 47 || c === 61) return false;
+  return !isSpaceUnit(tag, at);
+}
+
+/** A unit of an unquoted value: not white space, `"`, `'`, `=`, `<`, `>` or a backtick. */
+function isUnquotedUnit(tag: string, at: number): boolean {
+  const c = tag.charCodeAt(at);
+  if (c === 34 || c === 39 || c === 61 || c === 60 || c === 62 || c === 96) return false;
+  return !isSpaceUnit(tag, at);
+}
+
+/** A class attribute's tokens, split at HTML's white space. */
+function classTokens(value: string): string[] {
+  const tokens: string[] = [];
+  let start = -1;
+  for (let i = 0; i <= value.length; i++) {
+    const c = i < value.length ? value.charCodeAt(i) : 32;
+    const space = c === 32 || c === 9 || c === 10 || c === 12 || c === 13;
+    if (!space && start < 0) start = i;
+    else if (space && start >= 0) {
+      tokens.push(start === 0 && i === value.length ? value : value.slice(start, i));
+      start = -1;
+    }
+  }
+  return tokens;
+}
 
 /**
  * The attributes of a start tag's source that tagRole reads. Attributes are read once each, left to right;
  * the first of a name counts, as in browsers. Called for most start tags of a page, so it allocates nothing
  * for the attributes it does not read and lowercases a name only when its length could be one of them.
+ * Read by a scan that takes what the pattern
+ * /([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?/g would match, left to right: the
+ * pattern's exec allocated a match of four groups per attribute, and was an eighth of reading a 5 MiB page
+ * of real pages (decision 0052).
  */
 export function tagAttributes(tag: string, nameLength: number): TagAttributes {
   const found: TagAttributes = { classes: [], id: "", role: "", href: null, hidden: false, open: false };
   // One bit per attribute read: class, id, role, href, hidden, aria-hidden, style, open.
   let seen = 0;
-  attributePattern.lastIndex = 1 + nameLength;
+  // The tag's closing ">": an attribute must start before it.
   const end = tag.length - 1;
-  for (
-    let match = attributePattern.exec(tag);
-    match && match.index < end;
-    match = attributePattern.exec(tag)
-  ) {
-    const raw = match[1] ?? "";
-    const length = raw.length;
-    if (length !== 2 && length !== 4 && length !== 5 && length !== 6 && length !== 11) continue;
-    const key = raw.toLowerCase();
-    const bit = attributeBits.get(key);
-    if (bit === undefined || (seen & bit) !== 0) continue;
+  let i = 1 + nameLength;
+  while (i < tag.length) {
+    while (i < tag.length && !isNameUnit(tag, i)) i++;
+    if (i >= end) break;
+    const nameStart = i;
+    while (i < tag.length && isNameUnit(tag, i)) i++;
+    const nameEnd = i;
+    // A value when "=" follows (white space around it allowed); else, or when the value is none of the
+    // three forms (an unclosed quote), the attribute is its name alone and the scan goes on after it.
+    let valueStart = -1;
+    let valueEnd = -1;
+    let j = nameEnd;
+    while (j < tag.length && isSpaceUnit(tag, j)) j++;
+    if (tag.charCodeAt(j) === 61) {
+      j++;
+      while (j < tag.length && isSpaceUnit(tag, j)) j++;
+      const quote = tag.charCodeAt(j);
+      if (quote === 34 || quote === 39) {
+        const close = tag.indexOf(quote === 34 ? '"' : "'", j + 1);
+        if (close !== -1) {
+          valueStart = j + 1;
+          valueEnd = close;
+          i = close + 1;
+        }
+      } else {
+        let k = j;
+        while (k < tag.length && isUnquotedUnit(tag, k)) k++;
+        if (k > j) {
+          valueStart = j;
+          valueEnd = k;
+          i = k;
+        }
+      }
+    }
+    const bit = attributeBit(tag, nameStart, nameEnd - nameStart);
+    if (bit === 0 || (seen & bit) !== 0) continue;
     seen |= bit;
-    const value = match[2] ?? match[3] ?? match[4] ?? "";
-    switch (key) {
-      case "class":
-        found.classes = value.split(/[\t\n\f\r ]+/).filter((c) => c !== "");
+    const value = valueStart < 0 ? "" : tag.slice(valueStart, valueEnd);
+    switch (bit) {
+      case classBit:
+        found.classes = classTokens(value);
         break;
-      case "id":
+      case idBit:
         found.id = value.toLowerCase();
         break;
-      case "role":
+      case roleBit:
         // A role attribute lists fallbacks; the first one a browser knows wins, and these are all known.
         found.role = (value.trim().split(/\s+/)[0] ?? "").toLowerCase();
         break;
-      case "href":
+      case hrefBit:
         found.href = value;
         break;
-      case "hidden":
+      case hiddenBit:
         found.hidden = true;
         break;
-      case "aria-hidden":
+      case ariaHiddenBit:
         if (value.trim().toLowerCase() === "true") found.hidden = true;
         break;
-      case "style":
+      case styleBit:
         if (hiddenByStyle(value)) found.hidden = true;
         break;
-      case "open":
+      case openBit:
         found.open = true;
         break;
     }
@@ -309,13 +373,49 @@ export function tagAttributes(tag: string, nameLength: number): TagAttributes {
   return found;
 }
 
-const attributeBits: ReadonlyMap<string, number> = new Map([
-  ["class", 1],
-  ["id", 2],
-  ["role", 4],
-  ["href", 8],
-  ["hidden", 16],
-  ["aria-hidden", 32],
-  ["style", 64],
-  ["open", 128],
+const classBit = 1;
+const idBit = 2;
+const roleBit = 4;
+const hrefBit = 8;
+const hiddenBit = 16;
+const ariaHiddenBit = 32;
+const styleBit = 64;
+const openBit = 128;
+
+/** The attributes read, by the length of their names (only these lengths can be one). */
+const attributesByLength: ReadonlyMap<number, ReadonlyArray<readonly [string, number]>> = new Map([
+  [2, [["id", idBit]]],
+  [
+    4,
+    [
+      ["role", roleBit],
+      ["href", hrefBit],
+      ["open", openBit],
+    ],
+  ],
+  [
+    5,
+    [
+      ["class", classBit],
+      ["style", styleBit],
+    ],
+  ],
+  [6, [["hidden", hiddenBit]]],
+  [11, [["aria-hidden", ariaHiddenBit]]],
 ]);
+
+/**
+ * The bit of the attribute named at `start` (ASCII case-insensitively), or 0 for one that is not read:
+ * compared in place, so the names of the attributes not read (most of a page's) are never copied.
+ */
+function attributeBit(tag: string, start: number, length: number): number {
+  const candidates = attributesByLength.get(length);
+  if (!candidates) return 0;
+  next: for (const [name, bit] of candidates) {
+    // `| 32` lowercases an ASCII letter and leaves "-" as it is; no other unit of a name maps onto these.
+    for (let i = 0; i < length; i++)
+      if ((tag.charCodeAt(start + i) | 32) !== name.charCodeAt(i)) continue next;
+    return bit;
+  }
+  return 0;
+}

@@ -105,9 +105,31 @@ const preformatted: ReadonlySet<string> = new Set(["pre", "listing", "textarea",
 const listIndent = "  ";
 const maxListIndentLevels = 16;
 
-const tagName = /[A-Za-z][^\t\n\f\r />]*/y;
 const altAttribute = /\salt\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+))/i;
-const headingTag = /^h[1-6]$/;
+
+function isAsciiLetter(code: number): boolean {
+  return (code >= 65 && code <= 90) || (code >= 97 && code <= 122);
+}
+
+/**
+ * Where the tag name that starts with the letter at `from` ends: at white space, "/", ">" or the end. A
+ * scan, not a sticky regex: a page has a tag every few dozen characters, and each exec allocated a match.
+ */
+function tagNameEnd(html: string, from: number): number {
+  let i = from + 1;
+  for (; i < html.length; i++) {
+    const c = html.charCodeAt(i);
+    if (c === 32 || c === 62 || c === 47 || c === 9 || c === 10 || c === 12 || c === 13) break;
+  }
+  return i;
+}
+
+/** h1–h6. */
+function isHeadingTag(name: string): boolean {
+  if (name.length !== 2 || name.charCodeAt(0) !== 104) return false;
+  const level = name.charCodeAt(1);
+  return level >= 49 && level <= 54;
+}
 
 /** What a single inline tag leaves between the words around it: nothing, a line break or a space. */
 export function tagSeparator(name: string): string {
@@ -332,16 +354,16 @@ class HtmlReader {
         const close = html.indexOf(">", lt + 2);
         i = close === -1 ? n : close + 1;
       } else if (next === 47) {
-        tagName.lastIndex = lt + 2;
-        const name = tagName.exec(html);
+        const named = isAsciiLetter(html.charCodeAt(lt + 2));
+        const name = named ? html.slice(lt + 2, tagNameEnd(html, lt + 2)).toLowerCase() : "";
         const close = html.indexOf(">", lt + 2);
         i = close === -1 ? n : close + 1;
         this.position = lt;
-        if (name) this.end(name[0].toLowerCase());
-      } else if ((next >= 65 && next <= 90) || (next >= 97 && next <= 122)) {
-        tagName.lastIndex = lt + 1;
-        const name = (tagName.exec(html)?.[0] ?? "").toLowerCase();
-        const close = tagEnd(html, lt + 1 + name.length);
+        if (named) this.end(name);
+      } else if (isAsciiLetter(next)) {
+        const nameEnd = tagNameEnd(html, lt + 1);
+        const name = html.slice(lt + 1, nameEnd).toLowerCase();
+        const close = tagEnd(html, nameEnd);
         // A tag cut off by the end of the input is dropped with the rest, as browsers do.
         if (close === -1) break;
         i = close + 1;
@@ -479,7 +501,7 @@ class HtmlReader {
     const pre = this.preDepth > 0 || verbatim;
     if (pre) this.linePre = true;
     // Source white space collapses at once, so the only line breaks left in a line are those of <br>.
-    this.line.push(pre ? decoded : decoded.replace(/\s+/g, " "));
+    this.line.push(pre ? decoded : collapseWhitespace(decoded));
   }
 
   private start(name: string, tag: string): void {
@@ -492,7 +514,7 @@ class HtmlReader {
       return;
     }
     if (this.page && this.pageStart(name, tag)) return;
-    if (headingTag.test(name)) {
+    if (isHeadingTag(name)) {
       if (this.headingDepth > 0) this.closeHeading();
       this.boundary();
       this.headingDepth = Number(name.charAt(1));
@@ -537,7 +559,7 @@ class HtmlReader {
       return;
     }
     if (this.page && this.pageEnd(name)) return;
-    if (headingTag.test(name)) {
+    if (isHeadingTag(name)) {
       if (this.headingDepth > 0) this.closeHeading();
       return;
     }
@@ -597,13 +619,17 @@ class HtmlReader {
     const pre = this.linePre;
     this.line = [];
     this.linePre = false;
+    // Outside <pre> a line holds no white space but single spaces (text() collapsed it) and the "\n" of a
+    // <br>, so a line with no <br> is only trimmed, and its spaces collapsed where pieces met.
     const text = pre
       ? raw.replace(/^\n/, "").trimEnd()
-      : raw
-          .split("\n")
-          .map((part) => part.replace(/\s+/g, " ").trim())
-          .filter((part) => part !== "")
-          .join("\n");
+      : !raw.includes("\n")
+        ? collapseWhitespace(raw).trim()
+        : raw
+            .split("\n")
+            .map((part) => part.replace(/\s+/g, " ").trim())
+            .filter((part) => part !== "")
+            .join("\n");
     if (text.trim() === "") return;
     this.linesPre = (this.lines.length === 0 || this.linesPre) && pre && this.groupDepth === 0;
     this.lines.push(this.takeMarker() + text);
@@ -621,6 +647,22 @@ class HtmlReader {
     this.lines = [];
     this.linesPre = false;
   }
+}
+
+/**
+ * Runs of white space as one space, as `text.replace(/\s+/g, " ")` makes them, without the replace (and its
+ * copy) for the many runs of text that hold single spaces only.
+ */
+function collapseWhitespace(text: string): string {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 32) {
+      if (text.charCodeAt(i + 1) !== 32) continue;
+      return text.replace(/\s+/g, " ");
+    }
+    if ((c >= 9 && c <= 13) || (c >= 128 && /\s/.test(text.charAt(i)))) return text.replace(/\s+/g, " ");
+  }
+  return text;
 }
 
 /**

@@ -7,7 +7,7 @@
 // It aims at what a reader sees, not at byte-exact CommonMark: the words of every construct reach the
 // outline, in order, and syntax does not.
 
-import { isBadgeRow, withoutBadges } from "./badges.js";
+import { isBadgeRow, isBadgeRowOfLines, withoutBadges } from "./badges.js";
 import { frontMatterBlock } from "./front-matter.js";
 import { renderHtml } from "./html.js";
 import { type Definitions, hasInlineSyntax, normaliseLabel, renderInline } from "./inline.js";
@@ -437,12 +437,10 @@ export class MarkdownReader {
     if (!leaf) return;
     this.leaf = null;
     switch (leaf.kind) {
-      case "paragraph": {
-        const source = leaf.lines.join("\n");
-        if (isBadgeRow(source)) this.badges(source);
+      case "paragraph":
+        if (isBadgeRowOfLines(leaf.lines)) this.badges(leaf.lines.join("\n"));
         else this.emit(this.paragraphText(leaf.lines), leaf.lines);
         break;
-      }
       case "fence":
       case "indented":
         // Verbatim: whitespace is meaningful in code and trimming would mangle indentation.
