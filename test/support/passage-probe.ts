@@ -41,11 +41,3 @@ export function temporaryStorage(index: PassageIndex): { tempStore: string; jour
     return { tempStore: mode === 2 ? "memory" : mode === 1 ? "file" : "default", journal };
   });
 }
-
-/** The tables a fresh connection finds in the index's database: none once every connection to it closed. */
-export function tablesFound(index: PassageIndex): number {
-  return probe(
-    index,
-    (db) => (db.prepare("SELECT count(*) AS n FROM sqlite_master").get() as { n: number }).n,
-  );
-}
