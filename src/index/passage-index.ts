@@ -19,7 +19,7 @@ import {
 } from "./passage-layout.js";
 import { type PassageIndexState, passageIndexStateSchema } from "./passage-state.js";
 import { packBlock, type StoredPassage, textBlocks, unpackBlock } from "./passage-text.js";
-import { canonicalOrder, prunedRanking, type RankedRow } from "./pruned-ranking.js";
+import { canonicalOrder, prunedRanking, type RankedRow, type RowTermCounts } from "./pruned-ranking.js";
 import { type MatchQuery, orExpression } from "./query.js";
 import { OrderedRanges, UNORDERED_ROWIDS_START } from "./rowids.js";
 import {
@@ -263,7 +263,15 @@ export class PassageIndex {
       rank: (expression, n) => this.#rankByRowid.all(expression, n) as RankedRow[],
       matchingAtLeast: (term) => this.#exactCount(term),
       passages: this.#passages,
+      termCounts: (rowids, words) => this.#termCounts(rowids, words),
     });
+  }
+
+  /** What bm25() reads of some rows for some one-token terms: pruning adds the clamped shares with it. */
+  #termCounts(rowids: readonly number[], words: readonly string[]): RowTermCounts | null {
+    const frequencies = this.#terms.frequenciesOf(this.#storedPassages(rowids), words);
+    if (frequencies === null) return null;
+    return { ...this.#columnSizes.averages(), lengths: this.#columnSizes.lengths(rowids), frequencies };
   }
 
   /**

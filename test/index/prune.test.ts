@@ -185,8 +185,9 @@ const prunes = (index: PassageIndex, q: string, limit: number) => {
 
 describe("the oracle: pruned find() answers as the full expression", () => {
   it("property: generated corpora and 1–20-word queries, at limits from 1 to 30", () => {
-    // Every query is checked against the oracle; whether it took the pruned path is measured on every third,
-    // since that measure re-runs pruning and one search per term (it cost more than the oracle itself).
+    // Every query is checked against the oracle; whether it took the pruned path is measured on every sixth,
+    // since that measure re-runs pruning and one search per term (it cost more than the oracle itself: at
+    // every third, the test took 32 s of its 30 s timeout beside the other index tests at a load of 12).
     let sampled = 0;
     let pruned = 0;
     fc.assert(
@@ -203,7 +204,7 @@ describe("the oracle: pruned find() answers as the full expression", () => {
             index.apply(corpus(shape));
             for (const [i, [q, limit]] of asked.entries()) {
               expectAsFullExpression(index, q, limit);
-              if (i % 3 !== 0) continue;
+              if (i % 6 !== 0) continue;
               sampled++;
               if (prunes(index, q, limit)) pruned++;
             }
