@@ -35,7 +35,12 @@ export class TermTable {
     db.exec("CREATE VIRTUAL TABLE returned_terms_vocab USING fts5vocab(returned_terms, 'instance')");
     // The path is left out of the words feedback draws from: a folder name repeats into every passage of a
     // folder, and says where a passage is kept, not what it is about.
-    this.#instances = db.prepare("SELECT term, doc FROM returned_terms_vocab WHERE col != 'path'");
+    // Counted in SQL, and in the vocabulary's own order (by token, then row), which is the order the counts
+    // were summed in before and so the order feedback's model adds them up in (feedback.ts).
+    this.#instances = db.prepare(
+      `SELECT term, doc, count(*) AS n FROM returned_terms_vocab WHERE col != 'path'
+        GROUP BY term, doc ORDER BY term, doc`,
+    );
     this.#allInstances = db.prepare("SELECT term, doc FROM returned_terms_vocab");
     // Counted in SQL: a common word's every position is an instance, and one row per position handed to
     // JavaScript cost more than the count (measured on real manuals: ~600 instances a passage for "the").
@@ -110,13 +115,13 @@ export class TermTable {
       // more than tokenizing the rest afterwards (measured at 50 passages of ~1.2 KB: 3.6 ms, against ~2).
       for (let i = 0; i < top; i++) put(i);
       this.#rows.put(queryRow, ["", words.join(" "), "", ""]);
-      for (const row of this.#instances.all() as { term: string; doc: number }[]) {
+      for (const row of this.#instances.all() as { term: string; doc: number; n: number }[]) {
         if (row.doc === queryRow) {
           stems.add(row.term);
           continue;
         }
         const map = counts[row.doc];
-        if (map) map.set(row.term, (map.get(row.term) ?? 0) + 1);
+        if (map) map.set(row.term, (map.get(row.term) ?? 0) + row.n);
       }
       chosen = choose(counts, stems);
       for (let i = top; i < passages.length; i++) put(i);
