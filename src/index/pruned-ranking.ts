@@ -1,6 +1,7 @@
 // Runs the long-query pruning plan (prune.ts) as a handful of FTS5 expressions, each holding some of the full
 // expression's phrases, and merges their top k into the full expression's top k. The rule, the proof and
-// the measurements: docs/decisions/0022-long-query-pruning.md.
+// the measurements: docs/decisions/0022-long-query-pruning.md, and for the clamped words' shares added
+// outside FTS5, 0049-clamped-shares.md.
 
 import { BM25_K1, clampedShare, IDF_FLOOR } from "./bm25.js";
 import { BOUND_MARGIN, phraseBound, splitByThreshold, thresholdTerms } from "./prune.js";
@@ -83,6 +84,8 @@ const group = (terms: readonly string[]) => `(${orExpression(terms, [])})`;
  *    Only a NEAR row can surface in the second list below its full score, and then the third list holds k
  *    rows above it: the top k of the merged lists, each row at its most complete score, is the full
  *    expression's top k.
+ * 4. Where the commonest non-essential words have FTS5's clamped IDF, the first two lists leave them out and
+ *    their shares are added to the candidates at the cut afterwards, to the bit (clampedRanking, 0049).
  *
  * Every expression lists its phrases in one canonical order (canonicalOrder), the full one included, so each
  * list scores its rows bit for bit as the full expression does. Against the expression in the order the terms
