@@ -19,10 +19,27 @@ export function phraseIdf(passages: number, matching: number): number {
   return idf <= 0 ? IDF_FLOOR : idf;
 }
 
-/** One phrase's share of a row's score, in the order of operations fts5_aux.c uses. */
+/**
+ * One phrase's share of a row's score, as fts5_aux.c computes it but for the association: it multiplies idf
+ * by the saturated frequency after dividing, this before, so the two may differ in the last bit (feedback's
+ * rescoring, the one user, is defined by this; clampedShare below is bm25()'s own bits).
+ */
 export function phraseShare(idf: number, frequency: number, length: number, averageLength: number): number {
   return (
     (idf * (frequency * (BM25_K1 + 1.0))) /
     (frequency + BM25_K1 * (1 - BM25_B + (BM25_B * length) / averageLength))
+  );
+}
+
+/**
+ * A phrase's share where its IDF is clamped (IDF_FLOOR), in fts5_aux.c's own order of operations,
+ * `idf · ((f·(k1+1)) / (f + k1·(1−b+b·D/avgD)))`: bm25()'s bits exactly, with no logarithm that could differ
+ * (measured: 300 of 300 rows equal to the bit, against 221 in phraseShare's association). Pruning adds these
+ * to FTS5's own sums (pruned-ranking.ts).
+ */
+export function clampedShare(frequency: number, length: number, averageLength: number): number {
+  return (
+    IDF_FLOOR *
+    ((frequency * (BM25_K1 + 1.0)) / (frequency + BM25_K1 * (1 - BM25_B + (BM25_B * length) / averageLength)))
   );
 }

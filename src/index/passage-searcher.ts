@@ -19,7 +19,7 @@ import {
   textBlockSql,
 } from "./passage-layout.js";
 import { type StoredPassage, unpackBlock } from "./passage-text.js";
-import { canonicalOrder, prunedRanking, type RankedRow } from "./pruned-ranking.js";
+import { canonicalOrder, prunedRanking, type RankedRow, type RowTermCounts } from "./pruned-ranking.js";
 import { type MatchQuery, orExpression } from "./query.js";
 import { SnippetTable } from "./snippet-table.js";
 import { contractOrder, type DocumentShown, type StoredHit } from "./stored-hit.js";
@@ -58,6 +58,8 @@ export class PassageSearcher {
    * server with scores different in the last bits, and feedback could weigh its words differently.
    */
   readonly #exactCounts = new Map<string, number>();
+  readonly #terms: TermTable;
+  readonly #columnSizes: ColumnSizes;
   /** The state the current read transaction sees (read first in every search). */
   #current: IndexState = { passages: 0, unordered: 0, generation: -1 };
 
@@ -75,6 +77,8 @@ export class PassageSearcher {
     this.#snippets = new SnippetTable(db);
     const terms = new TermTable(db);
     const columnSizes = new ColumnSizes(db, "passages");
+    this.#terms = terms;
+    this.#columnSizes = columnSizes;
     this.#feedback = feedback
       ? new FeedbackRescoring(db, feedback, {
           rank: (query, count) => this.#rankQuery(query, count),
@@ -163,7 +167,15 @@ export class PassageSearcher {
       rank: (expression, n) => this.#rankByRowid.all(expression, n) as RankedRow[],
       matchingAtLeast: (term) => this.#exactCount(term),
       passages: this.#current.passages,
+      termCounts: (rowids, words) => this.#termCounts(rowids, words),
     });
+  }
+
+  /** What bm25() reads of some rows for some one-token terms: pruning adds the clamped shares with it. */
+  #termCounts(rowids: readonly number[], words: readonly string[]): RowTermCounts | null {
+    const frequencies = this.#terms.frequenciesOf(this.#storedPassages(rowids), words);
+    if (frequencies === null) return null;
+    return { ...this.#columnSizes.averages(), lengths: this.#columnSizes.lengths(rowids), frequencies };
   }
 
   /** One expression's top `limit` rows in the contract's order (score, then document id, then ordinal). */

@@ -1,8 +1,10 @@
 // Runs the long-query pruning plan (prune.ts) as a handful of FTS5 expressions, each holding some of the full
 // expression's phrases, and merges their top k into the full expression's top k. The rule, the proof and
-// the measurements: docs/decisions/0022-long-query-pruning.md.
+// the measurements: docs/decisions/0022-long-query-pruning.md, and for the clamped words' shares added
+// outside FTS5, 0049-clamped-shares.md.
 
-import { phraseBound, splitByThreshold, thresholdTerms } from "./prune.js";
+import { BM25_K1, clampedShare, IDF_FLOOR } from "./bm25.js";
+import { BOUND_MARGIN, phraseBound, splitByThreshold, thresholdTerms } from "./prune.js";
 import { orExpression } from "./query.js";
 
 export interface RankedRow {
@@ -11,14 +13,57 @@ export interface RankedRow {
   rank: number;
 }
 
+/** What bm25() reads of some rows, besides their phrases' instances: for adding clamped shares (below). */
+export interface RowTermCounts {
+  /** bm25()'s N and avgD, from the record bm25() reads them from. */
+  rows: number;
+  averageLength: number;
+  /** Each row's length in tokens, all columns (bm25()'s D), by rowid. */
+  lengths: ReadonlyMap<number, number>;
+  /** Each row's column-weighted frequency (bm25()'s f) of each term, in the order the rowids were given. */
+  frequencies: readonly ReadonlyMap<string, number>[];
+}
+
 export interface RankingSource {
   /** Rows matching `expression`, best first, ties by rowid (which is the contract's tie order here). */
   rank(expression: string, limit: number): RankedRow[];
-  /** A lower bound on the rows holding `term` now; only the bounds and the threshold query depend on it. */
+  /** The rows holding `term` now, exactly: the bounds, the threshold query and the canonical order depend on it. */
   matchingAtLeast(term: string): number;
   /** Rows in the table, as bm25() counts them. */
   passages: number;
+  /**
+   * What bm25() reads of `rowids` for `terms` (each a single token), or null if a term is not one token.
+   * Optional: without it every phrase is scored inside FTS5, as before 0049.
+   */
+  termCounts?(rowids: readonly number[], terms: readonly string[]): RowTermCounts | null;
 }
+
+/**
+ * Rows each partial list is asked for, as a multiple of the limit: the rows within the clamped shares' bound
+ * of the k-th are nearly always the k-th's exact ties, and a list that may hold more is asked again.
+ */
+const PARTIAL_ROWS_PER_LIMIT = 2;
+
+/**
+ * The most candidates whose clamped shares are added, as a multiple of the limit: past it (hundreds of rows
+ * tied at the cut, as copies of one boilerplate passage make) reading their text would cost more than FTS5
+ * scoring the common phrases, and the clamped phrases stay in FTS5's lists.
+ */
+const CLAMPED_CANDIDATES_PER_LIMIT = 8;
+
+/**
+ * Clamped shares are added outside FTS5 only where the essential terms' rows (their counts summed, an upper
+ * bound of the rows FTS5 would walk the common words' positions in) reach this multiple of the limit. Below
+ * it, reading and tokenizing the ~limit candidates costs more than FTS5 spends on those positions: measured
+ * on generated corpora (40 words, one in every passage, 2–20-word queries, limit 20, in one process against
+ * the ranking before clamped shares), 480 passages took 1.37× its time without this bound and 1.01× with it,
+ * 3,000 passages 0.90× and 0.86×; on real manuals one candidate's text costs what ~40 essential rows' common
+ * positions do, and a long question's ~limit candidates then pay for themselves past ~45 × limit rows.
+ */
+const CLAMPED_MIN_ROWS_PER_LIMIT = 64;
+
+/** A query term FTS5 tokenizes as one token whatever the script rules: ASCII letters and digits. */
+const SINGLE_TOKEN = /^[A-Za-z0-9]+$/;
 
 const group = (terms: readonly string[]) => `(${orExpression(terms, [])})`;
 
@@ -39,6 +84,8 @@ const group = (terms: readonly string[]) => `(${orExpression(terms, [])})`;
  *    Only a NEAR row can surface in the second list below its full score, and then the third list holds k
  *    rows above it: the top k of the merged lists, each row at its most complete score, is the full
  *    expression's top k.
+ * 4. Where the commonest non-essential words have FTS5's clamped IDF, the first two lists leave them out and
+ *    their shares are added to the candidates at the cut afterwards, to the bit (clampedRanking, 0049).
  *
  * Every expression lists its phrases in one canonical order (canonicalOrder), the full one included, so each
  * list scores its rows bit for bit as the full expression does. Against the expression in the order the terms
@@ -66,21 +113,147 @@ export function prunedRanking(terms: readonly string[], limit: number, source: R
   const nonEssential = split.nonEssential.sort(canonically);
   if (nonEssential.length === 0 || essential.length === 0) return source.rank(full, limit);
 
-  const best = new Map<number, number>();
+  const nearCan = nearCanMatch(ordered, matching, source);
+  // The NEAR list comes last: it scores its rows more completely than the others, so it overwrites.
+  const near = () =>
+    nearCan ? source.rank(`${group(ordered)} AND ${orExpression([], ordered)}`, limit) : [];
+  const clamped = clampedSuffix(ordered, nonEssential, matching, source.passages);
+  const withClamped =
+    clamped.length > 0 ? clampedRanking(essential, nonEssential, clamped, ordered, limit, source) : null;
+  if (withClamped) return merged([withClamped, near()], limit);
+
   // A term in every passage leaves the NOT list empty; skipping it saves walking the essential terms' rows
   // (1.25 ms p50 of a long query at 20k passages, where the commonest word is in every passage).
   const everywhere = nonEssential.some((term) => (matching.get(term) ?? 0) >= source.passages);
-  // The NEAR list comes last: it scores its rows more completely than the second one, so it overwrites.
-  const lists = [
-    everywhere ? [] : source.rank(`${group(essential)} NOT ${group(nonEssential)}`, limit),
-    source.rank(`${group(essential)} AND ${group(nonEssential)}`, limit),
-    source.rank(`${group(ordered)} AND ${orExpression([], ordered)}`, limit),
-  ];
+  return merged(
+    [
+      everywhere ? [] : source.rank(`${group(essential)} NOT ${group(nonEssential)}`, limit),
+      source.rank(`${group(essential)} AND ${group(nonEssential)}`, limit),
+      near(),
+    ],
+    limit,
+  );
+}
+
+/**
+ * Whether the NEAR group can match anywhere. It needs every term in one row, so a term no passage holds, or
+ * no row holding the two rarest, leaves its list empty: asking that of the two rarest doclists costs a few
+ * seeks, where the NEAR list walks every term's (~1.6 ms p50 of a long question on 19k passages of real
+ * manuals, nearly always for no row: 0 of 200 held-out sentences matched).
+ */
+function nearCanMatch(
+  ordered: readonly string[],
+  matching: ReadonlyMap<string, number>,
+  source: RankingSource,
+) {
+  if (ordered.some((term) => (matching.get(term) ?? 0) === 0)) return false;
+  const distinct = [...new Set(ordered)];
+  if (distinct.length < 3) return true;
+  return source.rank(`"${distinct[0]}" AND "${distinct[1]}"`, 1).length > 0;
+}
+
+/** Each row at its score in the last list holding it, sorted by score then rowid, top `limit`. */
+function merged(lists: readonly (readonly RankedRow[])[], limit: number): RankedRow[] {
+  const best = new Map<number, number>();
   for (const list of lists) for (const row of list) best.set(row.rowid, row.rank);
   return [...best]
     .map(([rowid, rank]) => ({ rowid, rank }))
     .sort((a, b) => a.rank - b.rank || a.rowid - b.rowid)
     .slice(0, limit);
+}
+
+/**
+ * The non-essential terms whose IDF FTS5 clamps (in half of all rows or more: "the", "to"), when they close
+ * the canonical order and each is one token: the phrases whose shares can be added outside FTS5 to the
+ * bit. Each share is below IDF_FLOOR·(k1+1), yet scoring them inside FTS5 walks their many positions in
+ * every row an essential term is in: half of the essential lists' cost on real text (0049).
+ */
+function clampedSuffix(
+  ordered: readonly string[],
+  nonEssential: readonly string[],
+  matching: ReadonlyMap<string, number>,
+  passages: number,
+): string[] {
+  const inNonEssential = new Set(nonEssential);
+  let start = ordered.length;
+  while (start > 0) {
+    const term = ordered[start - 1] ?? "";
+    // log((N − n + 0.5)/(n + 0.5)) ≤ 0 exactly when n ≥ N − n: the quotient of two exact halves is ≤ 1.
+    const isClamped = 2 * (matching.get(term) ?? 0) >= passages;
+    if (!isClamped || !inNonEssential.has(term) || !SINGLE_TOKEN.test(term)) break;
+    start--;
+  }
+  return ordered.slice(start);
+}
+
+/**
+ * The rows holding an essential term, each at its full score but for the NEAR group (the caller's NEAR list
+ * adds that), with the clamped phrases left out of FTS5's lists and their shares added afterwards:
+ *
+ * - `essential NOT rest` and `essential AND rest` (rest: the other non-essential terms) cover every row
+ *   holding an essential term, each scored by FTS5 over every phrase but the clamped ones. Those are a
+ *   prefix of the canonical order, so FTS5's sum is the full expression's sum up to them, bit for bit.
+ * - A row's clamped shares together stay below their bound, ~1e-6 each: a row more than that below the k-th
+ *   of these partial scores cannot reach the top k, so only the rows within it are candidates.
+ * - Each candidate's clamped shares are added in the canonical order, by bm25()'s own arithmetic (bm25.ts)
+ *   with bm25()'s own counts: the clamped IDF is the constant IDF_FLOOR, so no logarithm can differ, and the
+ *   sum lands on the full expression's score exactly.
+ *
+ * Null when that would cost more than it saves (too many candidates tied at the cut) or a term's counts
+ * cannot be read: the caller then lets FTS5 score every phrase.
+ */
+function clampedRanking(
+  essential: readonly string[],
+  nonEssential: readonly string[],
+  clamped: readonly string[],
+  ordered: readonly string[],
+  limit: number,
+  source: RankingSource,
+): RankedRow[] | null {
+  if (!source.termCounts) return null;
+  const essentialRows = essential.reduce((sum, term) => sum + source.matchingAtLeast(term), 0);
+  if (essentialRows < CLAMPED_MIN_ROWS_PER_LIMIT * limit) return null;
+  const isClamped = new Set(clamped);
+  const rest = nonEssential.filter((term) => !isClamped.has(term));
+  const clampedBound = clamped.length * IDF_FLOOR * (BM25_K1 + 1) * (1 + BOUND_MARGIN);
+  let asked = PARTIAL_ROWS_PER_LIMIT * limit;
+  for (;;) {
+    const lists =
+      rest.length === 0
+        ? [source.rank(group(essential), asked)]
+        : [
+            source.rank(`${group(essential)} NOT ${group(rest)}`, asked),
+            source.rank(`${group(essential)} AND ${group(rest)}`, asked),
+          ];
+    const partial = merged(lists, Number.POSITIVE_INFINITY);
+    const kth = partial[limit - 1];
+    // FTS5's ranks are negated scores: a candidate's rank is at most the k-th's plus the bound.
+    const cut = kth === undefined ? Number.POSITIVE_INFINITY : kth.rank + clampedBound;
+    const complete = lists.every((list) => list.length < asked || (list[list.length - 1]?.rank ?? 0) > cut);
+    if (!complete) {
+      if (asked >= CLAMPED_CANDIDATES_PER_LIMIT * limit) return null;
+      asked *= 2;
+      continue;
+    }
+    const candidates = partial.filter((row) => row.rank <= cut);
+    if (candidates.length > CLAMPED_CANDIDATES_PER_LIMIT * limit) return null;
+    const counts = source.termCounts(
+      candidates.map((row) => row.rowid),
+      [...isClamped],
+    );
+    if (counts === null || counts.rows !== source.passages) return null;
+    return candidates.map((row, i) => {
+      const frequencies = counts.frequencies[i];
+      const length = counts.lengths.get(row.rowid) ?? 0;
+      // FTS5 adds a phrase's share to the running score, in expression order: so does this.
+      let score = -row.rank;
+      for (const term of ordered) {
+        if (!isClamped.has(term)) continue;
+        score += clampedShare(frequencies?.get(term) ?? 0, length, counts.averageLength);
+      }
+      return { rowid: row.rowid, rank: -score };
+    });
+  }
 }
 
 /**

@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "libsql";
 import { describe, expect, it } from "vitest";
-import { phraseIdf, phraseShare } from "../../src/index/bm25.js";
+import { clampedShare, IDF_FLOOR, phraseIdf, phraseShare } from "../../src/index/bm25.js";
 import { ColumnSizes, readVarints } from "../../src/index/column-sizes.js";
 import { bm25Weights, columnWeights } from "../../src/index/weights.js";
 
@@ -123,6 +123,26 @@ describe.skipIf(readmes.length === 0)(
           }
         }
         expect(compared).toBeGreaterThan(100);
+
+        // Tokens in half of all rows or more ("node" and "modules" of every row's path): FTS5 clamps their
+        // IDF, and clampedShare is bm25()'s own bits, not within a part in a trillion.
+        let clamped = 0;
+        for (const [term, byRow] of frequency) {
+          if (2 * byRow.size < averages.rows || !/^[a-z]+$/.test(term)) continue;
+          const scored = score.all(`"${term}"`) as { rowid: number; rank: number }[];
+          if (scored.length !== byRow.size) continue;
+          expect(phraseIdf(averages.rows, byRow.size)).toBe(IDF_FLOOR);
+          for (const { rowid, rank } of scored) {
+            const share = clampedShare(
+              byRow.get(rowid) ?? 0,
+              lengths.get(rowid) ?? 0,
+              averages.averageLength,
+            );
+            expect(-share, `${term} in row ${rowid}`).toBe(rank);
+            clamped++;
+          }
+        }
+        expect(clamped).toBeGreaterThan(100);
       } finally {
         db.close();
       }

@@ -185,8 +185,9 @@ const prunes = (index: PassageIndex, q: string, limit: number) => {
 
 describe("the oracle: pruned find() answers as the full expression", () => {
   it("property: generated corpora and 1–20-word queries, at limits from 1 to 30", () => {
-    // Every query is checked against the oracle; whether it took the pruned path is measured on every third,
-    // since that measure re-runs pruning and one search per term (it cost more than the oracle itself).
+    // Every query is checked against the oracle; whether it took the pruned path is measured on every sixth,
+    // since that measure re-runs pruning and one search per term (it cost more than the oracle itself: at
+    // every third, the test took 32 s of its 30 s timeout beside the other index tests at a load of 12).
     let sampled = 0;
     let pruned = 0;
     fc.assert(
@@ -203,7 +204,7 @@ describe("the oracle: pruned find() answers as the full expression", () => {
             index.apply(corpus(shape));
             for (const [i, [q, limit]] of asked.entries()) {
               expectAsFullExpression(index, q, limit);
-              if (i % 3 !== 0) continue;
+              if (i % 6 !== 0) continue;
               sampled++;
               if (prunes(index, q, limit)) pruned++;
             }
@@ -212,9 +213,9 @@ describe("the oracle: pruned find() answers as the full expression", () => {
           }
         },
       ),
-      // 40 runs of up to 12 queries: 80 took 44–47 s on a 2-core machine beside two CPU-bound processes,
-      // past the suite's 30 s timeout.
-      { numRuns: 40 },
+      // 30 runs of up to 12 queries: 80 took 44–47 s on a 2-core machine beside two CPU-bound processes,
+      // past the suite's 30 s timeout, and 40 took 19–41 s at load averages of 17–25.
+      { numRuns: 30 },
     );
     // Not a vacuous oracle: most generated queries take the pruned path.
     expect(pruned).toBeGreaterThan(sampled / 3);
@@ -256,8 +257,9 @@ describe("the oracle: pruned find() answers as the full expression", () => {
     const index = new PassageIndex();
     index.apply(corpus({ seed: 5, documents: 400, sections: 3 }));
     const q = vocabulary.slice(0, 16).join(" ");
-    // Threshold, essential NOT the others, essential AND the others, NEAR: the full expression never runs.
-    expect(listsAsked(index, q, 10)).toHaveLength(4);
+    // Threshold, essential NOT the others, essential AND the others, whether the two rarest share a row (the
+    // NEAR group needs every term), NEAR: the full expression never runs.
+    expect(listsAsked(index, q, 10)).toHaveLength(5);
     expect(prunes(index, q, 10)).toBe(true);
     expectAsFullExpression(index, q, 10);
     index.close();

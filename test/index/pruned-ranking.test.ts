@@ -1,0 +1,180 @@
+// Pruning's clamped shares (src/index/pruned-ranking.ts, docs/decisions/0049-clamped-shares.md): the words in
+// half of all rows or more are left out of FTS5's lists and their shares added afterwards, and the answer must
+// still be the full expression's to the last bit. Checked against the full expression run by FTS5 itself, on
+// real libSQL over real text nobody here wrote (the README files the project's dependencies ship), with
+// real counts from the scratch term table and FTS5's own records.
+
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import fc from "fast-check";
+import Database from "libsql";
+import { describe, expect, it } from "vitest";
+import { ColumnSizes } from "../../src/index/column-sizes.js";
+import { rankByRowidSql, schema } from "../../src/index/passage-layout.js";
+import {
+  canonicalOrder,
+  prunedRanking,
+  type RankedRow,
+  type RankingSource,
+} from "../../src/index/pruned-ranking.js";
+import { orExpression, queryTerms } from "../../src/index/query.js";
+import { TermTable } from "../../src/index/term-table.js";
+
+interface Row {
+  heading: string;
+  body: string;
+  title: string;
+  path: string;
+}
+
+const root = join(import.meta.dirname, "../../node_modules");
+
+/** Enough rows that pruning adds clamped shares at every limit tested (it does above 64 × limit essential rows). */
+const ROWS = 1500;
+
+/** The dependencies' README files, in a fixed order: node_modules/<package> and node_modules/@scope/<package>. */
+function readmeFiles(): { name: string; file: string }[] {
+  const packages = readdirSync(root)
+    .filter((name) => !name.startsWith("."))
+    .flatMap((name) =>
+      name.startsWith("@") ? readdirSync(join(root, name)).map((inner) => `${name}/${inner}`) : [name],
+    )
+    .sort();
+  return packages
+    .map((name) => ({ name, file: join(root, name, "README.md") }))
+    .filter(({ file }) => existsSync(file));
+}
+
+/** README paragraphs under their headings, the package as the title and the folder as the path, up to ROWS. */
+function readmeRows(): Row[] {
+  const rows: Row[] = [];
+  for (const { name, file } of readmeFiles()) {
+    let heading = "";
+    for (const block of readFileSync(file, "utf8").split(/\n\s*\n/)) {
+      const text = block.trim();
+      if (text === "") continue;
+      if (text.startsWith("#")) {
+        heading = text.replace(/^#+\s*/, "").split("\n")[0] ?? "";
+        continue;
+      }
+      rows.push({ heading, body: text, title: name, path: `node_modules › ${name}` });
+      if (rows.length >= ROWS) return rows;
+    }
+  }
+  return rows;
+}
+
+/** Sentences of 6–20 words from the same READMEs: questions in the words the text uses. */
+function sentences(rows: readonly Row[]): string[] {
+  return rows
+    .flatMap((r) => r.body.split(/(?<=[.?!])\s+/))
+    .filter((s) => {
+      const n = queryTerms(s).length;
+      return n >= 6 && n <= 20;
+    });
+}
+
+/** An index of `rows` as the passage index lays it out, with the source pruning reads, counting its calls. */
+function indexOf(rows: readonly Row[]) {
+  const db = new Database(":memory:");
+  for (const sql of schema) db.exec(sql);
+  const insert = db.prepare(
+    "INSERT INTO passages (rowid, heading, body, title, path) VALUES (?, ?, ?, ?, ?)",
+  );
+  db.transaction(() => {
+    for (const [i, r] of rows.entries()) insert.run(i + 1, r.heading, r.body, r.title, r.path);
+  })();
+  const rank = db.prepare(rankByRowidSql);
+  const count = db.prepare("SELECT count(*) AS n FROM passages WHERE passages MATCH ?");
+  const terms = new TermTable(db);
+  const sizes = new ColumnSizes(db, "passages");
+  const calls = { termCounts: 0 };
+  const source: RankingSource = {
+    rank: (expression, n) => rank.all(expression, n) as RankedRow[],
+    matchingAtLeast: (term) => (count.get(`"${term}"`) as { n: number }).n,
+    passages: rows.length,
+    termCounts: (rowids, words) => {
+      calls.termCounts++;
+      const frequencies = terms.frequenciesOf(
+        rowids.map((rowid) => rows[rowid - 1] as Row),
+        words,
+      );
+      return frequencies && { ...sizes.averages(), lengths: sizes.lengths(rowids), frequencies };
+    },
+  };
+  /** The oracle: the full expression in the canonical order, run by FTS5 as it is. */
+  const full = (q: readonly string[], limit: number) => {
+    const ordered = canonicalOrder(q, new Map(q.map((t) => [t, source.matchingAtLeast(t)])));
+    return source.rank(orExpression(ordered, ordered), limit);
+  };
+  return { db, source, full, calls };
+}
+
+describe("clamped shares added outside FTS5 (real README text)", () => {
+  const rows = readmeRows();
+  // A few hundred questions keep the file to seconds on a loaded machine.
+  const questions = sentences(rows)
+    .filter((_, i) => i % 3 === 0)
+    .slice(0, 200);
+
+  it("answers every real sentence as the full expression does, scores to the last bit", () => {
+    const { db, source, full, calls } = indexOf(rows);
+    try {
+      expect(rows.length).toBe(ROWS);
+      expect(questions.length).toBeGreaterThan(100);
+      for (const [i, q] of questions.entries()) {
+        // Every other question also names the package folder ("node" is in every row's path): few README
+        // words are in half of its paragraphs, and a word that is must be in the question to be added outside.
+        const terms = queryTerms(i % 2 === 0 ? q : `${q} in node`);
+        const limit = [1, 5, 10, 20, 30][i % 5] as number;
+        expect(prunedRanking(terms, limit, source), q).toEqual(full(terms, limit));
+      }
+      // Not vacuous: the questions naming "node" add clamped shares outside FTS5.
+      expect(calls.termCounts).toBeGreaterThan(questions.length / 4);
+    } finally {
+      db.close();
+    }
+  });
+
+  it("property: the same over mixed words, repeats, words no row holds and exact ties at the cut", () => {
+    // Every row repeated: each score is tied with its copy's, so the cut falls between ties.
+    const doubled = [...rows, ...rows];
+    const { db, source, full, calls } = indexOf(doubled);
+    const words = [...new Set(questions.flatMap((q) => queryTerms(q)))];
+    try {
+      fc.assert(
+        fc.property(
+          fc.array(fc.oneof(fc.constantFrom(...words), fc.constantFrom("the", "node", "modules", "zzqx")), {
+            minLength: 2,
+            maxLength: 20,
+          }),
+          fc.integer({ min: 1, max: 30 }),
+          (terms, limit) => {
+            expect(prunedRanking(terms, limit, source), terms.join(" ")).toEqual(full(terms, limit));
+          },
+        ),
+        { numRuns: 150 },
+      );
+      expect(calls.termCounts).toBeGreaterThan(0);
+    } finally {
+      db.close();
+    }
+  });
+
+  it("leaves a common word that is not plain ASCII in FTS5's lists, and still answers exactly", () => {
+    // "straße" in every other row: clamped, but how unicode61 splits it is FTS5's business, so FTS5 scores
+    // it; "node", in every row, comes after it in the canonical order and is added outside.
+    const { db, source, full, calls } = indexOf(
+      rows.map((r, i) => (i % 2 === 0 ? { ...r, path: `${r.path} straße` } : r)),
+    );
+    try {
+      for (const q of questions.slice(0, 40)) {
+        const terms = [...queryTerms(q), "straße", "node"];
+        expect(prunedRanking(terms, 10, source), q).toEqual(full(terms, 10));
+      }
+      expect(calls.termCounts).toBeGreaterThan(0);
+    } finally {
+      db.close();
+    }
+  });
+});
