@@ -81,8 +81,7 @@ describe("real markdown files", () => {
         if (missing.length > 0) failures.push(`${file}: ${missing.length} words missing`);
       }
       expect(failures).toEqual([]);
-    }, // ~4.5 s of CPU a shard, nearly all of it the reference parser; the margin is for a loaded machine.
-    120_000);
+    }, 120_000); // ~4.5 s of CPU a shard, nearly all of it the reference parser; the margin is for a loaded machine.
   });
 });
 
