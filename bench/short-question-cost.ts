@@ -5,6 +5,7 @@
 // ratios to the floor of the same run.
 
 import Database from "libsql";
+import { InflatedBlocks } from "../src/index/inflated-blocks.js";
 import { TRAIL_SEPARATOR } from "../src/index/passage-document.js";
 import { type IndexedDocument, PassageIndex } from "../src/index/passage-index.js";
 import { packBlock, textBlocks, unpackBlock } from "../src/index/passage-text.js";
@@ -77,7 +78,13 @@ export function benchShortQuestionCost(passages: number, rounds: number): void {
   const find: number[] = [];
   const cut: number[] = [];
   const inflate: number[] = [];
+  const inflateKept: number[] = [];
+  // Kept blocks live across rounds in a searcher; here a fresh set each round, so a question asked again
+  // finds only what the questions since its last asking left, as distinct questions would.
+  let kept = new InflatedBlocks();
+  const blockIds = new Map<Uint8Array, number>();
   for (let r = 0; r < rounds; r++) {
+    kept = new InflatedBlocks();
     for (const question of questions) {
       const query = matchQuery(question);
       floor.push(floorTable.time(question));
@@ -92,6 +99,16 @@ export function benchShortQuestionCost(passages: number, rounds: number): void {
       t = performance.now();
       for (const block of blocks) unpackBlock(block);
       inflate.push(performance.now() - t);
+      t = performance.now();
+      for (const block of blocks) {
+        let id = blockIds.get(block);
+        if (id === undefined) {
+          id = blockIds.size;
+          blockIds.set(block, id);
+        }
+        kept.passagesOf(id, block);
+      }
+      inflateKept.push(performance.now() - t);
     }
   }
   const f = latency(floor);
@@ -105,10 +122,30 @@ export function benchShortQuestionCost(passages: number, rounds: number): void {
     ["find()", find],
     ["snippets alone", cut],
     ["inflating the hits' blocks alone", inflate],
+    ["the same through the kept blocks", inflateKept],
   ] as const) {
     const l = latency(times);
     console.log(
       `| ${name} | ${l.p50.toFixed(3)} | ${(l.p50 / f.p50).toFixed(2)}× | ${(l.p99 / f.p99).toFixed(2)}× |`,
+    );
+  }
+  // How often a hit's block was inflated for an earlier, different question: what a cache of inflated blocks
+  // kept across searches could spare, on distinct questions (one round: repeats would flatter it).
+  for (const size of [64, 256, 1024]) {
+    const kept = new Map<Uint8Array, true>();
+    let reads = 0;
+    let found = 0;
+    for (const question of questions) {
+      const hits = index.find(matchQuery(question), SEARCH_LIMIT);
+      for (const block of new Set(hits.flatMap((h) => blockOf.get(h.chunkId) ?? []))) {
+        reads++;
+        if (kept.delete(block)) found++;
+        kept.set(block, true);
+        if (kept.size > size) kept.delete(kept.keys().next().value as Uint8Array);
+      }
+    }
+    console.log(
+      `blocks kept ${size}: ${found} of ${reads} block reads (${((100 * found) / reads).toFixed(0)}%) found`,
     );
   }
   snippetDb.close();
