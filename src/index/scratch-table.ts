@@ -10,12 +10,12 @@
 //
 // A caller that has all its rows at once fills it with `fill`: one multi-row INSERT into the plain table, then
 // FTS5's 'rebuild', which indexes every row of it in one statement. Against two single-row INSERTs a row, it
-// takes ~15% off cutting twenty hits' snippets (docs/decisions/0055-short-questions.md).
+// takes 7–15% off cutting twenty hits' snippets (docs/decisions/0055-short-questions.md).
+
+import type Database from "libsql";
 
 /** Rows a multi-row INSERT carries: a search's 20 hits in one, and few statements prepared for any limit. */
 const ROWS_PER_INSERT = 25;
-
-import type Database from "libsql";
 
 /** Every scratch table's name starts so: a snapshot leaves them out by it (snapshot.ts). */
 export const SCRATCH_PREFIX = "returned";
