@@ -8,6 +8,7 @@ import type Database from "libsql";
 import { ColumnSizes } from "./column-sizes.js";
 import type { ExpansionTerm, FeedbackParameters } from "./feedback.js";
 import { FeedbackRescoring } from "./feedback-rescoring.js";
+import { InflatedBlocks } from "./inflated-blocks.js";
 import { type PassageHit, TRAIL_SEPARATOR, titleColumnText } from "./passage-document.js";
 import {
   documentSql,
@@ -18,7 +19,7 @@ import {
   stateSql,
   textBlockSql,
 } from "./passage-layout.js";
-import { type StoredPassage, unpackBlock } from "./passage-text.js";
+import type { StoredPassage } from "./passage-text.js";
 import { canonicalOrder, prunedRanking, type RankedRow, type RowTermCounts } from "./pruned-ranking.js";
 import { type MatchQuery, orExpression } from "./query.js";
 import { SnippetTable } from "./snippet-table.js";
@@ -48,6 +49,7 @@ export class PassageSearcher {
   readonly #termCount: Database.Statement;
   readonly #state: Database.Statement;
   readonly #snippets: SnippetTable;
+  readonly #inflated = new InflatedBlocks();
   /** Feedback's rescoring, or null when it is off. */
   readonly #feedback: FeedbackRescoring | null;
   /**
@@ -225,11 +227,11 @@ export class PassageSearcher {
 
   /**
    * What a hit shows of each passage, in the given order: its row, its block's text (each block inflated once
-   * however many of its passages were returned) and its document's title, path and tags (each document read
-   * once).
+   * however many of its passages were returned, or kept from an earlier search: inflated-blocks.ts) and its
+   * document's title, path and tags (each document read once).
    */
   #storedPassages(rowids: readonly number[]): StoredHit[] {
-    const blocks = new Map<number, StoredPassage[]>();
+    const blocks = new Map<number, readonly StoredPassage[]>();
     const documents = new Map<string, DocumentShown | undefined>();
     return rowids.map((rowid) => {
       const row = this.#passage.get(rowid) as { document_id: string; ordinal: number } | undefined;
@@ -238,7 +240,7 @@ export class PassageSearcher {
       if (block) {
         let passages = blocks.get(block.rowid);
         if (!passages) {
-          passages = unpackBlock(block.passages);
+          passages = this.#inflated.passagesOf(block.rowid, block.passages);
           blocks.set(block.rowid, passages);
         }
         text = passages[rowid - block.rowid];

@@ -7,8 +7,15 @@
 // It takes its text from a plain table (external content), so emptying it is FTS5's 'delete-all', which drops
 // the postings without tokenizing every row again as a DELETE would. Same tokenizer as the team's index, so
 // what it matches and the tokens it holds are the index's own.
+//
+// A caller that has all its rows at once fills it with `fill`: one multi-row INSERT into the plain table, then
+// FTS5's 'rebuild', which indexes every row of it in one statement. Against two single-row INSERTs a row, it
+// takes 7–15% off cutting twenty hits' snippets (docs/decisions/0055-short-questions.md).
 
 import type Database from "libsql";
+
+/** Rows a multi-row INSERT carries: a search's 20 hits in one, and few statements prepared for any limit. */
+const ROWS_PER_INSERT = 25;
 
 /** Every scratch table's name starts so: a snapshot leaves them out by it (snapshot.ts). */
 export const SCRATCH_PREFIX = "returned";
@@ -18,6 +25,12 @@ export class ScratchTable {
   readonly #insertIndex: Database.Statement;
   readonly #clearIndex: Database.Statement;
   readonly #clearRows: Database.Statement;
+  readonly #rebuildIndex: Database.Statement;
+  readonly #db: Database.Database;
+  readonly #name: string;
+  readonly #columns: readonly string[];
+  /** INSERTs of n rows at once into the plain table, by n, prepared when first needed. */
+  readonly #insertRowsOf = new Map<number, Database.Statement>();
 
   /** `name` (which must start with SCRATCH_PREFIX) and `<name>_rows`, with these text columns in order. */
   constructor(db: Database.Database, name: string, columns: readonly string[]) {
@@ -33,6 +46,36 @@ export class ScratchTable {
     this.#insertIndex = db.prepare(`INSERT INTO temp.${name} ${insert}`);
     this.#clearIndex = db.prepare(`INSERT INTO temp.${name} (${name}) VALUES ('delete-all')`);
     this.#clearRows = db.prepare(`DELETE FROM temp.${name}_rows`);
+    this.#rebuildIndex = db.prepare(`INSERT INTO temp.${name} (${name}) VALUES ('rebuild')`);
+    this.#db = db;
+    this.#name = name;
+    this.#columns = columns;
+  }
+
+  /**
+   * Fills the empty table with `rows` (each its values in the columns' order), row i at rowid i. Call inside
+   * the caller's transaction.
+   */
+  fill(rows: readonly (readonly string[])[]): void {
+    for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
+      const batch = rows.slice(start, start + ROWS_PER_INSERT);
+      const values: (string | number)[] = [];
+      for (const [i, row] of batch.entries()) values.push(start + i, ...row);
+      this.#insertRows(batch.length).run(...values);
+    }
+    this.#rebuildIndex.run();
+  }
+
+  #insertRows(count: number): Database.Statement {
+    let statement = this.#insertRowsOf.get(count);
+    if (!statement) {
+      const row = `(?, ${this.#columns.map(() => "?").join(", ")})`;
+      statement = this.#db.prepare(
+        `INSERT INTO temp.${this.#name}_rows (rowid, ${this.#columns.join(", ")}) VALUES ${Array.from({ length: count }, () => row).join(", ")}`,
+      );
+      this.#insertRowsOf.set(count, statement);
+    }
+    return statement;
   }
 
   /** Adds one row; its values in the columns' order. Call inside the caller's transaction. */

@@ -35,7 +35,7 @@ export class SnippetTable {
   cut(passages: readonly SnippetSource[], expression: string): string[] {
     const raw = passages.map(() => "");
     inTransaction(this.#db, () => {
-      for (const [i, p] of passages.entries()) this.#rows.put(i, [p.heading, p.body, p.title, p.path]);
+      this.#rows.fill(passages.map((p) => [p.heading, p.body, p.title, p.path]));
       for (const row of this.#snippets.all(expression) as { rowid: number; snippet: string }[]) {
         raw[row.rowid] = row.snippet;
       }

@@ -1,0 +1,105 @@
+// The inflated blocks a searcher keeps between searches (inflated-blocks.ts): the same passages as inflating
+// afresh, never a kept block for bytes it was not inflated from, and no more text kept than its limit.
+
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { InflatedBlocks } from "../../src/index/inflated-blocks.js";
+import { PassageIndex } from "../../src/index/passage-index.js";
+import { packBlock, type StoredPassage, textBlocks, unpackBlock } from "../../src/index/passage-text.js";
+import { matchQuery } from "../../src/index/query.js";
+import { chunkDocument } from "../../src/ingest/chunk.js";
+
+/** Git's manuals as Debian installs them (.ci/run installs git-doc), cut and packed as the index packs them. */
+function realBlocks(): Uint8Array[] {
+  const gitDoc = "/usr/share/doc/git-doc";
+  return readdirSync(gitDoc)
+    .filter((name) => name.endsWith(".txt"))
+    .sort()
+    .flatMap((name) => {
+      const content = readFileSync(join(gitDoc, name), "utf8");
+      const passages: StoredPassage[] = chunkDocument({ title: name, content, format: "text" }).map(
+        (p, i) => ({
+          chunkId: `${name}-${i}`,
+          heading: p.heading,
+          body: p.text,
+        }),
+      );
+      return textBlocks(passages).map(packBlock);
+    });
+}
+
+describe("inflated blocks", () => {
+  it("gives every real block's passages as inflating it afresh, the first time and when kept", () => {
+    const blocks = realBlocks();
+    expect(blocks.length).toBeGreaterThan(50);
+    const inflated = new InflatedBlocks();
+    for (let round = 0; round < 2; round++) {
+      for (const [rowid, block] of blocks.entries()) {
+        expect(inflated.passagesOf(rowid, block)).toEqual(unpackBlock(block));
+      }
+    }
+  });
+
+  it("inflates a block again when its rowid now holds other bytes, and keeps it when they are the same", () => {
+    const inflated = new InflatedBlocks();
+    const before = packBlock([{ chunkId: "a", heading: "Old", body: "the old walrus text" }]);
+    const after = packBlock([{ chunkId: "b", heading: "New", body: "the new walrus text" }]);
+    const first = inflated.passagesOf(7, before);
+    expect(inflated.passagesOf(7, Uint8Array.from(before))).toBe(first);
+    expect(inflated.passagesOf(7, after)).toEqual([
+      { chunkId: "b", heading: "New", body: "the new walrus text" },
+    ]);
+    expect(inflated.passagesOf(7, before)).not.toBe(first);
+  });
+
+  it("is not fooled when the buffer it was handed is overwritten after the call", () => {
+    const inflated = new InflatedBlocks();
+    const a = packBlock([{ chunkId: "a", heading: "", body: "first text" }]);
+    const b = packBlock([{ chunkId: "b", heading: "", body: "other text" }]);
+    const shared = new Uint8Array(Math.max(a.length, b.length));
+    shared.set(a);
+    inflated.passagesOf(1, shared.subarray(0, a.length));
+    shared.fill(0);
+    shared.set(b);
+    expect(inflated.passagesOf(1, shared.subarray(0, b.length))).toEqual(unpackBlock(b));
+  });
+
+  it("keeps no more text than its limit: the least recently used block goes first, a block above it never stays", () => {
+    const body = "x".repeat(1000);
+    const block = (id: string) => packBlock([{ chunkId: id, heading: "", body }]);
+    const inflated = new InflatedBlocks(2500);
+    const blocks = ["a", "b", "c"].map(block);
+    const [a, b, c] = blocks.map((packed, rowid) => ({ packed, rowid }));
+    if (!a || !b || !c) throw new Error("three blocks");
+    const first = inflated.passagesOf(a.rowid, a.packed);
+    const second = inflated.passagesOf(b.rowid, b.packed);
+    expect(inflated.passagesOf(a.rowid, a.packed)).toBe(first); // a is now the latest used
+    inflated.passagesOf(c.rowid, c.packed); // over 2500 characters: b, the least recently used, goes
+    expect(inflated.passagesOf(a.rowid, a.packed)).toBe(first);
+    expect(inflated.passagesOf(b.rowid, b.packed)).not.toBe(second);
+    const huge = packBlock([{ chunkId: "h", heading: "", body: "y".repeat(3000) }]);
+    const once = inflated.passagesOf(9, huge);
+    expect(inflated.passagesOf(9, huge)).not.toBe(once);
+  });
+
+  it("shows a replaced document's new text to the searcher that showed its old text", () => {
+    const index = new PassageIndex();
+    try {
+      const version = (body: string) => ({
+        id: "doc_walrus",
+        title: "Walrus",
+        path: ["Zoo"],
+        passages: [{ chunkId: "c1", ordinal: 0, heading: "Walrus", text: body }],
+      });
+      index.apply([version("The walrus sleeps on the ice floe.")]);
+      expect(index.find(matchQuery("walrus"), 5)[0]?.snippet).toContain("ice floe");
+      index.apply([version("The walrus swims under the pack ice.")]);
+      const hits = index.find(matchQuery("walrus"), 5);
+      expect(hits).toHaveLength(1);
+      expect(hits[0]?.snippet).toContain("pack ice");
+    } finally {
+      index.close();
+    }
+  });
+});
