@@ -8,6 +8,7 @@
 
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
+import type { IndexedDocument } from "../src/index/passage-index.js";
 import { chunkDocument } from "../src/ingest/chunk.js";
 import type { DocumentFormat } from "../src/ingest/formats.js";
 
@@ -178,4 +179,19 @@ export function heldOutSentences(corpus: RealCorpus, count: number, minWords = 1
     }
   }
   return out;
+}
+
+/** The corpus's indexed documents as an in-process PassageIndex takes them: chunked, ids in reading order. */
+export function indexedDocuments(corpus: RealCorpus): IndexedDocument[] {
+  return corpus.indexed.map((doc, d) => ({
+    id: `d${String(d).padStart(6, "0")}`,
+    title: doc.title,
+    path: [doc.source.split("/")[0] ?? ""],
+    passages: chunkDocument(doc).map((p, i) => ({
+      chunkId: `c${d}-${i}`,
+      ordinal: p.ordinal,
+      heading: p.heading,
+      text: p.text,
+    })),
+  }));
 }

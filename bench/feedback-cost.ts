@@ -5,11 +5,10 @@
 // floor of the same run. Its gain, by question length, is `npm run eval -- --terms N` (eval/run.ts).
 
 import { FEEDBACK } from "../src/index/feedback.js";
-import { type IndexedDocument, PassageIndex } from "../src/index/passage-index.js";
+import { PassageIndex } from "../src/index/passage-index.js";
 import { matchQuery, queryTerms } from "../src/index/query.js";
-import { chunkDocument } from "../src/ingest/chunk.js";
 import type { CorpusPassage } from "./corpus.js";
-import { heldOutSentences, readDebianManuals } from "./debian-docs.js";
+import { heldOutSentences, indexedDocuments, readDebianManuals } from "./debian-docs.js";
 import { openQueryFloor, SEARCH_LIMIT } from "./floor.js";
 import { latency } from "./stats.js";
 
@@ -45,17 +44,7 @@ function shortQuestions(
 
 export function benchFeedbackCost(passages: number, rounds: number): void {
   const corpus = readDebianManuals(passages);
-  const documents: IndexedDocument[] = corpus.indexed.map((doc, d) => ({
-    id: `d${String(d).padStart(6, "0")}`,
-    title: doc.title,
-    path: [doc.source.split("/")[0] ?? ""],
-    passages: chunkDocument(doc).map((p, i) => ({
-      chunkId: `c${d}-${i}`,
-      ordinal: p.ordinal,
-      heading: p.heading,
-      text: p.text,
-    })),
-  }));
+  const documents = indexedDocuments(corpus);
   const plain: CorpusPassage[] = documents.flatMap((doc) =>
     doc.passages.map((p) => ({
       heading: p.heading,

@@ -7,13 +7,12 @@
 import Database from "libsql";
 import { InflatedBlocks } from "../src/index/inflated-blocks.js";
 import { TRAIL_SEPARATOR } from "../src/index/passage-document.js";
-import { type IndexedDocument, PassageIndex } from "../src/index/passage-index.js";
+import { PassageIndex } from "../src/index/passage-index.js";
 import { packBlock, textBlocks, unpackBlock } from "../src/index/passage-text.js";
 import { matchQuery, queryTerms } from "../src/index/query.js";
 import { type SnippetSource, SnippetTable } from "../src/index/snippet-table.js";
-import { chunkDocument } from "../src/ingest/chunk.js";
 import type { CorpusPassage } from "./corpus.js";
-import { heldOutSentences, readDebianManuals } from "./debian-docs.js";
+import { heldOutSentences, indexedDocuments, readDebianManuals } from "./debian-docs.js";
 import { openQueryFloor, SEARCH_LIMIT } from "./floor.js";
 import { latency } from "./stats.js";
 
@@ -22,17 +21,7 @@ const QUESTIONS = 200;
 
 export function benchShortQuestionCost(passages: number, rounds: number): void {
   const corpus = readDebianManuals(passages);
-  const documents: IndexedDocument[] = corpus.indexed.map((doc, d) => ({
-    id: `d${String(d).padStart(6, "0")}`,
-    title: doc.title,
-    path: [doc.source.split("/")[0] ?? ""],
-    passages: chunkDocument(doc).map((p, i) => ({
-      chunkId: `c${d}-${i}`,
-      ordinal: p.ordinal,
-      heading: p.heading,
-      text: p.text,
-    })),
-  }));
+  const documents = indexedDocuments(corpus);
   const source = new Map<string, SnippetSource>();
   const blockOf = new Map<string, Uint8Array>();
   for (const doc of documents) {
