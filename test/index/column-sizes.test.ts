@@ -2,13 +2,14 @@
 // JavaScript (src/index/bm25.ts), both checked against bm25() itself over real text nobody here wrote: the
 // README files the project's dependencies ship, read at test time.
 
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import Database from "libsql";
 import { describe, expect, it } from "vitest";
 import { clampedShare, IDF_FLOOR, phraseIdf, phraseShare } from "../../src/index/bm25.js";
 import { ColumnSizes, readVarints } from "../../src/index/column-sizes.js";
 import { bm25Weights, columnWeights } from "../../src/index/weights.js";
+import { readmeRows } from "../support/readme-rows.js";
 
 describe("readVarints", () => {
   it("reads SQLite's varints: seven bits a byte, high bit on all but the last", () => {
@@ -30,24 +31,6 @@ const readmes = ["hono", "zod", "fast-check", "vitest", "typescript", "@libsql/c
   .map((name) => ({ name, file: join(root, name, "README.md") }))
   .filter(({ file }) => existsSync(file));
 
-/** Rows of real text in the index's four columns: a README's paragraphs under its headings. */
-function readmeRows() {
-  const rows: { heading: string; body: string; title: string; path: string }[] = [];
-  for (const { name, file } of readmes) {
-    let heading = "";
-    for (const block of readFileSync(file, "utf8").split(/\n\s*\n/)) {
-      const text = block.trim();
-      if (text === "") continue;
-      if (text.startsWith("#")) {
-        heading = text.replace(/^#+\s*/, "").split("\n")[0] ?? "";
-        continue;
-      }
-      rows.push({ heading, body: text, title: name, path: `node_modules › ${name}` });
-    }
-  }
-  return rows;
-}
-
 describe.skipIf(readmes.length === 0)(
   `ColumnSizes and phraseShare against bm25() (${readmes.length} READMEs)`,
   () => {
@@ -57,7 +40,7 @@ describe.skipIf(readmes.length === 0)(
         db.exec(`CREATE VIRTUAL TABLE passages USING fts5(heading, body, title, path, content = '',
         tokenize = 'porter unicode61')`);
         db.exec("CREATE VIRTUAL TABLE temp.instances USING fts5vocab(main, passages, 'instance')");
-        const rows = readmeRows();
+        const rows = readmeRows(readmes);
         expect(rows.length).toBeGreaterThan(100);
         const insert = db.prepare(
           "INSERT INTO passages (rowid, heading, body, title, path) VALUES (?, ?, ?, ?, ?)",

@@ -4,7 +4,7 @@
 // real libSQL over real text nobody here wrote (the README files the project's dependencies ship), with
 // real counts from the scratch term table and FTS5's own records.
 
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import Database from "libsql";
@@ -19,13 +19,9 @@ import {
 } from "../../src/index/pruned-ranking.js";
 import { orExpression, queryTerms } from "../../src/index/query.js";
 import { TermTable } from "../../src/index/term-table.js";
+import { type ReadmeRow, readmeRows } from "../support/readme-rows.js";
 
-interface Row {
-  heading: string;
-  body: string;
-  title: string;
-  path: string;
-}
+type Row = ReadmeRow;
 
 const root = join(import.meta.dirname, "../../node_modules");
 
@@ -43,25 +39,6 @@ function readmeFiles(): { name: string; file: string }[] {
   return packages
     .map((name) => ({ name, file: join(root, name, "README.md") }))
     .filter(({ file }) => existsSync(file));
-}
-
-/** README paragraphs under their headings, the package as the title and the folder as the path, up to ROWS. */
-function readmeRows(): Row[] {
-  const rows: Row[] = [];
-  for (const { name, file } of readmeFiles()) {
-    let heading = "";
-    for (const block of readFileSync(file, "utf8").split(/\n\s*\n/)) {
-      const text = block.trim();
-      if (text === "") continue;
-      if (text.startsWith("#")) {
-        heading = text.replace(/^#+\s*/, "").split("\n")[0] ?? "";
-        continue;
-      }
-      rows.push({ heading, body: text, title: name, path: `node_modules › ${name}` });
-      if (rows.length >= ROWS) return rows;
-    }
-  }
-  return rows;
 }
 
 /** Sentences of 6–20 words from the same READMEs: questions in the words the text uses. */
@@ -111,7 +88,7 @@ function indexOf(rows: readonly Row[]) {
 }
 
 describe("clamped shares added outside FTS5 (real README text)", () => {
-  const rows = readmeRows();
+  const rows = readmeRows(readmeFiles(), ROWS);
   // A few hundred questions keep the file to seconds on a loaded machine.
   const questions = sentences(rows)
     .filter((_, i) => i % 3 === 0)
