@@ -55,11 +55,20 @@ export const rankByRowidSql = `SELECT rowid, bm25(passages, ${weights}) AS rank
 export const rankWithTiesSql = `SELECT passages.rowid AS rowid, bm25(passages, ${weights}) AS rank
   FROM passages CROSS JOIN passage_rows r ON r.rowid = passages.rowid
   WHERE passages MATCH ? ORDER BY rank, r.document_id, r.ordinal LIMIT ?`;
-export const passageSql = "SELECT document_id, ordinal FROM passage_rows WHERE rowid = ?";
-export const documentSql = "SELECT title, path, tags FROM passage_documents WHERE id = ?";
+// What a search shows of its hits, for a JSON array of rowids, in one statement: each rowid's position in
+// the array, its row, its document and the text block holding it (the block with the greatest rowid not
+// above it). One row per position, whatever is missing. Against two lookups a hit and one a document (~54
+// statements for 20 hits), this is one: each statement costs the driver's crossing and its stepping, ~20 µs
+// (docs/decisions/0056-hits-in-one-statement.md). A block shared by several hits comes back with each; it is
+// inflated once (passage-searcher.ts).
+export const hitsSql = `SELECT j.key AS position, j.value AS rowid, r.document_id, r.ordinal,
+    d.title, d.path, d.tags, t.rowid AS block, t.passages
+  FROM json_each(?) j
+  LEFT JOIN passage_rows r ON r.rowid = j.value
+  LEFT JOIN passage_documents d ON d.id = r.document_id
+  LEFT JOIN passage_text t ON t.rowid = (
+    SELECT b.rowid FROM passage_text b WHERE b.rowid <= j.value ORDER BY b.rowid DESC LIMIT 1)`;
 export const stateSql = "SELECT passages, unordered, generation FROM passage_state WHERE id = 1";
 export const writeStateSql = `INSERT INTO passage_state (id, passages, unordered, generation) VALUES (1, ?, ?, ?)
   ON CONFLICT (id) DO UPDATE SET passages = excluded.passages, unordered = excluded.unordered,
     generation = excluded.generation`;
-export const textBlockSql =
-  "SELECT rowid, passages FROM passage_text WHERE rowid <= ? ORDER BY rowid DESC LIMIT 1";

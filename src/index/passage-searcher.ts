@@ -10,15 +10,7 @@ import type { ExpansionTerm, FeedbackParameters } from "./feedback.js";
 import { FeedbackRescoring } from "./feedback-rescoring.js";
 import { InflatedBlocks } from "./inflated-blocks.js";
 import { type PassageHit, TRAIL_SEPARATOR, titleColumnText } from "./passage-document.js";
-import {
-  documentSql,
-  passageSql,
-  rankByRowidSql,
-  rankSql,
-  rankWithTiesSql,
-  stateSql,
-  textBlockSql,
-} from "./passage-layout.js";
+import { hitsSql, rankByRowidSql, rankSql, rankWithTiesSql, stateSql } from "./passage-layout.js";
 import type { StoredPassage } from "./passage-text.js";
 import { canonicalOrder, prunedRanking, type RankedRow, type RowTermCounts } from "./pruned-ranking.js";
 import { type MatchQuery, orExpression } from "./query.js";
@@ -43,9 +35,7 @@ export class PassageSearcher {
   readonly #rank: Database.Statement;
   readonly #rankWithTies: Database.Statement;
   readonly #rankByRowid: Database.Statement;
-  readonly #passage: Database.Statement;
-  readonly #document: Database.Statement;
-  readonly #textBlock: Database.Statement;
+  readonly #hits: Database.Statement;
   readonly #termCount: Database.Statement;
   readonly #state: Database.Statement;
   readonly #snippets: SnippetTable;
@@ -71,9 +61,7 @@ export class PassageSearcher {
     this.#rank = db.prepare(rankSql);
     this.#rankWithTies = db.prepare(rankWithTiesSql);
     this.#rankByRowid = db.prepare(rankByRowidSql);
-    this.#passage = db.prepare(passageSql);
-    this.#document = db.prepare(documentSql);
-    this.#textBlock = db.prepare(textBlockSql);
+    this.#hits = db.prepare(hitsSql);
     this.#termCount = db.prepare(termCountSql);
     this.#state = db.prepare(stateSql);
     this.#snippets = new SnippetTable(db);
@@ -228,25 +216,26 @@ export class PassageSearcher {
   /**
    * What a hit shows of each passage, in the given order: its row, its block's text (each block inflated once
    * however many of its passages were returned, or kept from an earlier search: inflated-blocks.ts) and its
-   * document's title, path and tags (each document read once).
+   * document's title, path and tags (each document parsed once), all read by one statement.
    */
   #storedPassages(rowids: readonly number[]): StoredHit[] {
+    const found: (HitRow | undefined)[] = rowids.map(() => undefined);
+    for (const row of this.#hits.all(JSON.stringify(rowids)) as HitRow[]) found[row.position] = row;
     const blocks = new Map<number, readonly StoredPassage[]>();
     const documents = new Map<string, DocumentShown | undefined>();
-    return rowids.map((rowid) => {
-      const row = this.#passage.get(rowid) as { document_id: string; ordinal: number } | undefined;
-      const block = this.#textBlock.get(rowid) as { rowid: number; passages: Uint8Array } | undefined;
+    return rowids.map((rowid, i) => {
+      const row = found[i];
       let text: StoredPassage | undefined;
-      if (block) {
-        let passages = blocks.get(block.rowid);
+      if (row?.block != null && row.passages != null) {
+        let passages = blocks.get(row.block);
         if (!passages) {
-          passages = this.#inflated.passagesOf(block.rowid, block.passages);
-          blocks.set(block.rowid, passages);
+          passages = this.#inflated.passagesOf(row.block, bytesOf(row.passages));
+          blocks.set(row.block, passages);
         }
-        text = passages[rowid - block.rowid];
+        text = passages[rowid - row.block];
       }
       const documentId = row?.document_id ?? "";
-      if (!documents.has(documentId)) documents.set(documentId, this.#documentOf(documentId));
+      if (!documents.has(documentId)) documents.set(documentId, row ? documentOf(row) : undefined);
       const document = documents.get(documentId);
       return {
         chunkId: text?.chunkId ?? "",
@@ -260,14 +249,30 @@ export class PassageSearcher {
       };
     });
   }
+}
 
-  #documentOf(id: string): DocumentShown | undefined {
-    const row = this.#document.get(id) as { title: string; path: string; tags: string } | undefined;
-    if (!row) return undefined;
-    return {
-      title: JSON.parse(row.title) as string,
-      path: JSON.parse(row.path) as string[],
-      tags: JSON.parse(row.tags) as string[],
-    };
-  }
+/** One row of hitsSql: null where the hit's row, document or block is missing. */
+interface HitRow {
+  position: number;
+  document_id: string | null;
+  ordinal: number | null;
+  title: string | null;
+  path: string | null;
+  tags: string | null;
+  block: number | null;
+  passages: Uint8Array | ArrayBuffer | null;
+}
+
+/** The driver hands a blob back as an ArrayBuffer from all() (a Buffer from get()): viewed, not copied. */
+function bytesOf(blob: Uint8Array | ArrayBuffer): Uint8Array {
+  return blob instanceof Uint8Array ? blob : new Uint8Array(blob);
+}
+
+function documentOf(row: HitRow): DocumentShown | undefined {
+  if (row.title === null || row.path === null || row.tags === null) return undefined;
+  return {
+    title: JSON.parse(row.title) as string,
+    path: JSON.parse(row.path) as string[],
+    tags: JSON.parse(row.tags) as string[],
+  };
 }
