@@ -23,6 +23,17 @@ import { TermTable } from "./term-table.js";
 // stored token itself, through an fts5vocab table: see FeedbackRescoring).
 const termCountSql = "SELECT count(*) AS n FROM passages WHERE passages MATCH ?";
 
+/**
+ * A query whose terms match this many rows a result or fewer, summed, is ranked by its full expression in one
+ * statement: pruning's threshold list and partial lists (two to four statements) cannot spare FTS5 more than
+ * walking those few rows costs. Its answer is the one pruning gives, to the bit: the same expression in the
+ * same canonical order, which is pruning's own fallback. Measured on two-word questions over 19k passages of
+ * Debian's manuals (a word in 2–200 passages with another, 100 pairs × 3 rounds, alternated in one process,
+ * load 4–6, p50 of the whole search): the other word in 2–200 passages 2.34 ms pruned, 2.00 full; 200–500
+ * 3.10 and 2.74; 500–1,000 3.30 and 3.44; 1,000–2,000 4.32 and 4.94 (docs/decisions/0057-rare-terms-unpruned.md).
+ */
+const FULL_RANKING_ROWS_PER_LIMIT = 25;
+
 /** What passage_state holds; before the first write there is no row, and an empty index reads as zeros. */
 interface IndexState {
   passages: number;
@@ -144,13 +155,15 @@ export class PassageSearcher {
   #rankQuery(query: MatchQuery, limit: number): RankedRow[] {
     if (query.expression === "") return [];
     const terms = query.terms;
-    if (this.#current.unordered > 0) {
-      // Pruning merges lists by rowid for ties, which is the contract's order only while every document's
-      // rowids are ordered (rowids.ts); until a rebuild restores that, the full expression answers. Its
-      // phrases in pruning's order, so the scores are the ones a pruned search of the same data gives, to the
-      // last bit.
-      const ordered =
-        terms.length < 2 ? terms : canonicalOrder(terms, new Map(terms.map((t) => [t, this.#exactCount(t)])));
+    if (terms.length < 2) return this.#rankExpression(orExpression(terms, terms), limit);
+    const counts = new Map(terms.map((t) => [t, this.#exactCount(t)]));
+    let rows = 0;
+    for (const n of counts.values()) rows += n;
+    // Pruning merges lists by rowid for ties, which is the contract's order only while every document's rowids
+    // are ordered (rowids.ts); until a rebuild restores that, the full expression answers. Its phrases in
+    // pruning's order, so the scores are the ones a pruned search of the same data gives, to the last bit.
+    if (this.#current.unordered > 0 || rows <= FULL_RANKING_ROWS_PER_LIMIT * limit) {
+      const ordered = canonicalOrder(terms, counts);
       return this.#rankExpression(orExpression(ordered, ordered), limit);
     }
     return prunedRanking(terms, limit, {
