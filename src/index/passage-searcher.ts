@@ -102,7 +102,9 @@ export class PassageSearcher {
       const rescored = this.#feedback?.rescore(query, limit, this.#current.passages) ?? null;
       // Highlighted with what the person typed: the expansion words rank, but nobody asked for them.
       if (rescored) return this.#answer(rescored.rows, query.expression, rescored.stored);
-      return this.#answer(this.#rankQuery(query, limit), query.expression);
+      // Every row ranked by the query's own phrases matches them, which the snippets in JS rely on.
+      const matched = query.expression === orExpression(query.terms, query.terms) ? query.terms : undefined;
+      return this.#answer(this.#rankQuery(query, limit), query.expression, undefined, matched);
     });
   }
 
@@ -201,15 +203,17 @@ export class PassageSearcher {
 
   /**
    * The hits for ranked rows: their stored columns (`stored`, when the caller has read them already), snippets
-   * marking what `highlight` matches, sorted.
+   * marking what `highlight` matches, sorted. `matchedTerms`: the rows all match orExpression of these terms,
+   * which is `highlight` (SnippetTable.cut).
    */
   #answer(
     ranked: readonly RankedRow[],
     highlight: string,
     stored: readonly StoredHit[] = this.#storedPassages(ranked.map((r) => r.rowid)),
+    matchedTerms?: readonly string[],
   ): PassageHit[] {
     if (ranked.length === 0) return [];
-    const snippets = this.#snippets.cut(stored, highlight);
+    const snippets = this.#snippets.cut(stored, highlight, matchedTerms);
     const hits = ranked.map((row, i): PassageHit => {
       const detail = stored[i];
       return {

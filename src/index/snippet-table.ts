@@ -7,6 +7,7 @@
 // columns in the same order, so a passage matched only by its heading still gets its body's start.
 
 import type Database from "libsql";
+import { asciiPhrases, asciiSnippet } from "./ascii-snippet.js";
 import { inTransaction, ScratchTable } from "./scratch-table.js";
 import { MATCH_CLOSE, MATCH_OPEN, renderSnippet, SNIPPET_ELLIPSIS, SNIPPET_TOKENS } from "./snippet.js";
 
@@ -31,16 +32,35 @@ export class SnippetTable {
       FROM temp.returned WHERE returned MATCH ?`);
   }
 
-  /** One rendered snippet per passage, in the given order, marking what `expression` matches in the body. */
-  cut(passages: readonly SnippetSource[], expression: string): string[] {
+  /**
+   * One rendered snippet per passage, in the given order, marking what `expression` matches in the body.
+   * `matchedTerms`, when given, says `expression` is orExpression(matchedTerms, matchedTerms) and every passage
+   * matches it (as the rows ranked by it do): then ASCII bodies are cut in JS (ascii-snippet.ts), to the same
+   * bytes, and only the rest go through the table.
+   */
+  cut(passages: readonly SnippetSource[], expression: string, matchedTerms?: readonly string[]): string[] {
     const raw = passages.map(() => "");
-    inTransaction(this.#db, () => {
-      this.#rows.fill(passages.map((p) => [p.heading, p.body, p.title, p.path]));
-      for (const row of this.#snippets.all(expression) as { rowid: number; snippet: string }[]) {
-        raw[row.rowid] = row.snippet;
-      }
-      this.#rows.clear();
-    });
+    const phrases = matchedTerms ? asciiPhrases(matchedTerms) : null;
+    const rest: number[] = [];
+    for (const [i, p] of passages.entries()) {
+      const cut = phrases ? asciiSnippet(p.body, phrases) : null;
+      if (cut === null) rest.push(i);
+      else raw[i] = cut;
+    }
+    if (rest.length > 0) {
+      inTransaction(this.#db, () => {
+        this.#rows.fill(
+          rest.map((i) => {
+            const p = passages[i];
+            return [p?.heading ?? "", p?.body ?? "", p?.title ?? "", p?.path ?? ""];
+          }),
+        );
+        for (const row of this.#snippets.all(expression) as { rowid: number; snippet: string }[]) {
+          raw[rest[row.rowid] ?? -1] = row.snippet;
+        }
+        this.#rows.clear();
+      });
+    }
     return raw.map(renderSnippet);
   }
 }

@@ -1,0 +1,252 @@
+// A body's snippet cut in JS exactly as FTS5's snippet() cuts it from the snippet table (snippet-table.ts),
+// for the case most passages are: a body of ASCII text and a query of ASCII words, every passage holding a
+// match of the expression somewhere. The table costs a search ~1.5 ms for 20 hits at 19k passages of Debian's
+// manuals (filling it tokenizes every row; snippet() tokenizes the body twice more) where this costs a
+// fraction (docs/decisions/0058-ascii-snippets.md).
+//
+// It follows SQLite's ext/fts5 (the version libSQL bundles): unicode61 splits ASCII text into runs of
+// letters and digits and lowercases them, porter stems them (porter-stem.ts); a quoted word is one phrase;
+// a NEAR group keeps only its phrases' instances that stand within its distance of each other, in one
+// column; snippet() scores every window starting at an instance or at a sentence's start, and renders the
+// best with the same highlight and ellipsis rules. Anything outside that case (a body with any non-ASCII
+// character, a query word that is not ASCII letters and digits) gives null, and the table cuts it.
+// test/index/ascii-snippet.test.ts holds it equal to FTS5 on real text and generated hostile text.
+
+import { porterStem } from "./porter-stem.js";
+import { NEAR_DISTANCE } from "./query.js";
+import { MATCH_CLOSE, MATCH_OPEN, SNIPPET_ELLIPSIS, SNIPPET_TOKENS } from "./snippet.js";
+
+/** Any UTF-16 unit past ASCII, surrogates included. */
+const NON_ASCII = /[\u0080-\uffff]/;
+const ASCII_WORD = /^[A-Za-z0-9]+$/;
+const TOKEN = /[A-Za-z0-9]+/g;
+
+interface Token {
+  stem: string;
+  start: number;
+  end: number;
+}
+
+interface Instance {
+  phrase: number;
+  offset: number;
+}
+
+/**
+ * The phrases FTS5 reads from orExpression(terms, terms), each as the stem it matches: every term, then, with
+ * two terms or more, the NEAR group's copy of each. Null when a term is not one ASCII token.
+ */
+export function asciiPhrases(terms: readonly string[]): string[] | null {
+  if (!terms.every((t) => ASCII_WORD.test(t))) return null;
+  const stems = terms.map((t) => porterStem(t.toLowerCase()));
+  return stems.length > 1 ? [...stems, ...stems] : stems;
+}
+
+function tokens(text: string): Token[] {
+  const found: Token[] = [];
+  for (const m of text.matchAll(TOKEN)) {
+    found.push({ stem: porterStem(m[0].toLowerCase()), start: m.index, end: m.index + m[0].length });
+  }
+  return found;
+}
+
+/**
+ * A NEAR group's instances that FTS5 keeps (fts5ExprNearIsMatch): windows where every phrase stands within
+ * `distance` tokens, found by the same sweep, so the same positions come out.
+ */
+function nearInstances(lists: readonly number[][], distance: number): number[][] {
+  const out = lists.map((): number[] => []);
+  const at = lists.map(() => 0);
+  const pos = (i: number) => lists[i]?.[at[i] ?? 0] ?? Number.POSITIVE_INFINITY;
+  const lookahead = (i: number) => lists[i]?.[(at[i] ?? 0) + 1] ?? Number.POSITIVE_INFINITY;
+  /** Steps list i on; true at its end. */
+  const advance = (i: number) => {
+    at[i] = (at[i] ?? 0) + 1;
+    return pos(i) === Number.POSITIVE_INFINITY;
+  };
+  if (lists.some((l) => l.length === 0)) return out;
+  for (;;) {
+    let max = pos(0);
+    let match: boolean;
+    do {
+      match = true;
+      for (let i = 0; i < lists.length; i++) {
+        const min = max - 1 - distance;
+        if (pos(i) < min || pos(i) > max) {
+          match = false;
+          while (pos(i) < min) if (advance(i)) return out;
+          if (pos(i) > max) max = pos(i);
+        }
+      }
+    } while (!match);
+    for (let i = 0; i < lists.length; i++) {
+      const list = out[i] ?? [];
+      if (list.length === 0 || list[list.length - 1] !== pos(i)) list.push(pos(i));
+    }
+    let next = 0;
+    let least = lookahead(0);
+    for (let i = 0; i < lists.length; i++) {
+      if (lookahead(i) < least) {
+        least = lookahead(i);
+        next = i;
+      }
+    }
+    if (advance(next)) return out;
+  }
+}
+
+/** The body's phrase instances in FTS5's xInst order: by offset, then by phrase. */
+function instancesOf(body: readonly Token[], phrases: readonly string[]): Instance[] {
+  const lists = phrases.map((stem) => body.flatMap((t, i) => (t.stem === stem ? [i] : [])));
+  const single = phrases.length > 1 ? phrases.length / 2 : phrases.length;
+  const near = phrases.length > 1 ? nearInstances(lists.slice(single), NEAR_DISTANCE) : [];
+  const all = [...lists.slice(0, single), ...near];
+  const instances: Instance[] = [];
+  for (const [phrase, offsets] of all.entries())
+    for (const offset of offsets) instances.push({ phrase, offset });
+  return instances.sort((a, b) => a.offset - b.offset || a.phrase - b.phrase);
+}
+
+/** Token indexes that begin a sentence (fts5SentenceFinderCb): the first, and any after ". " or ": ". */
+function sentenceStarts(text: string, body: readonly Token[]): number[] {
+  const starts: number[] = [];
+  for (const [i, token] of body.entries()) {
+    if (i === 0) {
+      starts.push(0);
+      continue;
+    }
+    let j = token.start - 1;
+    let c = "";
+    for (; j >= 0; j--) {
+      c = text[j] ?? "";
+      if (c !== " " && c !== "\t" && c !== "\n" && c !== "\r") break;
+    }
+    if (j !== token.start - 1 && (c === "." || c === ":")) starts.push(i);
+  }
+  return starts;
+}
+
+/** fts5SnippetScore: a window's score, and where a window around its instances would start. */
+function windowScore(
+  instances: readonly Instance[],
+  phrases: number,
+  size: number,
+  start: number,
+): { score: number; adjusted: number } {
+  const seen = new Uint8Array(phrases);
+  const end = start + SNIPPET_TOKENS;
+  let score = 0;
+  let first = -1;
+  let last = 0;
+  for (const { phrase, offset } of instances) {
+    if (offset < start || offset >= end) continue;
+    score += seen[phrase] ? 1 : 1000;
+    seen[phrase] = 1;
+    if (first < 0) first = offset;
+    last = offset + 1;
+  }
+  let adjusted = first - Math.trunc((SNIPPET_TOKENS - (last - first)) / 2);
+  if (adjusted + SNIPPET_TOKENS > size) adjusted = size - SNIPPET_TOKENS;
+  if (adjusted < 0) adjusted = 0;
+  return { score, adjusted };
+}
+
+/**
+ * The raw snippet (markers, not yet escaped) FTS5 cuts of `body` for `phrases` (asciiPhrases), or null when
+ * the body is not ASCII. The passage must match the expression in some column, as every ranked row does.
+ */
+export function asciiSnippet(body: string, phrases: readonly string[]): string | null {
+  if (NON_ASCII.test(body)) return null;
+  const bodyTokens = tokens(body);
+  const size = bodyTokens.length;
+  const instances = instancesOf(bodyTokens, phrases);
+  const starts = sentenceStarts(body, bodyTokens);
+  let bestScore = 0;
+  let bestStart = 0;
+  for (const { offset } of instances) {
+    const around = windowScore(instances, phrases.length, size, offset);
+    if (around.score > bestScore) {
+      bestScore = around.score;
+      bestStart = around.adjusted;
+    }
+    if (starts.length > 0 && size > SNIPPET_TOKENS) {
+      let jj = 0;
+      for (; jj < starts.length - 1; jj++) if ((starts[jj + 1] ?? 0) > offset) break;
+      const sentence = starts[jj] ?? 0;
+      if (sentence < offset) {
+        const score =
+          windowScore(instances, phrases.length, size, sentence).score + (sentence === 0 ? 120 : 100);
+        if (score > bestScore) {
+          bestScore = score;
+          bestStart = sentence;
+        }
+      }
+    }
+  }
+  return highlighted(body, bodyTokens, instances, bestStart);
+}
+
+/** Coalesced instances (fts5CInstIterNext): overlapping ones as one span; single tokens here. */
+function coalesced(instances: readonly Instance[]): { start: number; end: number }[] {
+  const spans: { start: number; end: number }[] = [];
+  for (const { offset } of instances) {
+    const last = spans[spans.length - 1];
+    if (last && offset <= last.end) last.end = Math.max(last.end, offset);
+    else spans.push({ start: offset, end: offset });
+  }
+  return spans;
+}
+
+/** fts5HighlightCb over the window of SNIPPET_TOKENS tokens from `rangeStart`, with its ellipses. */
+function highlighted(
+  text: string,
+  body: readonly Token[],
+  instances: readonly Instance[],
+  rangeStart: number,
+): string {
+  const rangeEnd = rangeStart + SNIPPET_TOKENS - 1;
+  const spans = coalesced(instances);
+  let span = 0;
+  while (span < spans.length && (spans[span]?.start ?? 0) < rangeStart) span++;
+  const spanStart = () => spans[span]?.start ?? -1;
+  const spanEnd = () => spans[span]?.end ?? -1;
+  let out = rangeStart > 0 ? SNIPPET_ELLIPSIS : "";
+  let copied = 0;
+  let open = false;
+  for (const [position, token] of body.entries()) {
+    if (position < rangeStart || position > rangeEnd) continue;
+    if (rangeStart > 0 && position === rangeStart) copied = token.start;
+    if (open && (position <= spanStart() || spanStart() < 0) && token.start > copied) {
+      out += MATCH_CLOSE;
+      open = false;
+    }
+    if (position === spanStart() && !open) {
+      out += text.slice(copied, token.start) + MATCH_OPEN;
+      copied = token.start;
+      open = true;
+    }
+    if (position === spanEnd()) {
+      if (!open) {
+        out += MATCH_OPEN;
+        open = true;
+      }
+      out += text.slice(copied, token.end);
+      copied = token.end;
+      span++;
+    }
+    if (position === rangeEnd) {
+      if (open) {
+        if (spanStart() >= 0 && position >= spanStart()) {
+          out += text.slice(copied, token.end);
+          copied = token.end;
+        }
+        out += MATCH_CLOSE;
+        open = false;
+      }
+      out += text.slice(copied, token.end);
+      copied = token.end;
+    }
+  }
+  if (open) out += MATCH_CLOSE;
+  return rangeEnd >= body.length - 1 ? out + text.slice(copied) : out + SNIPPET_ELLIPSIS;
+}

@@ -1,0 +1,161 @@
+// Snippets cut in JS (ascii-snippet.ts, through SnippetTable.cut with the matched terms) against FTS5's own
+// snippet() (test/support/snippet-reference.ts: a fresh table, one INSERT a row): byte for byte on real text
+// (git's manuals, node_modules' markdown, Cranfield's abstracts) and on generated hostile text, where bodies
+// that are not ASCII go through the table and must come out the same too.
+
+import { readdirSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import fc from "fast-check";
+import Database from "libsql";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { asciiPhrases, asciiSnippet } from "../../src/index/ascii-snippet.js";
+import { matchQuery, queryTerms } from "../../src/index/query.js";
+import { type SnippetSource, SnippetTable } from "../../src/index/snippet-table.js";
+import { chunkDocument } from "../../src/ingest/chunk.js";
+import { referenceSnippets } from "../support/snippet-reference.js";
+
+const CRANFIELD = resolve(import.meta.dirname, "../../../shared/eval/cranfield/corpus.jsonl");
+
+function realPassages(): SnippetSource[] {
+  const gitDoc = "/usr/share/doc/git-doc";
+  const texts = readdirSync(gitDoc)
+    .filter((name) => name.endsWith(".txt"))
+    .sort()
+    .map((name) => ({ title: name, content: readFileSync(join(gitDoc, name), "utf8") }));
+  for (const pkg of ["hono", "zod", "vitest", "fast-check"]) {
+    texts.push({
+      title: `${pkg} README`,
+      content: readFileSync(join("node_modules", pkg, "README.md"), "utf8"),
+    });
+  }
+  const passages = texts.flatMap((doc) =>
+    chunkDocument({ ...doc, format: "text" }).map((p) => ({
+      heading: p.heading,
+      body: p.text,
+      title: doc.title,
+      path: "docs",
+    })),
+  );
+  const lines = readFileSync(CRANFIELD, "utf8").split("\n").filter(Boolean).slice(0, 600);
+  for (const line of lines) {
+    const doc = JSON.parse(line) as { title: string; text: string };
+    passages.push({ heading: "", body: doc.text, title: doc.title, path: "cranfield" });
+  }
+  return passages;
+}
+
+/** The passages `expression` matches in some column: what a search's ranked rows are. */
+function matching(passages: readonly SnippetSource[], expression: string): SnippetSource[] {
+  const db = new Database(":memory:");
+  try {
+    db.exec("CREATE VIRTUAL TABLE m USING fts5(heading, body, title, path, tokenize = 'porter unicode61')");
+    const insert = db.prepare("INSERT INTO m (rowid, heading, body, title, path) VALUES (?, ?, ?, ?, ?)");
+    for (const [i, p] of passages.entries()) insert.run(i, p.heading, p.body, p.title, p.path);
+    const rows = db.prepare("SELECT rowid FROM m WHERE m MATCH ?").all(expression) as { rowid: number }[];
+    return rows.flatMap((r) => passages[r.rowid] ?? []);
+  } finally {
+    db.close();
+  }
+}
+
+describe("snippets cut in JS", () => {
+  let db: Database.Database;
+  let table: SnippetTable;
+  beforeAll(() => {
+    db = new Database(":memory:");
+    table = new SnippetTable(db);
+  });
+  afterAll(() => db.close());
+
+  /** Cuts `passages` (those `question` matches) both ways; returns how many were cut in JS. */
+  const expectAsFts5 = (passages: readonly SnippetSource[], question: string): number => {
+    const query = matchQuery(question);
+    const rows = matching(passages, query.expression);
+    expect(table.cut(rows, query.expression, query.terms), question).toEqual(
+      referenceSnippets(rows, query.expression),
+    );
+    const phrases = asciiPhrases(query.terms);
+    return phrases ? rows.filter((p) => asciiSnippet(p.body, phrases) !== null).length : 0;
+  };
+
+  it("cuts real manuals, READMEs and abstracts as FTS5 does: one, two and three words, together or apart", () => {
+    const passages = realPassages();
+    expect(passages.length).toBeGreaterThan(1000);
+    let inJs = 0;
+    for (let start = 0; start + 40 <= passages.length; start += 53) {
+      const batch = passages.slice(start, start + 40);
+      const words = queryTerms((batch[start % 40]?.body ?? "").toLowerCase());
+      if (words.length < 6) continue;
+      const at = start % (words.length - 3);
+      // Words side by side make the NEAR group match; words from far apart mostly do not.
+      inJs += expectAsFts5(batch, `${words[at]} ${words[at + 1]}`);
+      inJs += expectAsFts5(batch, `${words[at]} ${words[words.length - 1]}`);
+      inJs += expectAsFts5(batch, `${words[at + 2]}`);
+      inJs += expectAsFts5(batch, `${words[at]} ${words[at + 1]} ${words[at + 3]}`);
+      inJs += expectAsFts5(batch, `${words[at]} ${words[at]}`);
+    }
+    expect(inJs).toBeGreaterThan(2000);
+  });
+
+  it("property: generated text with sentence marks, stems, repeats, long tokens and non-ASCII", () => {
+    const vocabulary = [
+      "walrus",
+      "walruses",
+      "run",
+      "running",
+      "runs",
+      "ice",
+      "icing",
+      "connect",
+      "connection",
+      "a",
+      "by",
+    ];
+    const asciiPiece = fc.oneof(
+      { weight: 8, arbitrary: fc.constantFrom(...vocabulary) },
+      {
+        weight: 4,
+        arbitrary: fc.constantFrom(" ", "  ", ". ", ": ", ".", ":", "\n", "\t", ", ", "-", " .\n "),
+      },
+      { weight: 1, arbitrary: fc.constantFrom("x".repeat(70), "Walrus", "RUNNING", "42", "w4lrus", "_") },
+    );
+    const otherPiece = fc.constantFrom("é", "naïve", "海象", "🦭", "\uD800", "\uDC00", "ß", "\u0301");
+    const words = (piece: fc.Arbitrary<string>) => fc.array(piece, { maxLength: 80 }).map((p) => p.join(" "));
+    // Most bodies ASCII (cut in JS), some with a character past it (cut by the table) beside them.
+    const text = fc.oneof(
+      { weight: 3, arbitrary: words(asciiPiece) },
+      {
+        weight: 1,
+        arbitrary: words(
+          fc.oneof({ weight: 6, arbitrary: asciiPiece }, { weight: 1, arbitrary: otherPiece }),
+        ),
+      },
+    );
+    const passage = fc.record({
+      heading: fc.oneof(fc.constant(""), text),
+      body: text,
+      title: fc.constantFrom("", "Walrus", "Notes"),
+      path: fc.constantFrom("", "ice"),
+    });
+    const question = fc
+      .array(fc.constantFrom(...vocabulary, "Walrus", "RUNS", "absent"), { minLength: 1, maxLength: 3 })
+      .map((w) => w.join(" "));
+    let inJs = 0;
+    fc.assert(
+      fc.property(fc.array(passage, { minLength: 1, maxLength: 20 }), question, (passages, q) => {
+        inJs += expectAsFts5(passages, q);
+      }),
+      { numRuns: 300 },
+    );
+    expect(inJs).toBeGreaterThan(300);
+  });
+
+  it("leaves a body with any character past ASCII, and a query word past ASCII, to the table", () => {
+    const phrases = asciiPhrases(["walrus"]);
+    expect(phrases).toEqual(["walru"]);
+    expect(asciiSnippet("the walrus café", phrases ?? [])).toBeNull();
+    expect(asciiSnippet("the walrus \uD800", phrases ?? [])).toBeNull();
+    expect(asciiSnippet("the walrus", phrases ?? [])).toBe("the \u0002walrus\u0003");
+    expect(asciiPhrases(["café", "walrus"])).toBeNull();
+  });
+});
