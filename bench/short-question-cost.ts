@@ -1,7 +1,8 @@
 // `npx tsx bench/short-question-cost.ts [passages] [rounds]`: where a two-word search's time goes inside the
 // passage index, on real text (Debian's manuals, bench/debian-docs.ts), in one process. Each question is asked
 // of the plain FTS5 OR floor (bench/floor.ts) and of memoria's index in turn, so load moves both alike; then
-// the snippets of its hits are cut alone, and its hits' text blocks inflated alone. Prints medians and p99 as
+// the snippets of its hits are cut alone (all through FTS5's snippet table, and with ASCII bodies in JS), and its
+// hits' text blocks inflated alone. Prints medians and p99 as
 // ratios to the floor of the same run.
 
 import Database from "libsql";
@@ -66,6 +67,7 @@ export function benchShortQuestionCost(passages: number, rounds: number): void {
   const floor: number[] = [];
   const find: number[] = [];
   const cut: number[] = [];
+  const cutInJs: number[] = [];
   const inflate: number[] = [];
   const inflateKept: number[] = [];
   // Kept blocks live across rounds in a searcher; here a fresh set each round, so a question asked again
@@ -91,6 +93,10 @@ export function benchShortQuestionCost(passages: number, rounds: number): void {
       t = performance.now();
       snippets.cut(sources, query.expression);
       cut.push(performance.now() - t);
+      // The hits match the query's own phrases, so their ASCII bodies may be cut in JS (ascii-snippet.ts).
+      t = performance.now();
+      snippets.cut(sources, query.expression, query.terms);
+      cutInJs.push(performance.now() - t);
       const blocks = new Set(hits.flatMap((h) => blockOf.get(h.chunkId) ?? []));
       t = performance.now();
       for (const block of blocks) unpackBlock(block);
@@ -116,7 +122,8 @@ export function benchShortQuestionCost(passages: number, rounds: number): void {
   for (const [name, times] of [
     ["floor (plain FTS5 OR)", floor],
     ["find()", find],
-    ["snippets alone", cut],
+    ["snippets alone, all through the table", cut],
+    ["snippets alone, ASCII bodies in JS", cutInJs],
     ["inflating the hits' blocks alone", inflate],
     ["the same through the kept blocks", inflateKept],
   ] as const) {
