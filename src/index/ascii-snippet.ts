@@ -26,12 +26,12 @@ export const SEPARATORS_PAST_ASCII = "’”“‘–…—©→─└├│\u00
 /** A character neither ASCII nor one of those separators; with `u`, a lone surrogate is one. */
 const OTHER_TEXT = new RegExp(`[^\\p{ASCII}${SEPARATORS_PAST_ASCII}]`, "u");
 const ASCII_WORD = /^[A-Za-z0-9]+$/;
-const TOKEN = /[A-Za-z0-9]+/g;
 
-interface Token {
-  stem: string;
-  start: number;
-  end: number;
+/** A body's tokens: where each starts and ends, and the stem of each that may match a phrase ("" if not). */
+interface BodyTokens {
+  starts: number[];
+  ends: number[];
+  stems: string[];
 }
 
 interface Instance {
@@ -49,12 +49,66 @@ export function asciiPhrases(terms: readonly string[]): string[] | null {
   return stems.length > 1 ? [...stems, ...stems] : stems;
 }
 
-function tokens(text: string): Token[] {
-  const found: Token[] = [];
-  for (const m of text.matchAll(TOKEN)) {
-    found.push({ stem: porterStem(m[0].toLowerCase()), start: m.index, end: m.index + m[0].length });
+function isTokenChar(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+}
+
+/** Whether text[start, end) lowercased begins with `prefix` (lowercase). */
+function beginsWith(text: string, start: number, end: number, prefix: string): boolean {
+  if (end - start < prefix.length) return false;
+  for (let k = 0; k < prefix.length; k++) {
+    let c = text.charCodeAt(start + k);
+    if (c >= 65 && c <= 90) c += 32;
+    if (c !== prefix.charCodeAt(k)) return false;
   }
-  return found;
+  return true;
+}
+
+/**
+ * What every token stemming to `stem` begins with: porter replaces at most the last four letters of what it
+ * keeps of a token (its longest replacement, "tion", "ence", "ance"), and keeps at least a token's first
+ * letter unless the stem is a single letter ("ies" → "i"). test/index/porter-stem.test.ts holds both on every
+ * real and generated word.
+ */
+export function stemPrefix(stem: string): string {
+  return stem.length < 2 ? "" : stem.slice(0, Math.max(1, stem.length - 4));
+}
+
+/**
+ * unicode61's ASCII tokens: runs of letters and digits. Only a token that begins with a phrase's
+ * stemPrefix is stemmed, and each distinct one once: stemming every token cost 4× the whole FTS5 snippet
+ * table.
+ */
+function tokens(text: string, phraseStems: readonly string[], stemsOf: Map<string, string>): BodyTokens {
+  const prefixes = [...new Set(phraseStems)].map(stemPrefix);
+  const starts: number[] = [];
+  const ends: number[] = [];
+  const stems: string[] = [];
+  let i = 0;
+  const n = text.length;
+  while (i < n) {
+    while (i < n && !isTokenChar(text.charCodeAt(i))) i++;
+    if (i >= n) break;
+    const start = i;
+    while (i < n && isTokenChar(text.charCodeAt(i))) i++;
+    starts.push(start);
+    ends.push(i);
+    let candidate = false;
+    for (let p = 0; p < prefixes.length && !candidate; p++)
+      candidate = beginsWith(text, start, i, prefixes[p] ?? "");
+    if (!candidate) {
+      stems.push("");
+      continue;
+    }
+    const token = text.slice(start, i).toLowerCase();
+    let stem = stemsOf.get(token);
+    if (stem === undefined) {
+      stem = porterStem(token);
+      stemsOf.set(token, stem);
+    }
+    stems.push(stem);
+  }
+  return { starts, ends, stems };
 }
 
 /**
@@ -103,8 +157,13 @@ function nearInstances(lists: readonly number[][], distance: number): number[][]
 }
 
 /** The body's phrase instances in FTS5's xInst order: by offset, then by phrase. */
-function instancesOf(body: readonly Token[], phrases: readonly string[]): Instance[] {
-  const lists = phrases.map((stem) => body.flatMap((t, i) => (t.stem === stem ? [i] : [])));
+function instancesOf(body: BodyTokens, phrases: readonly string[]): Instance[] {
+  const lists = phrases.map((): number[] => []);
+  for (let i = 0; i < body.stems.length; i++) {
+    const stem = body.stems[i];
+    if (stem === "") continue;
+    for (let p = 0; p < phrases.length; p++) if (phrases[p] === stem) lists[p]?.push(i);
+  }
   const single = phrases.length > 1 ? phrases.length / 2 : phrases.length;
   const near = phrases.length > 1 ? nearInstances(lists.slice(single), NEAR_DISTANCE) : [];
   const all = [...lists.slice(0, single), ...near];
@@ -115,20 +174,20 @@ function instancesOf(body: readonly Token[], phrases: readonly string[]): Instan
 }
 
 /** Token indexes that begin a sentence (fts5SentenceFinderCb): the first, and any after ". " or ": ". */
-function sentenceStarts(text: string, body: readonly Token[]): number[] {
+function sentenceStarts(text: string, body: BodyTokens): number[] {
   const starts: number[] = [];
-  for (const [i, token] of body.entries()) {
+  for (const [i, start] of body.starts.entries()) {
     if (i === 0) {
       starts.push(0);
       continue;
     }
-    let j = token.start - 1;
+    let j = start - 1;
     let c = "";
     for (; j >= 0; j--) {
       c = text[j] ?? "";
       if (c !== " " && c !== "\t" && c !== "\n" && c !== "\r") break;
     }
-    if (j !== token.start - 1 && (c === "." || c === ":")) starts.push(i);
+    if (j !== start - 1 && (c === "." || c === ":")) starts.push(i);
   }
   return starts;
 }
@@ -162,12 +221,17 @@ function windowScore(
  * The raw snippet (markers, not yet escaped) FTS5 cuts of `body` for `phrases` (asciiPhrases), or null when
  * the body holds a character past ASCII other than SEPARATORS_PAST_ASCII. FTS5 counts UTF-8 bytes where this
  * counts UTF-16 units, but only ever cuts at a token's edge or looks for ASCII whitespace, '.' and ':' before
- * one, and no character of a multi-byte sequence is either, so both cut the same characters. The passage must match the expression in some column, as every ranked row does.
+ * one, and no character of a multi-byte sequence is either, so both cut the same characters. `stemsOf` keeps
+ * the tokens stemmed so far, for the caller to share between the bodies of one search. The passage must match the expression in some column, as every ranked row does.
  */
-export function asciiSnippet(body: string, phrases: readonly string[]): string | null {
+export function asciiSnippet(
+  body: string,
+  phrases: readonly string[],
+  stemsOf: Map<string, string> = new Map(),
+): string | null {
   if (OTHER_TEXT.test(body)) return null;
-  const bodyTokens = tokens(body);
-  const size = bodyTokens.length;
+  const bodyTokens = tokens(body, phrases, stemsOf);
+  const size = bodyTokens.starts.length;
   const instances = instancesOf(bodyTokens, phrases);
   const starts = sentenceStarts(body, bodyTokens);
   let bestScore = 0;
@@ -209,7 +273,7 @@ function coalesced(instances: readonly Instance[]): { start: number; end: number
 /** fts5HighlightCb over the window of SNIPPET_TOKENS tokens from `rangeStart`, with its ellipses. */
 function highlighted(
   text: string,
-  body: readonly Token[],
+  body: BodyTokens,
   instances: readonly Instance[],
   rangeStart: number,
 ): string {
@@ -222,8 +286,9 @@ function highlighted(
   let out = rangeStart > 0 ? SNIPPET_ELLIPSIS : "";
   let copied = 0;
   let open = false;
-  for (const [position, token] of body.entries()) {
-    if (position < rangeStart || position > rangeEnd) continue;
+  const last = Math.min(rangeEnd, body.starts.length - 1);
+  for (let position = rangeStart; position <= last; position++) {
+    const token = { start: body.starts[position] ?? 0, end: body.ends[position] ?? 0 };
     if (rangeStart > 0 && position === rangeStart) copied = token.start;
     if (open && (position <= spanStart() || spanStart() < 0) && token.start > copied) {
       out += MATCH_CLOSE;
@@ -257,5 +322,5 @@ function highlighted(
     }
   }
   if (open) out += MATCH_CLOSE;
-  return rangeEnd >= body.length - 1 ? out + text.slice(copied) : out + SNIPPET_ELLIPSIS;
+  return rangeEnd >= body.starts.length - 1 ? out + text.slice(copied) : out + SNIPPET_ELLIPSIS;
 }

@@ -42,8 +42,10 @@ export class SnippetTable {
     const raw = passages.map(() => "");
     const phrases = matchedTerms ? asciiPhrases(matchedTerms) : null;
     const rest: number[] = [];
+    // The bodies of one search share most of their words: each is stemmed once (asciiSnippet).
+    const stemsOf = new Map<string, string>();
     for (const [i, p] of passages.entries()) {
-      const cut = phrases ? asciiSnippet(p.body, phrases) : null;
+      const cut = phrases ? asciiSnippet(p.body, phrases, stemsOf) : null;
       if (cut === null) rest.push(i);
       else raw[i] = cut;
     }

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import Database from "libsql";
 import { describe, expect, it } from "vitest";
+import { stemPrefix } from "../../src/index/ascii-snippet.js";
 import { porterStem } from "../../src/index/porter-stem.js";
 
 /** FTS5's tokens for each word: one row a word, read back through an fts5vocab instance table. */
@@ -53,6 +54,15 @@ describe("the Porter stemmer", () => {
     expect(differing).toEqual([]);
   });
 
+  it("keeps of every word its stem's first letter and all but its last four, which the JS snippets rely on", () => {
+    const words = realWords();
+    const beyond = words.filter((w) => {
+      const stem = porterStem(w);
+      return !w.startsWith(stemPrefix(stem));
+    });
+    expect(beyond).toEqual([]);
+  });
+
   it("property: generated words of Porter's letters, short, long and past 64 letters, stem as FTS5's", () => {
     const letters = fc.constantFrom(..."aeiouybcdlmnrstvzgx0".split(""));
     const endings = fc.constantFrom(
@@ -67,7 +77,11 @@ describe("the Porter stemmer", () => {
     fc.assert(
       fc.property(fc.array(word, { minLength: 1, maxLength: 400 }), (words) => {
         const expected = fts5Stems(words);
-        for (const [i, w] of words.entries()) expect(porterStem(w), w).toBe(expected[i]);
+        for (const [i, w] of words.entries()) {
+          const stem = porterStem(w);
+          expect(stem, w).toBe(expected[i]);
+          expect(w.startsWith(stemPrefix(stem)), w).toBe(true);
+        }
       }),
       { numRuns: 40 },
     );
