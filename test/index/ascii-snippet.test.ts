@@ -3,39 +3,22 @@
 // (git's manuals, node_modules' markdown, Cranfield's abstracts) and on generated hostile text, where bodies
 // that are not ASCII go through the table and must come out the same too.
 
-import { readdirSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import fc from "fast-check";
 import Database from "libsql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { asciiPhrases, asciiSnippet, SEPARATORS_PAST_ASCII } from "../../src/index/ascii-snippet.js";
 import { matchQuery, queryTerms } from "../../src/index/query.js";
 import { type SnippetSource, SnippetTable } from "../../src/index/snippet-table.js";
-import { chunkDocument } from "../../src/ingest/chunk.js";
+import { manualPassages } from "../support/snippet-passages.js";
 import { referenceSnippets } from "../support/snippet-reference.js";
 
 const CRANFIELD = resolve(import.meta.dirname, "../../../shared/eval/cranfield/corpus.jsonl");
 
+/** git's manuals and READMEs (test/support/snippet-passages.ts), and 600 of Cranfield's abstracts. */
 function realPassages(): SnippetSource[] {
-  const gitDoc = "/usr/share/doc/git-doc";
-  const texts = readdirSync(gitDoc)
-    .filter((name) => name.endsWith(".txt"))
-    .sort()
-    .map((name) => ({ title: name, content: readFileSync(join(gitDoc, name), "utf8") }));
-  for (const pkg of ["hono", "zod", "vitest", "fast-check"]) {
-    texts.push({
-      title: `${pkg} README`,
-      content: readFileSync(join("node_modules", pkg, "README.md"), "utf8"),
-    });
-  }
-  const passages = texts.flatMap((doc) =>
-    chunkDocument({ ...doc, format: "text" }).map((p) => ({
-      heading: p.heading,
-      body: p.text,
-      title: doc.title,
-      path: "docs",
-    })),
-  );
+  const passages = manualPassages();
   const lines = readFileSync(CRANFIELD, "utf8").split("\n").filter(Boolean).slice(0, 600);
   for (const line of lines) {
     const doc = JSON.parse(line) as { title: string; text: string };

@@ -4,38 +4,13 @@
 // rows: matched only by heading, title or path, empty bodies, CJK, very long bodies, markers in the text,
 // more rows than one INSERT carries.
 
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import Database from "libsql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { matchQuery, queryTerms } from "../../src/index/query.js";
 import { MATCH_CLOSE, MATCH_OPEN } from "../../src/index/snippet.js";
 import { type SnippetSource, SnippetTable } from "../../src/index/snippet-table.js";
-import { chunkDocument } from "../../src/ingest/chunk.js";
+import { manualPassages } from "../support/snippet-passages.js";
 import { referenceSnippets } from "../support/snippet-reference.js";
-
-/** Git's manuals as Debian installs them (.ci/run installs git-doc), and markdown shipped in node_modules. */
-function realPassages(): SnippetSource[] {
-  const gitDoc = "/usr/share/doc/git-doc";
-  const texts = readdirSync(gitDoc)
-    .filter((name) => name.endsWith(".txt"))
-    .sort()
-    .map((name) => ({
-      title: name,
-      content: readFileSync(join(gitDoc, name), "utf8"),
-      format: "text" as const,
-    }));
-  for (const pkg of ["hono", "zod", "vitest"]) {
-    texts.push({
-      title: `${pkg} README`,
-      content: readFileSync(join("node_modules", pkg, "README.md"), "utf8"),
-      format: "text" as const,
-    });
-  }
-  return texts.flatMap((doc) =>
-    chunkDocument(doc).map((p) => ({ heading: p.heading, body: p.text, title: doc.title, path: "git-doc" })),
-  );
-}
 
 /** Two long words of a passage, as a person would type them from it: its rows match, most others do not. */
 function twoWordsOf(p: SnippetSource): string {
@@ -58,7 +33,7 @@ describe("snippet table", () => {
   };
 
   it("cuts the same snippets as one insert a row on real manuals, batch after batch", () => {
-    const passages = realPassages();
+    const passages = manualPassages();
     expect(passages.length).toBeGreaterThan(200);
     let marked = 0;
     // Twenty consecutive passages a batch, as a search returns them, asked two words of one of them.
@@ -111,7 +86,7 @@ describe("snippet table", () => {
   });
 
   it("matches the reference for more rows than one insert carries, and for none", () => {
-    const passages = realPassages().slice(0, 83);
+    const passages = manualPassages().slice(0, 83);
     const question = twoWordsOf(passages[40] as SnippetSource);
     expectSameAsReference(passages, question);
     expect(table.cut([], matchQuery(question).expression)).toEqual([]);
