@@ -1,15 +1,16 @@
 // A body's snippet cut in JS exactly as FTS5's snippet() cuts it from the snippet table (snippet-table.ts),
-// for the case most passages are: a body of ASCII text and a query of ASCII words, every passage holding a
-// match of the expression somewhere. The table costs a search ~1.5 ms for 20 hits at 19k passages of Debian's
-// manuals (filling it tokenizes every row; snippet() tokenizes the body twice more) where this costs a
-// fraction (docs/decisions/0058-ascii-snippets.md).
+// for the case most passages are: a body of ASCII text (and a few separators past it) and a query of ASCII
+// words, every passage holding a match of the expression somewhere. The table costs a search ~1.4× the FTS5
+// OR floor for 20 hits at 19k passages of Debian's manuals (filling it tokenizes every row; snippet()
+// tokenizes the body twice more), this ~0.77× (docs/decisions/0058-ascii-snippets.md).
 //
 // It follows SQLite's ext/fts5 (the version libSQL bundles): unicode61 splits ASCII text into runs of
 // letters and digits and lowercases them, porter stems them (porter-stem.ts); a quoted word is one phrase;
 // a NEAR group keeps only its phrases' instances that stand within its distance of each other, in one
 // column; snippet() scores every window starting at an instance or at a sentence's start, and renders the
-// best with the same highlight and ellipsis rules. Anything outside that case (a body with any non-ASCII
-// character, a query word that is not ASCII letters and digits) gives null, and the table cuts it.
+// best with the same highlight and ellipsis rules. Anything outside that case (a body with a character past
+// ASCII other than SEPARATORS_PAST_ASCII, a query word that is not ASCII letters and digits) gives null, and
+// the table cuts it.
 // test/index/ascii-snippet.test.ts holds it equal to FTS5 on real text and generated hostile text.
 
 import { porterStem } from "./porter-stem.js";
