@@ -2,6 +2,7 @@
 // apart from the client's), and the client side that starts it and reads its port.
 
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { createApp } from "../src/app.js";
 import { systemClock } from "../src/clock.js";
@@ -84,6 +85,24 @@ const NODE_ENTRY = resolve(import.meta.dirname, "../src/runtime/node.ts");
 const BENCH_ONLY = "MEMORIA_EVAL_DIR";
 
 /**
+ * The variables `npm start` sets before it runs the entry (package.json's start script, `NAME=value … exec
+ * tsx …`), so the bench's server runs with what `npm start` gives it: glibc's malloc settings among them.
+ */
+export function startScriptEnvironment(): Record<string, string> {
+  const manifest = JSON.parse(readFileSync(resolve(import.meta.dirname, "../package.json"), "utf8")) as {
+    scripts: { start: string };
+  };
+  const assignments = /^((?:[A-Za-z_][A-Za-z0-9_]*=\S+\s+)*)exec\s/.exec(manifest.scripts.start)?.[1] ?? "";
+  return Object.fromEntries(
+    assignments
+      .trim()
+      .split(/\s+/)
+      .filter((pair) => pair.length > 0)
+      .map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)]),
+  );
+}
+
+/**
  * memoria's own Node entry (src/runtime/node.ts, what `npm start` runs) in a process of its own on a loopback
  * port, with whatever the checked-out server does by default: the bench measures the server as it ships.
  * The bench's own settings are an admin token, a master key (random unless given, to start again over the
@@ -104,6 +123,7 @@ export function startMemoriaEntry(
   const env = {
     PATH: process.env.PATH ?? "",
     HOME: process.env.HOME ?? dbDir,
+    ...startScriptEnvironment(),
     ...passed,
     PORT: "0",
     MEMORIA_HOST: "127.0.0.1",

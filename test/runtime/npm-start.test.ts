@@ -125,4 +125,36 @@ describe.skipIf(!existsSync("/proc/self/stat"))("npm start", () => {
     expect(await waitFor(() => tree.every((pid) => !alive(pid)), 15_000)).toBe(true);
     expect(await portFree(port)).toBe(true);
   }, 60_000);
+
+  it("hands the server glibc's fixed mmap threshold, as the image does", async () => {
+    const tmp = tempDir();
+    cleanups.push(tmp.cleanup);
+    const npm: ChildProcess = spawn("npm", ["start"], {
+      cwd: root,
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: tmp.dir,
+        npm_config_update_notifier: "false",
+        PORT: "0",
+        MEMORIA_DB_URL: tmp.dbUrl,
+        MEMORIA_ADMIN_TOKEN: ADMIN_TOKEN,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const exit = finished(npm);
+    let tree: number[] = [];
+    cleanups.push(() => {
+      for (const pid of [npm.pid as number, ...tree]) if (alive(pid)) process.kill(pid, "SIGKILL");
+    });
+    await listening(npm);
+    tree = descendants(npm.pid as number);
+    // The process serving: the node process tsx starts, the one of the tree with no child of its own.
+    const servers = tree.filter((pid) => descendants(pid).length === 0);
+    expect(servers).toHaveLength(1);
+    const environment = readFileSync(`/proc/${servers[0]}/environ`, "utf8").split("\0");
+    expect(environment).toContain("MALLOC_MMAP_THRESHOLD_=131072");
+    expect(readFileSync(`${root}/Dockerfile`, "utf8")).toMatch(/^\s+MALLOC_MMAP_THRESHOLD_=131072 \\$/m);
+    process.kill(npm.pid as number, "SIGTERM");
+    await exit;
+  }, 60_000);
 });
