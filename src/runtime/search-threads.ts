@@ -58,6 +58,14 @@ export const MIN_THREADED_PASSAGES = 2000;
  */
 export const STOP_GRACE_MS = 5000;
 
+/**
+ * Each search thread's young generation, in MiB (V8's two semispaces and the new-large-object space: 6 gives
+ * 2 MiB semispaces). A search allocates quickly and keeps little, and V8 grows a busy isolate's semispaces to
+ * their 16 MiB bound: after 300 long questions a thread's new space was 32 MiB of a 46 MiB heap holding 10–17
+ * MiB in use, on every thread. Measured: docs/decisions/0067-search-thread-start-and-heap.md.
+ */
+export const SEARCH_THREAD_YOUNG_GENERATION_MB = 6;
+
 export interface SearchThreadsOptions {
   /** Threads at most (MEMORIA_SEARCH_THREADS). */
   threads: number;
@@ -65,6 +73,8 @@ export interface SearchThreadsOptions {
   busyTimeoutMs: number;
   /** Teams under this many passages are searched on the main thread (MIN_THREADED_PASSAGES). */
   minPassages?: number;
+  /** Each thread's young generation (SEARCH_THREAD_YOUNG_GENERATION_MB); the bench compares others. */
+  youngGenerationMb?: number;
 }
 
 interface Job {
@@ -128,7 +138,11 @@ export class SearchThreads {
 
   constructor(options: SearchThreadsOptions) {
     if (!(options.threads >= 1)) throw new RangeError("a search pool needs at least one thread");
-    this.#options = { minPassages: MIN_THREADED_PASSAGES, ...options };
+    this.#options = {
+      minPassages: MIN_THREADED_PASSAGES,
+      youngGenerationMb: SEARCH_THREAD_YOUNG_GENERATION_MB,
+      ...options,
+    };
   }
 
   /**
@@ -230,10 +244,11 @@ export class SearchThreads {
 
   #spawn(start: ThreadStart): Thread {
     const workerData: SearchThreadData = { busyTimeoutMs: this.#options.busyTimeoutMs };
+    const resourceLimits = { maxYoungGenerationSizeMb: this.#options.youngGenerationMb };
     const worker =
       "url" in start
-        ? new Worker(start.url, { execArgv: [], workerData })
-        : new Worker(start.script, { eval: true, execArgv: [], workerData });
+        ? new Worker(start.url, { execArgv: [], workerData, resourceLimits })
+        : new Worker(start.script, { eval: true, execArgv: [], workerData, resourceLimits });
     const thread: Thread = { worker, jobs: new Map() };
     this.#threads.push(thread);
     worker.on("message", (reply: SearchThreadReply) => {

@@ -3,7 +3,7 @@
 // the thread runs as it is (`eval`). The alternative, loading the entry through tsx's API in the thread
 // (chunk-worker-tsx.mjs), registers tsx's module hooks in that thread, and Node 20 runs module hooks on a
 // thread of their own: measured, a search thread started that way added 38.5 MiB to the process, one started
-// from the bundle 11.3 MiB (two threads each, RSS after 4 s; docs/decisions/0065-rss-account.md). The compiled
+// from the bundle 11.3 MiB (two threads each, RSS after 4 s; docs/decisions/0067-search-thread-start-and-heap.md). The compiled
 // image (dist/) and Deno load the entry themselves and never come here.
 
 import { createRequire } from "node:module";
