@@ -21,7 +21,15 @@ function listened(server: Server): Promise<void> {
 async function main(): Promise<void> {
   const started = await startMemoria(process.env);
   const { memoria, config } = started;
-  const collection = new IdleCollection();
+  const MiB = 1024 * 1024;
+  const collection = new IdleCollection({
+    collected: (ms, heldBefore, heldAfter) =>
+      started.logger.debug("idle collection", {
+        ms: Math.round(ms),
+        heldBeforeMiB: Math.round(heldBefore / MiB),
+        heldAfterMiB: Math.round(heldAfter / MiB),
+      }),
+  });
 
   const server = serveNode(
     { fetch: collection.around(memoria.app.fetch), port: config.port, hostname: config.host },

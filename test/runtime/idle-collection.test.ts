@@ -21,18 +21,18 @@ describe("idle collection", () => {
   }
 
   it("collects once idle after the heap's buffers grew, then waits for new growth", async () => {
-    const { idle, collected } = collection(4 * MiB);
-    const held = Buffer.alloc(8 * MiB, 1);
+    const { idle, collected } = collection(16 * MiB);
+    const held = Buffer.alloc(64 * MiB, 1);
     for (let i = 0; i < 100 && collected() === 0; i++) await sleep(20);
     expect(collected()).toBe(1);
     // The baseline moved to what is held now: no growth since, no second collection.
     await sleep(200);
     expect(idle.collections).toBe(1);
-    expect(held.length).toBe(8 * MiB);
+    expect(held.length).toBe(64 * MiB);
   });
 
   it("does not collect while a request is in flight", async () => {
-    const { idle, collected } = collection(4 * MiB);
+    const { idle, collected } = collection(16 * MiB);
     let finish: () => void = () => {};
     const handler = idle.around(
       () =>
@@ -41,14 +41,14 @@ describe("idle collection", () => {
         }),
     );
     const answer = handler();
-    const held = Buffer.alloc(8 * MiB, 1);
+    const held = Buffer.alloc(64 * MiB, 1);
     await sleep(200);
     expect(collected()).toBe(0);
     finish();
     expect(await answer).toBe("answered");
     for (let i = 0; i < 100 && collected() === 0; i++) await sleep(20);
     expect(collected()).toBe(1);
-    expect(held.length).toBe(8 * MiB);
+    expect(held.length).toBe(64 * MiB);
   });
 
   it("does not collect without growth", async () => {
