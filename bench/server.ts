@@ -80,7 +80,8 @@ export function startBenchServer(script: string, args: string[]) {
   return { child, port, exited };
 }
 
-const NODE_ENTRY = resolve(import.meta.dirname, "../src/runtime/node.ts");
+/** What `npm start` runs: src/ transpiled to dist/, then its Node entry (dist/runtime/node.js). */
+const NODE_START = resolve(import.meta.dirname, "../scripts/start.mjs");
 /** Where the bench reads Cranfield from (bench/real-corpora.ts): the bench's variable, not the server's. */
 const BENCH_ONLY = "MEMORIA_EVAL_DIR";
 
@@ -103,7 +104,8 @@ export function startScriptEnvironment(): Record<string, string> {
 }
 
 /**
- * memoria's own Node entry (src/runtime/node.ts, what `npm start` runs) in a process of its own on a loopback
+ * memoria's own Node entry as `npm start` runs it (scripts/start.mjs: src/ transpiled, then
+ * dist/runtime/node.js, with the start script's variables) in a process of its own on a loopback
  * port, with whatever the checked-out server does by default: the bench measures the server as it ships.
  * The bench's own settings are an admin token, a master key (random unless given, to start again over the
  * same database), a database under `dbDir` and no rate limit; every MEMORIA_* variable of the bench's own
@@ -135,7 +137,7 @@ export function startMemoriaEntry(
     // Catch-up left alone: the bench is the only writer (as benchConfig).
     MEMORIA_CATCHUP_MS: "60000",
   };
-  const child = spawn(process.execPath, ["--import", "tsx", NODE_ENTRY], {
+  const child = spawn(process.execPath, [NODE_START], {
     env,
     stdio: ["ignore", "pipe", "inherit"],
   });
