@@ -65,6 +65,22 @@ async function waitFor(check: () => boolean | Promise<boolean>, ms: number): Pro
   return check();
 }
 
+/** `npm start` in the repository, as a newcomer runs it, over a fresh database in `tmp`. */
+function npmStart(tmp: { dir: string; dbUrl: string }): ChildProcess {
+  return spawn("npm", ["start"], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: tmp.dir,
+      npm_config_update_notifier: "false",
+      PORT: "0",
+      MEMORIA_DB_URL: tmp.dbUrl,
+      MEMORIA_ADMIN_TOKEN: ADMIN_TOKEN,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+}
+
 describe.skipIf(!existsSync("/proc/self/stat"))("npm start", () => {
   const cleanups: (() => void)[] = [];
   afterEach(() => {
@@ -74,18 +90,7 @@ describe.skipIf(!existsSync("/proc/self/stat"))("npm start", () => {
   it("a SIGTERM to npm's pid drains the server, releases its port and leaves no process behind", async () => {
     const tmp = tempDir();
     cleanups.push(tmp.cleanup);
-    const npm: ChildProcess = spawn("npm", ["start"], {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH ?? "",
-        HOME: tmp.dir,
-        npm_config_update_notifier: "false",
-        PORT: "0",
-        MEMORIA_DB_URL: tmp.dbUrl,
-        MEMORIA_ADMIN_TOKEN: ADMIN_TOKEN,
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const npm = npmStart(tmp);
     const exit = finished(npm);
     let log = "";
     npm.stdout?.on("data", (d: Buffer) => {
@@ -129,18 +134,7 @@ describe.skipIf(!existsSync("/proc/self/stat"))("npm start", () => {
   it("hands the server glibc's fixed mmap threshold, as the image does", async () => {
     const tmp = tempDir();
     cleanups.push(tmp.cleanup);
-    const npm: ChildProcess = spawn("npm", ["start"], {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH ?? "",
-        HOME: tmp.dir,
-        npm_config_update_notifier: "false",
-        PORT: "0",
-        MEMORIA_DB_URL: tmp.dbUrl,
-        MEMORIA_ADMIN_TOKEN: ADMIN_TOKEN,
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const npm = npmStart(tmp);
     const exit = finished(npm);
     let tree: number[] = [];
     cleanups.push(() => {
