@@ -14,7 +14,7 @@ import { runInNewContext } from "node:vm";
  * Growth of the heap in use and of external memory since the last full collection that makes the next idle
  * moment collect. A collection of the main isolate took 31–47 ms here (2 cores, measured after builds);
  * 16 MiB is less than a tenth of what a 20,000-passage build leaves, and more than 300 long questions do
- * (their heap grew by ~6 MiB).
+ * (the main heap in use grew by 5–8 MiB).
  */
 export const GROWTH_BYTES = 16 * 1024 * 1024;
 

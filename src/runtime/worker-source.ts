@@ -1,10 +1,11 @@
-// A search thread's code when memoria runs from its TypeScript source under Node (`npm start`, vitest, the
-// bench): the worker's entry and the source files it imports, bundled by esbuild into one CommonJS script that
-// the thread runs as it is (`eval`). The alternative, loading the entry through tsx's API in the thread
-// (chunk-worker-tsx.mjs), registers tsx's module hooks in that thread, and Node 20 runs module hooks on a
-// thread of their own: measured, a search thread started that way added 38.5 MiB to the process, one started
-// from the bundle 11.3 MiB (two threads each, RSS after 4 s; docs/decisions/0067-search-thread-start-and-heap.md). The compiled
-// image (dist/) and Deno load the entry themselves and never come here.
+// A search thread's code when memoria runs from its TypeScript source under Node (vitest, the bench's
+// in-process app, anything run through tsx): the worker's entry and the source files it imports, bundled by
+// esbuild into one CommonJS script that the thread runs as it is (`eval`). The alternative, loading the entry
+// through tsx's API in the thread (chunk-worker-tsx.mjs), registers tsx's module hooks in that thread, and
+// Node 20 runs module hooks on a thread of their own: measured, a search thread started that way added
+// 38.5 MiB to the process, one started from the bundle 11.3 MiB (two threads each, RSS after 4 s;
+// docs/decisions/0067-search-thread-start-and-heap.md). `npm start` and the image run dist/, and Deno the
+// .ts entry, each loading the entry itself: they never come here.
 
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
