@@ -16,7 +16,11 @@ RUN npm run build
 FROM node:20-slim
 # MEMORIA_HOST: every interface, as a server in a container must be to be reached through a published port
 # (memoria's own default is loopback).
+# MALLOC_MMAP_THRESHOLD_: glibc's malloc gives every block of 128 KiB and more its own mapping, returned to the
+# system when freed, instead of raising that bound as large blocks are freed and keeping them in its heaps
+# (docs/decisions/0066-malloc-mmap-threshold.md); `npm start` sets the same.
 ENV NODE_ENV=production \
+    MALLOC_MMAP_THRESHOLD_=131072 \
     MEMORIA_HOST=0.0.0.0 \
     PORT=8080 \
     MEMORIA_DB_URL=file:/data/memoria.db

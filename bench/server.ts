@@ -2,6 +2,7 @@
 // apart from the client's), and the client side that starts it and reads its port.
 
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { createApp } from "../src/app.js";
 import { systemClock } from "../src/clock.js";
@@ -79,12 +80,32 @@ export function startBenchServer(script: string, args: string[]) {
   return { child, port, exited };
 }
 
-const NODE_ENTRY = resolve(import.meta.dirname, "../src/runtime/node.ts");
+/** What `npm start` runs: src/ transpiled to dist/, then its Node entry (dist/runtime/node.js). */
+const NODE_START = resolve(import.meta.dirname, "../scripts/start.mjs");
 /** Where the bench reads Cranfield from (bench/real-corpora.ts): the bench's variable, not the server's. */
 const BENCH_ONLY = "MEMORIA_EVAL_DIR";
 
 /**
- * memoria's own Node entry (src/runtime/node.ts, what `npm start` runs) in a process of its own on a loopback
+ * The variables `npm start` sets before it runs the entry (package.json's start script, `NAME=value … exec
+ * tsx …`), so the bench's server runs with what `npm start` gives it: glibc's malloc settings among them.
+ */
+export function startScriptEnvironment(): Record<string, string> {
+  const manifest = JSON.parse(readFileSync(resolve(import.meta.dirname, "../package.json"), "utf8")) as {
+    scripts: { start: string };
+  };
+  const assignments = /^((?:[A-Za-z_][A-Za-z0-9_]*=\S+\s+)*)exec\s/.exec(manifest.scripts.start)?.[1] ?? "";
+  return Object.fromEntries(
+    assignments
+      .trim()
+      .split(/\s+/)
+      .filter((pair) => pair.length > 0)
+      .map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)]),
+  );
+}
+
+/**
+ * memoria's own Node entry as `npm start` runs it (scripts/start.mjs: src/ transpiled, then
+ * dist/runtime/node.js, with the start script's variables) in a process of its own on a loopback
  * port, with whatever the checked-out server does by default: the bench measures the server as it ships.
  * The bench's own settings are an admin token, a master key (random unless given, to start again over the
  * same database), a database under `dbDir` and no rate limit; every MEMORIA_* variable of the bench's own
@@ -104,6 +125,7 @@ export function startMemoriaEntry(
   const env = {
     PATH: process.env.PATH ?? "",
     HOME: process.env.HOME ?? dbDir,
+    ...startScriptEnvironment(),
     ...passed,
     PORT: "0",
     MEMORIA_HOST: "127.0.0.1",
@@ -115,7 +137,7 @@ export function startMemoriaEntry(
     // Catch-up left alone: the bench is the only writer (as benchConfig).
     MEMORIA_CATCHUP_MS: "60000",
   };
-  const child = spawn(process.execPath, ["--import", "tsx", NODE_ENTRY], {
+  const child = spawn(process.execPath, [NODE_START], {
     env,
     stdio: ["ignore", "pipe", "inherit"],
   });

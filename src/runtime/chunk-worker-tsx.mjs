@@ -1,8 +1,8 @@
 // A pool's worker (the chunk pool's, the extract pool's) when memoria runs from its TypeScript source under
-// Node (`npm start`, vitest, the bench): a worker thread is a plain Node thread that does not inherit tsx's
-// loader (vitest's transform never reaches it either), so this loads the TypeScript entry through tsx's API.
-// The compiled image runs dist/runtime/*-worker.js itself, and Deno runs the .ts entry itself; neither comes
-// here.
+// Node through tsx (vitest, the bench's in-process app): a worker thread is a plain Node thread that does not
+// inherit tsx's loader (vitest's transform never reaches it either), so this loads the TypeScript entry
+// through tsx's API. `npm start` and the image run dist/runtime/*-worker.js themselves, and Deno runs the .ts
+// entry itself; none of them comes here.
 
 import { workerData } from "node:worker_threads";
 import { tsImport } from "tsx/esm/api";

@@ -3,6 +3,7 @@
 // close storage). A listen that fails (a busy port, a host that is not this machine's) is one line, exit 1.
 
 import type { Server } from "node:http";
+import { IdleCollection } from "./idle-collection.js";
 import { serveNode } from "./node-server.js";
 import { closeMemoria, listenError, logListening, startMemoria, startupFailure, stopOnce } from "./start.js";
 
@@ -20,10 +21,22 @@ function listened(server: Server): Promise<void> {
 async function main(): Promise<void> {
   const started = await startMemoria(process.env);
   const { memoria, config } = started;
-
-  const server = serveNode({ fetch: memoria.app.fetch, port: config.port, hostname: config.host }, (info) => {
-    logListening(started, info.port);
+  const MiB = 1024 * 1024;
+  const collection = new IdleCollection({
+    collected: (ms, heldBefore, heldAfter) =>
+      started.logger.debug("idle collection", {
+        ms: Math.round(ms),
+        heldBeforeMiB: Math.round(heldBefore / MiB),
+        heldAfterMiB: Math.round(heldAfter / MiB),
+      }),
   });
+
+  const server = serveNode(
+    { fetch: collection.around(memoria.app.fetch), port: config.port, hostname: config.host },
+    (info) => {
+      logListening(started, info.port);
+    },
+  );
   try {
     await listened(server as Server);
   } catch (error) {

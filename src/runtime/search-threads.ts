@@ -10,6 +10,7 @@ import { DomainError } from "../errors.js";
 import type { FeedbackParameters } from "../index/feedback.js";
 import type { PassageHit, PassageIndex } from "../index/passage-index.js";
 import type { MatchQuery } from "../index/query.js";
+import { workerScript } from "./worker-source.js";
 
 export type SearchThreadRequest =
   | {
@@ -37,8 +38,6 @@ export type SearchThreadReply =
 /** What a search thread is started with. */
 export interface SearchThreadData {
   busyTimeoutMs: number;
-  /** The TypeScript entry, when a thread runs through tsx (see workerEntry). */
-  entry?: string;
 }
 
 /**
@@ -59,6 +58,14 @@ export const MIN_THREADED_PASSAGES = 2000;
  */
 export const STOP_GRACE_MS = 5000;
 
+/**
+ * Each search thread's young generation, in MiB (V8's two semispaces and the new-large-object space: 6 gives
+ * 2 MiB semispaces). A search allocates quickly and keeps little, and V8 grows a busy isolate's semispaces to
+ * their 16 MiB bound: after 300 long questions a thread's new space was 32 MiB of a 46 MiB heap holding 10–17
+ * MiB in use, on every thread. Measured: docs/decisions/0067-search-thread-start-and-heap.md.
+ */
+export const SEARCH_THREAD_YOUNG_GENERATION_MB = 6;
+
 export interface SearchThreadsOptions {
   /** Threads at most (MEMORIA_SEARCH_THREADS). */
   threads: number;
@@ -66,6 +73,8 @@ export interface SearchThreadsOptions {
   busyTimeoutMs: number;
   /** Teams under this many passages are searched on the main thread (MIN_THREADED_PASSAGES). */
   minPassages?: number;
+  /** Each thread's young generation (SEARCH_THREAD_YOUNG_GENERATION_MB); the bench compares others. */
+  youngGenerationMb?: number;
 }
 
 interface Job {
@@ -96,13 +105,19 @@ async function stopped(worker: Worker): Promise<void> {
   if (outcome === "late") await worker.terminate();
 }
 
-/** The thread's entry: compiled, Deno or through tsx, as the extract pool finds its own (extract-pool.ts). */
-function workerEntry(): { url: URL; entry?: string } {
+/** How a thread starts: from its entry's file, or from a script (its TypeScript entry, bundled). */
+type ThreadStart = { url: URL } | { script: string };
+
+/**
+ * The thread's entry: compiled (dist/) and Deno load search-worker themselves; Node on the TypeScript source
+ * runs it bundled (worker-source.ts), without tsx's module hooks and the thread they run on.
+ */
+async function threadStart(): Promise<ThreadStart> {
   const here = import.meta.url;
   if (!here.endsWith(".ts")) return { url: new URL("./search-worker.js", here) };
   const entry = new URL("./search-worker.ts", here);
   if ("Deno" in globalThis) return { url: entry };
-  return { url: new URL("./chunk-worker-tsx.mjs", here), entry: entry.href };
+  return { script: await workerScript(entry) };
 }
 
 export class SearchThreads {
@@ -110,6 +125,9 @@ export class SearchThreads {
   readonly #threads: Thread[] = [];
   /** Databases some thread may hold a connection to, with the index they belong to's close registered. */
   readonly #known = new Set<string>();
+  /** How threads start, found on the first threaded search (a bundle when running from source). */
+  #start: Promise<ThreadStart> | null = null;
+  #started: ThreadStart | null = null;
   #nextId = 1;
   #closed = false;
 
@@ -120,7 +138,11 @@ export class SearchThreads {
 
   constructor(options: SearchThreadsOptions) {
     if (!(options.threads >= 1)) throw new RangeError("a search pool needs at least one thread");
-    this.#options = { minPassages: MIN_THREADED_PASSAGES, ...options };
+    this.#options = {
+      minPassages: MIN_THREADED_PASSAGES,
+      youngGenerationMb: SEARCH_THREAD_YOUNG_GENERATION_MB,
+      ...options,
+    };
   }
 
   /**
@@ -136,7 +158,10 @@ export class SearchThreads {
       this.#known.add(name);
       index.whenClosed(() => this.#forget(name));
     }
-    const reply = await this.#ask((id) => ({
+    // Once known, the start is used at once, so a search is handed to a thread in the call that asks for it.
+    const start = this.#started ?? (await this.#threadStart());
+    if (this.#closed) throw new DomainError("unavailable", "The server is shutting down; try again shortly.");
+    const reply = await this.#ask(start, (id) => ({
       kind: "find",
       id,
       name,
@@ -174,8 +199,25 @@ export class SearchThreads {
     await this.restartThreads();
   }
 
-  #ask(request: (id: number) => SearchThreadRequest): Promise<SearchThreadReply> {
-    return this.#askThread(this.#pick(), request);
+  #threadStart(): Promise<ThreadStart> {
+    if (!this.#start) {
+      const start = threadStart();
+      start.then(
+        (known) => {
+          this.#started = known;
+        },
+        // A start that failed (a bundle that could not be made) is tried again by the next search.
+        () => {
+          if (this.#start === start) this.#start = null;
+        },
+      );
+      this.#start = start;
+    }
+    return this.#start;
+  }
+
+  #ask(start: ThreadStart, request: (id: number) => SearchThreadRequest): Promise<SearchThreadReply> {
+    return this.#askThread(this.#pick(start), request);
   }
 
   #askThread(thread: Thread, request: (id: number) => SearchThreadRequest): Promise<SearchThreadReply> {
@@ -193,20 +235,20 @@ export class SearchThreads {
   }
 
   /** The least busy thread, or a new one while fewer than `threads` run and each has a search. */
-  #pick(): Thread {
+  #pick(start: ThreadStart): Thread {
     let best: Thread | undefined;
     for (const thread of this.#threads) if (!best || thread.jobs.size < best.jobs.size) best = thread;
     if (best && (best.jobs.size === 0 || this.#threads.length >= this.#options.threads)) return best;
-    return this.#spawn();
+    return this.#spawn(start);
   }
 
-  #spawn(): Thread {
-    const { url, entry } = workerEntry();
-    const workerData: SearchThreadData = {
-      busyTimeoutMs: this.#options.busyTimeoutMs,
-      ...(entry ? { entry } : {}),
-    };
-    const worker = new Worker(url, { execArgv: [], workerData });
+  #spawn(start: ThreadStart): Thread {
+    const workerData: SearchThreadData = { busyTimeoutMs: this.#options.busyTimeoutMs };
+    const resourceLimits = { maxYoungGenerationSizeMb: this.#options.youngGenerationMb };
+    const worker =
+      "url" in start
+        ? new Worker(start.url, { execArgv: [], workerData, resourceLimits })
+        : new Worker(start.script, { eval: true, execArgv: [], workerData, resourceLimits });
     const thread: Thread = { worker, jobs: new Map() };
     this.#threads.push(thread);
     worker.on("message", (reply: SearchThreadReply) => {

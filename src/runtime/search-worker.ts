@@ -7,11 +7,20 @@ import { parentPort, workerData } from "node:worker_threads";
 import type Database from "libsql";
 import { isBusy, openPassageConnection } from "../index/passage-database.js";
 import { PassageSearcher } from "../index/passage-searcher.js";
+import { IdleCollection } from "./idle-collection.js";
 import type { SearchThreadData, SearchThreadReply, SearchThreadRequest } from "./search-threads.js";
 
 const port = parentPort;
 if (!port) throw new Error("search-worker runs as a worker thread of the search pool");
 const { busyTimeoutMs } = workerData as SearchThreadData;
+
+/**
+ * The thread's own full collection once idle (idle-collection.ts), past less growth than the main thread's:
+ * its young generation is 6 MiB (SEARCH_THREAD_YOUNG_GENERATION_MB), so what a burst of searches leaves is in
+ * its old generation, which V8 lets grow to about twice what it holds before collecting it.
+ */
+const THREAD_GROWTH_BYTES = 8 * 1024 * 1024;
+const collection = new IdleCollection({ growthBytes: THREAD_GROWTH_BYTES });
 
 const open = new Map<string, { db: Database.Database; searcher: PassageSearcher }>();
 
@@ -41,30 +50,34 @@ function searcherFor(name: string, feedback: Extract<SearchThreadRequest, { kind
   return searcher;
 }
 
-port.on("message", (request: SearchThreadRequest) => {
-  if (request.kind === "close") {
-    close(request.name);
-    return;
-  }
-  if (request.kind === "stop") {
-    for (const name of [...open.keys()]) close(name);
-    port.close();
-    return;
-  }
-  let reply: SearchThreadReply;
-  if (request.kind === "connections") {
-    reply = { id: request.id, connections: open.size };
-  } else {
-    try {
-      const searcher = searcherFor(request.name, request.feedback);
-      reply = searcher
-        ? { id: request.id, hits: searcher.find(request.query, request.limit) }
-        : { id: request.id, closed: true };
-    } catch (error) {
-      reply = isBusy(error)
-        ? { id: request.id, busy: true }
-        : { id: request.id, error: error instanceof Error ? error.name : "unknown error" };
+port.on(
+  "message",
+  collection.around((request: SearchThreadRequest) => {
+    if (request.kind === "close") {
+      close(request.name);
+      return;
     }
-  }
-  port.postMessage(reply);
-});
+    if (request.kind === "stop") {
+      for (const name of [...open.keys()]) close(name);
+      collection.stop();
+      port.close();
+      return;
+    }
+    let reply: SearchThreadReply;
+    if (request.kind === "connections") {
+      reply = { id: request.id, connections: open.size };
+    } else {
+      try {
+        const searcher = searcherFor(request.name, request.feedback);
+        reply = searcher
+          ? { id: request.id, hits: searcher.find(request.query, request.limit) }
+          : { id: request.id, closed: true };
+      } catch (error) {
+        reply = isBusy(error)
+          ? { id: request.id, busy: true }
+          : { id: request.id, error: error instanceof Error ? error.name : "unknown error" };
+      }
+    }
+    port.postMessage(reply);
+  }),
+);
