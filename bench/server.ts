@@ -94,6 +94,8 @@ const BENCH_ONLY = "MEMORIA_EVAL_DIR";
 export function startMemoriaEntry(
   dbDir: string,
   masterKey: string = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64"),
+  /** Another checkout's entry, for a bench that sets two servers side by side (bench/search-threads.ts). */
+  nodeEntry: string = NODE_ENTRY,
 ) {
   const passed = Object.fromEntries(
     Object.entries(process.env).filter(
@@ -115,7 +117,7 @@ export function startMemoriaEntry(
     // Catch-up left alone: the bench is the only writer (as benchConfig).
     MEMORIA_CATCHUP_MS: "60000",
   };
-  const child = spawn(process.execPath, ["--import", "tsx", NODE_ENTRY], {
+  const child = spawn(process.execPath, ["--import", "tsx", nodeEntry], {
     env,
     stdio: ["ignore", "pipe", "inherit"],
   });
