@@ -10,7 +10,9 @@
 // search ahead of time should not have while searches wait).
 // With --other-entry, a second server (another checkout's entry, e.g. main's) holds the same documents and
 // the levels alternate between the two in every round, so an A/B shares the machine's load; medians of the
-// rounds are printed last. Load average noted before and after.
+// rounds are printed last. With --flood, each round also times another team's searches while one team floods
+// with 64 connections (issue 21's item 6, p99 < 250 ms), on each server in turn. Load average noted before and
+// after.
 
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,7 +20,7 @@ import { join } from "node:path";
 import { benchCorpus } from "./real-corpora.js";
 import { closedLoop, makeTeam } from "./real-http.js";
 import { startMemoriaEntry } from "./server.js";
-import { median } from "./stats.js";
+import { latency, median } from "./stats.js";
 
 function arg(name: string, fallback: string): string {
   const at = process.argv.indexOf(`--${name}`);
@@ -140,9 +142,12 @@ async function main(): Promise<void> {
       const apiKey = await makeTeam(base, corpus.name, corpus.documents);
       // Every question once: each connection's first search of the team is not a cold one in the runs.
       await closedLoop(base, apiKey, long, 1, 2000);
-      setups.push({ name: entries[i]?.[0] ?? "", base, apiKey, pid: server.child.pid ?? 0 });
+      const otherKey = await makeTeam(base, "other", corpus.otherTeam);
+      setups.push({ name: entries[i]?.[0] ?? "", base, apiKey, otherKey, pid: server.child.pid ?? 0 });
     }
     const all = new Map<string, Level[]>();
+    const flood = process.argv.includes("--flood");
+    const floodP99 = new Map<string, number[]>();
     for (let round = 1; round <= rounds; round++) {
       console.log(`\nround ${round} (load ${readFileSync("/proc/loadavg", "utf8").split(" ")[0]})`);
       console.log(HEADER);
@@ -157,6 +162,18 @@ async function main(): Promise<void> {
           console.log(row(s.name, connections, l, one));
         }
       }
+      if (flood)
+        for (const s of order) {
+          const [, during] = await Promise.all([
+            closedLoop(s.base, s.apiKey, long, 64, ms),
+            closedLoop(s.base, s.otherKey, long, 1, ms),
+          ]);
+          const l = latency(during.times);
+          floodP99.set(s.name, [...(floodP99.get(s.name) ?? []), l.p99]);
+          console.log(
+            `${s.name}: another team during a 64-connection flood p50 ${l.p50.toFixed(1)} ms, p99 ${l.p99.toFixed(1)} ms (${during.times.length} searches)`,
+          );
+        }
     }
     console.log(`\nmedians of ${rounds} rounds (ratios: medians of each round's own ratio)`);
     console.log(HEADER);
@@ -180,6 +197,10 @@ async function main(): Promise<void> {
         console.log(row(s.name, connections, l, l.perSecond / ratio));
       }
     }
+    for (const [name, p99s] of floodP99)
+      console.log(
+        `${name}: another team's p99 during the flood, median of the rounds ${median(p99s).toFixed(1)} ms`,
+      );
     console.log(`\nload average after: ${readFileSync("/proc/loadavg", "utf8").trim()}`);
   } finally {
     for (const server of servers) {
