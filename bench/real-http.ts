@@ -61,7 +61,7 @@ const CONNECTIONS = [1, 8, 64] as const;
 const MiB = 1024 * 1024;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function call(base: string, method: string, path: string, token: string, json?: unknown) {
+export async function call(base: string, method: string, path: string, token: string, json?: unknown) {
   const res = await fetch(`${base}${path}`, {
     method,
     headers: {
@@ -93,7 +93,11 @@ export function batches(documents: readonly BenchDocument[]): BenchDocument[][] 
   return out;
 }
 
-async function makeTeam(base: string, name: string, documents: readonly BenchDocument[]): Promise<string> {
+export async function makeTeam(
+  base: string,
+  name: string,
+  documents: readonly BenchDocument[],
+): Promise<string> {
   const team = await call(base, "POST", "/v1/teams", BENCH_ADMIN, { name });
   if (team.status !== 201) throw new Error(`making a team answered ${team.status}`);
   const apiKey = team.body.apiKey as string;
@@ -105,12 +109,12 @@ async function makeTeam(base: string, name: string, documents: readonly BenchDoc
   return apiKey;
 }
 
-function searchPath(q: string): string {
+export function searchPath(q: string): string {
   return `/v1/search?${new URLSearchParams({ q, limit: "20" })}`;
 }
 
 /** Searches from `connections` clients at once, each asking the next question when answered, for `ms`. */
-async function closedLoop(
+export async function closedLoop(
   base: string,
   apiKey: string,
   questions: readonly string[],

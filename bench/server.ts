@@ -115,6 +115,11 @@ export function startScriptEnvironment(): Record<string, string> {
 export function startMemoriaEntry(
   dbDir: string,
   masterKey: string = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64"),
+  /**
+   * Another checkout's start (its scripts/start.mjs), for a bench that sets two servers side by side
+   * (bench/search-threads.ts).
+   */
+  nodeStart: string = NODE_START,
 ) {
   const passed = Object.fromEntries(
     Object.entries(process.env).filter(
@@ -137,7 +142,7 @@ export function startMemoriaEntry(
     // Catch-up left alone: the bench is the only writer (as benchConfig).
     MEMORIA_CATCHUP_MS: "60000",
   };
-  const child = spawn(process.execPath, [NODE_START], {
+  const child = spawn(process.execPath, [nodeStart], {
     env,
     stdio: ["ignore", "pipe", "inherit"],
   });

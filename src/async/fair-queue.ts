@@ -4,6 +4,9 @@
 // a task that waited `timeoutMs` without a slot is refused then. A refusal is a QueueRefusedError naming how
 // long to wait before trying again.
 //
+// A task is told when its wait runs out (`startBy`): a slot may hand it on to a place where it waits again
+// (a search thread's next search, src/runtime/search-threads.ts), and that wait is bounded by the same time.
+//
 // Tasks are started from a macrotask, never straight from run(): requests that arrive in the same turn of the
 // event loop are all in their lines before the first one is served, so the round sees them all.
 
@@ -37,7 +40,16 @@ export interface FairQueueOptions {
 
 interface Waiting {
   start(): void;
+  /** performance.now() by which the task must have started: its arrival plus timeoutMs. */
+  startBy: number;
   timer: ReturnType<typeof setTimeout>;
+}
+
+/** Whole seconds to wait before asking again, after a wait of `timeoutMs` ran out. */
+export function retryAfterSeconds(timeoutMs: number): number {
+  // A line that waited out its timeout will have turned over by then: a retry sooner would mostly queue
+  // behind the same flood. Never under a second, the header's unit.
+  return Math.max(1, Math.ceil(timeoutMs / 1000));
 }
 
 function deferToMacrotask(callback: () => void): void {
@@ -68,8 +80,11 @@ export class FairQueue {
     return this.#running;
   }
 
-  /** Runs `task` in its turn, or refuses it (QueueRefusedError) when `key`'s line is full or it waited too long. */
-  run<T>(key: string, task: () => T | Promise<T>): Promise<T> {
+  /**
+   * Runs `task` in its turn, or refuses it (QueueRefusedError) when `key`'s line is full or it waited too long.
+   * The task is given the performance.now() by which it must have started, for a wait it goes on to.
+   */
+  run<T>(key: string, task: (startBy: number) => T | Promise<T>): Promise<T> {
     const line = this.#lines.get(key) ?? [];
     if (line.length >= this.#options.maxWaiting) {
       return Promise.reject(new QueueRefusedError("full", this.#retryAfterSeconds()));
@@ -80,7 +95,7 @@ export class FairQueue {
           clearTimeout(waiting.timer);
           this.#running++;
           // A task that throws synchronously is a rejection like any other, and frees its slot all the same.
-          new Promise<T>((done) => done(task())).then(resolve, reject).finally(() => {
+          new Promise<T>((done) => done(task(waiting.startBy))).then(resolve, reject).finally(() => {
             this.#running--;
             this.#schedule();
           });
@@ -89,6 +104,7 @@ export class FairQueue {
           this.#leave(key, waiting);
           reject(new QueueRefusedError("timed_out", this.#retryAfterSeconds()));
         }, this.#options.timeoutMs),
+        startBy: performance.now() + this.#options.timeoutMs,
       };
       line.push(waiting);
       this.#lines.set(key, line);
@@ -96,10 +112,8 @@ export class FairQueue {
     });
   }
 
-  // A line that waited out its timeout will have turned over by then: a retry sooner would mostly queue
-  // behind the same flood. Never under a second, the header's unit.
   #retryAfterSeconds(): number {
-    return Math.max(1, Math.ceil(this.#options.timeoutMs / 1000));
+    return retryAfterSeconds(this.#options.timeoutMs);
   }
 
   #leave(key: string, waiting: Waiting): void {

@@ -2,10 +2,12 @@
 // connection to the passage databases it has searched (one named in-memory database per team, opened by name:
 // src/index/passage-database.ts), so the threads search one copy of a team's index side by side while the
 // main thread writes to it. A small team is searched on the main thread, where a search costs less than a
-// thread's round trip. A thread that dies is replaced; only its own searches fail, as 503s.
-// docs/decisions/0044-search-threads.md.
+// thread's round trip. A thread that dies is replaced; only its own searches fail, as 503s. Each thread is
+// handed its next search while it answers one, so it never waits for the main thread between two.
+// docs/decisions/0044-search-threads.md, 0062-a-search-queued-ahead.md.
 
 import { Worker } from "node:worker_threads";
+import { QueueRefusedError, retryAfterSeconds } from "../async/fair-queue.js";
 import { DomainError } from "../errors.js";
 import type { FeedbackParameters } from "../index/feedback.js";
 import type { PassageHit, PassageIndex } from "../index/passage-index.js";
@@ -20,6 +22,12 @@ export type SearchThreadRequest =
       feedback: FeedbackParameters | null;
       query: MatchQuery;
       limit: number;
+      /**
+       * For a search handed over behind another: performance.timeOrigin + performance.now() by which it must
+       * start, else it is answered late. Null for one sent to an idle thread, which starts it as soon as it
+       * can (a thread just spawned may take a while to load; that wait is not the queue's).
+       */
+      startBy: number | null;
     }
   | { kind: "close"; name: string }
   /** Close every connection and end: the thread's event loop empties and it exits on its own. */
@@ -32,12 +40,19 @@ export type SearchThreadReply =
   | { id: number; closed: true }
   /** A write held the database past the reader's busy timeout. */
   | { id: number; busy: true }
+  /** It reached the thread after its startBy: it waited too long, and did not run. */
+  | { id: number; late: true }
   | { id: number; connections: number }
   | { id: number; error: string };
 
 /** What a search thread is started with. */
 export interface SearchThreadData {
   busyTimeoutMs: number;
+  /**
+   * One BigInt64 the thread sets to the id of each search as it starts it (ids rise on every thread), so the
+   * main thread can tell a search still waiting behind another from one running without asking the thread.
+   */
+  started: SharedArrayBuffer;
 }
 
 /**
@@ -66,10 +81,22 @@ export const STOP_GRACE_MS = 5000;
  */
 export const SEARCH_THREAD_YOUNG_GENERATION_MB = 6;
 
+/**
+ * Searches a thread is handed at once: the one it answers and the next, already in its message queue when
+ * the first is done. With one, a thread idled from sending an answer until the main thread, busy with the
+ * other connections' HTTP, had read it and handed over the next search (docs/decisions/0062-a-search-queued-
+ * ahead.md: measured). More than two adds nothing a thread can use and holds another team's search up by
+ * one more search a thread.
+ */
+export const SEARCHES_A_THREAD = 2;
+
 export interface SearchThreadsOptions {
   /** Threads at most (MEMORIA_SEARCH_THREADS). */
   threads: number;
-  /** How long a search waits for a write's commit before it is answered 503 (MEMORIA_QUEUE_TIMEOUT_MS). */
+  /**
+   * MEMORIA_QUEUE_TIMEOUT_MS: how long a search waits for a write's commit before it is answered 503, and what
+   * a 503 for a search that waited too long on its thread says to wait before asking again.
+   */
   busyTimeoutMs: number;
   /** Teams under this many passages are searched on the main thread (MIN_THREADED_PASSAGES). */
   minPassages?: number;
@@ -80,11 +107,15 @@ export interface SearchThreadsOptions {
 interface Job {
   resolve(reply: SearchThreadReply): void;
   reject(error: Error): void;
+  /** For a search handed to a thread busy with another: when it must have started. */
+  late?: ReturnType<typeof setTimeout>;
 }
 
 interface Thread {
   worker: Worker;
   jobs: Map<number, Job>;
+  /** The id of the search the thread started last (SearchThreadData.started). */
+  started: BigInt64Array;
 }
 
 /** Asks a thread to stop and waits for it to exit; terminates it only past STOP_GRACE_MS. */
@@ -131,9 +162,9 @@ export class SearchThreads {
   #nextId = 1;
   #closed = false;
 
-  /** Searches that may run at once: one a thread (the search queue's slots). */
+  /** Searches handed to the threads at once (the search queue's slots): SEARCHES_A_THREAD a thread. */
   get slots(): number {
-    return this.#options.threads;
+    return this.#options.threads * SEARCHES_A_THREAD;
   }
 
   constructor(options: SearchThreadsOptions) {
@@ -147,9 +178,16 @@ export class SearchThreads {
 
   /**
    * The hits of `query` on `index`, from a thread, or on this thread for a small team; null when the index
-   * closed before a thread could read it (the caller asks for the index again).
+   * closed before a thread could read it (the caller asks for the index again). A search handed to a thread
+   * busy with another that has not started by `startBy` (performance.now(); by default the queue's timeout
+   * from now) is refused then as one that waited too long (QueueRefusedError "timed_out").
    */
-  async find(index: PassageIndex, query: MatchQuery, limit: number): Promise<PassageHit[] | null> {
+  async find(
+    index: PassageIndex,
+    query: MatchQuery,
+    limit: number,
+    startBy: number = performance.now() + this.#options.busyTimeoutMs,
+  ): Promise<PassageHit[] | null> {
     if (!index.isOpen()) return null;
     if (index.counts().chunks < this.#options.minPassages) return index.find(query, limit);
     if (this.#closed) throw new DomainError("unavailable", "The server is shutting down; try again shortly.");
@@ -161,16 +199,24 @@ export class SearchThreads {
     // Once known, the start is used at once, so a search is handed to a thread in the call that asks for it.
     const start = this.#started ?? (await this.#threadStart());
     if (this.#closed) throw new DomainError("unavailable", "The server is shutting down; try again shortly.");
-    const reply = await this.#ask(start, (id) => ({
-      kind: "find",
-      id,
-      name,
-      feedback: index.feedback,
-      query: { expression: query.expression, terms: [...query.terms] },
-      limit,
-    }));
+    const thread = this.#pick(start);
+    const behind = thread.jobs.size > 0;
+    const reply = await this.#askThread(
+      thread,
+      (id) => ({
+        kind: "find",
+        id,
+        name,
+        feedback: index.feedback,
+        query: { expression: query.expression, terms: [...query.terms] },
+        limit,
+        startBy: behind ? performance.timeOrigin + startBy : null,
+      }),
+      behind ? startBy : undefined,
+    );
     if ("hits" in reply) return reply.hits;
     if ("closed" in reply) return null;
+    if ("late" in reply) throw this.#late();
     if ("busy" in reply)
       throw new DomainError("unavailable", "The team's index was busy with a write for too long; try again.");
     throw new Error(`A search failed in a search thread (${"error" in reply ? reply.error : "no answer"}).`);
@@ -187,11 +233,13 @@ export class SearchThreads {
   }
 
   /**
-   * Ends every thread at once, as a crash would: their searches in flight are answered 503, and the next
-   * search starts a fresh thread. A thread's connections end with it. Also how the tests stand for a crash.
+   * Ends every thread at once (or only the `only`-th, in the order they started), as a crash would: their
+   * searches in flight are answered 503, and the next search starts a fresh thread. A thread's connections
+   * end with it. Also how the tests stand for a crash.
    */
-  async restartThreads(): Promise<void> {
-    await Promise.all(this.#threads.map((thread) => this.#lose(thread, "was restarted")));
+  async restartThreads(only?: number): Promise<void> {
+    const lost = only === undefined ? [...this.#threads] : this.#threads.slice(only, only + 1);
+    await Promise.all(lost.map((thread) => this.#lose(thread, "was restarted")));
   }
 
   async close(): Promise<void> {
@@ -216,22 +264,52 @@ export class SearchThreads {
     return this.#start;
   }
 
-  #ask(start: ThreadStart, request: (id: number) => SearchThreadRequest): Promise<SearchThreadReply> {
-    return this.#askThread(this.#pick(start), request);
+  #late(): QueueRefusedError {
+    return new QueueRefusedError("timed_out", retryAfterSeconds(this.#options.busyTimeoutMs));
   }
 
-  #askThread(thread: Thread, request: (id: number) => SearchThreadRequest): Promise<SearchThreadReply> {
+  /**
+   * Sends `request` to `thread`. With `startBy` (performance.now()), the request is refused at that time
+   * unless the thread has started it by then: behind a search held up by a write, it could otherwise wait
+   * the write's busy timeout on top of its wait in the queue.
+   */
+  #askThread(
+    thread: Thread,
+    request: (id: number) => SearchThreadRequest,
+    startBy?: number,
+  ): Promise<SearchThreadReply> {
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
-      thread.jobs.set(id, { resolve, reject });
+      const job: Job = { resolve, reject };
+      if (startBy !== undefined) {
+        job.late = setTimeout(
+          () => {
+            if (Atomics.load(thread.started, 0) >= BigInt(id) || thread.jobs.get(id) !== job) return;
+            this.#settled(thread, id);
+            reject(this.#late());
+          },
+          Math.max(0, startBy - performance.now()),
+        );
+      }
+      thread.jobs.set(id, job);
       thread.worker.ref();
       try {
         thread.worker.postMessage(request(id));
       } catch (error) {
-        thread.jobs.delete(id);
+        this.#settled(thread, id);
         reject(new Error("The search could not be sent to a search thread.", { cause: error }));
       }
     });
+  }
+
+  /** Forgets job `id` of `thread`, answered or given up. */
+  #settled(thread: Thread, id: number): Job | undefined {
+    const job = thread.jobs.get(id);
+    if (!job) return undefined;
+    clearTimeout(job.late);
+    thread.jobs.delete(id);
+    if (thread.jobs.size === 0) thread.worker.unref();
+    return job;
   }
 
   /** The least busy thread, or a new one while fewer than `threads` run and each has a search. */
@@ -243,20 +321,17 @@ export class SearchThreads {
   }
 
   #spawn(start: ThreadStart): Thread {
-    const workerData: SearchThreadData = { busyTimeoutMs: this.#options.busyTimeoutMs };
+    const started = new SharedArrayBuffer(BigInt64Array.BYTES_PER_ELEMENT);
+    const workerData: SearchThreadData = { busyTimeoutMs: this.#options.busyTimeoutMs, started };
     const resourceLimits = { maxYoungGenerationSizeMb: this.#options.youngGenerationMb };
     const worker =
       "url" in start
         ? new Worker(start.url, { execArgv: [], workerData, resourceLimits })
         : new Worker(start.script, { eval: true, execArgv: [], workerData, resourceLimits });
-    const thread: Thread = { worker, jobs: new Map() };
+    const thread: Thread = { worker, jobs: new Map(), started: new BigInt64Array(started) };
     this.#threads.push(thread);
     worker.on("message", (reply: SearchThreadReply) => {
-      const job = thread.jobs.get(reply.id);
-      if (!job) return;
-      thread.jobs.delete(reply.id);
-      job.resolve(reply);
-      if (thread.jobs.size === 0) worker.unref();
+      this.#settled(thread, reply.id)?.resolve(reply);
     });
     worker.on("error", (error: Error & { code?: string }) => {
       void this.#lose(thread, `crashed (${error.code ?? error.name})`);
@@ -275,7 +350,10 @@ export class SearchThreads {
     if (at < 0) return;
     this.#threads.splice(at, 1);
     const lost = new DomainError("unavailable", `A search thread ${why} while answering; try again.`);
-    for (const job of thread.jobs.values()) job.reject(lost);
+    for (const job of thread.jobs.values()) {
+      clearTimeout(job.late);
+      job.reject(lost);
+    }
     thread.jobs.clear();
     await stopped(thread.worker);
   }

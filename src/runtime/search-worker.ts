@@ -12,7 +12,9 @@ import type { SearchThreadData, SearchThreadReply, SearchThreadRequest } from ".
 
 const port = parentPort;
 if (!port) throw new Error("search-worker runs as a worker thread of the search pool");
-const { busyTimeoutMs } = workerData as SearchThreadData;
+const data = workerData as SearchThreadData;
+const { busyTimeoutMs } = data;
+const started = new BigInt64Array(data.started);
 
 /**
  * The thread's own full collection once idle (idle-collection.ts), past less growth than the main thread's:
@@ -67,6 +69,14 @@ port.on(
     if (request.kind === "connections") {
       reply = { id: request.id, connections: open.size };
     } else {
+      // Marked started before the clock is read: the main thread gives up on a search only while it is
+      // unmarked, and past its startBy it is answered late here, so a search handed over behind another either
+      // runs or is refused, by one side or the other, and is never left unanswered.
+      Atomics.store(started, 0, BigInt(request.id));
+      if (request.startBy !== null && performance.timeOrigin + performance.now() > request.startBy) {
+        port.postMessage({ id: request.id, late: true } satisfies SearchThreadReply);
+        return;
+      }
       try {
         const searcher = searcherFor(request.name, request.feedback);
         reply = searcher

@@ -25,13 +25,18 @@ export interface SearchResult {
 
 /** Where a search runs: on this thread, or on the search threads (src/runtime/search-threads.ts). */
 export interface PassageFinder {
-  /** Searches that may run at once: the queue's slots. */
+  /** Searches handed to it at once: the queue's slots. */
   readonly slots: number;
-  /** The hits, or null when the index closed before it was read (the search then asks for it again). */
+  /**
+   * The hits, or null when the index closed before it was read (the search then asks for it again). A search
+   * that would wait further where it runs must start by `startBy` (performance.now()), else it is refused as
+   * one that waited too long in the queue (QueueRefusedError).
+   */
   find(
     index: PassageIndex,
     query: MatchQuery,
     limit: number,
+    startBy: number,
   ): PassageHit[] | null | Promise<PassageHit[] | null>;
 }
 
@@ -79,8 +84,8 @@ export class SearchService {
       const ready = await this.#ready(key, attempt);
       const index = ready.passages;
       const finder = this.deps.finder ?? inThreadFinder;
-      const hits = await this.#inTurn(key.teamId, () =>
-        index.isOpen() ? finder.find(index, query, request.limit) : null,
+      const hits = await this.#inTurn(key.teamId, (startBy) =>
+        index.isOpen() ? finder.find(index, query, request.limit, startBy) : null,
       );
       if (hits !== null) {
         const corpus = { ...index.counts(), unreadable: ready.unreadable.documents };
@@ -102,7 +107,7 @@ export class SearchService {
     }
   }
 
-  async #inTurn<T>(teamId: string, task: () => T): Promise<T> {
+  async #inTurn<T>(teamId: string, task: (startBy: number) => T): Promise<T> {
     try {
       return await this.deps.queue.run(teamId, task);
     } catch (error) {

@@ -53,6 +53,20 @@ describe("FairQueue", () => {
     expect(await other).toBe("other");
   });
 
+  it("tells a task when its wait runs out: its arrival plus timeoutMs, however long it waited", async () => {
+    const queue = new FairQueue({ slots: 1, maxWaiting: 10, timeoutMs: 60_000 });
+    const held = gate();
+    const holding = queue.run("holder", held.wait);
+    const before = performance.now();
+    const told = queue.run("team", (startBy) => startBy);
+    const after = performance.now();
+    held.open();
+    await holding;
+    const startBy = await told;
+    expect(startBy).toBeGreaterThanOrEqual(before + 60_000);
+    expect(startBy).toBeLessThanOrEqual(after + 60_000);
+  });
+
   it("refuses a task that waited timeoutMs for a slot, without ever running it", async () => {
     const queue = new FairQueue({ slots: 1, maxWaiting: 10, timeoutMs: 20 });
     const held = gate();

@@ -1,0 +1,214 @@
+// `npx tsx bench/search-threads.ts [--other-entry <checkout>/scripts/start.mjs] [--rounds 3] [--ms 5000]
+//   [--passages 20000] [--connections 1,8,64]`: where the time of a long question goes when searches run on the
+// search threads, at 1, 8 and 64 connections over loopback HTTP, on Debian's manuals (bench/real-corpora.ts).
+// For each level it prints searches/s and, from /proc/<pid>/task/*/schedstat (read from outside, so nothing
+// is added to the server), the CPU each of the server's threads spent a search: the main thread (HTTP, auth,
+// zod, JSON, the queue), the two busiest other threads (the search threads) and the rest (GC helpers,
+// libuv); the bench client's own CPU a search, since the client shares the machine's cores; and how the
+// search threads spent the wall clock: on a core, runnable but waiting for one (the machine's load), or
+// asleep (no search to run: the share a busier machine does not hide, and what a thread handed its next
+// search ahead of time should not have while searches wait).
+// With --other-entry, a second server (another checkout's entry, e.g. main's) holds the same documents and
+// the levels alternate between the two in every round, so an A/B shares the machine's load; medians of the
+// rounds are printed last. With --flood, each round also times another team's searches while one team floods
+// with 64 connections (issue 21's item 6, p99 < 250 ms), on each server in turn. Load average noted before and
+// after.
+
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { benchCorpus } from "./real-corpora.js";
+import { closedLoop, makeTeam } from "./real-http.js";
+import { startMemoriaEntry } from "./server.js";
+import { latency, median } from "./stats.js";
+
+function arg(name: string, fallback: string): string {
+  const at = process.argv.indexOf(`--${name}`);
+  return at >= 0 ? (process.argv[at + 1] ?? fallback) : fallback;
+}
+
+interface ThreadTime {
+  /** ms on a core so far. */
+  cpu: number;
+  /** ms runnable but waiting for a core so far. */
+  waiting: number;
+}
+
+/** Each thread of `pid` so far, by thread id, from schedstat (ns on a core, ns on the run queue, slices). */
+function threadTimes(pid: number): Map<number, ThreadTime> {
+  const out = new Map<number, ThreadTime>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8");
+    } catch {
+      continue; // The thread ended meanwhile.
+    }
+    const [cpu = 0, waiting = 0] = stat.trim().split(" ").map(Number);
+    out.set(Number(tid), { cpu: cpu / 1e6, waiting: waiting / 1e6 });
+  }
+  return out;
+}
+
+interface Level {
+  perSecond: number;
+  /** CPU ms a search: main thread, the two busiest others, the rest of the server, the bench client. */
+  main: number;
+  search: [number, number];
+  rest: number;
+  client: number;
+  /** Shares of the wall clock, the two search threads together: on a core, waiting for one, asleep. */
+  onCore: number;
+  waiting: number;
+  asleep: number;
+  refused: number;
+}
+
+async function level(
+  base: string,
+  pid: number,
+  apiKey: string,
+  questions: readonly string[],
+  connections: number,
+  ms: number,
+): Promise<Level> {
+  const before = threadTimes(pid);
+  const clientBefore = process.cpuUsage();
+  const started = performance.now();
+  const run = await closedLoop(base, apiKey, questions, connections, ms);
+  const wall = performance.now() - started;
+  const client = process.cpuUsage(clientBefore);
+  const after = threadTimes(pid);
+  const spent = [...after].map(([tid, t]) => ({
+    tid,
+    cpu: t.cpu - (before.get(tid)?.cpu ?? 0),
+    waiting: t.waiting - (before.get(tid)?.waiting ?? 0),
+  }));
+  const main = spent.find((t) => t.tid === pid)?.cpu ?? 0;
+  const others = spent.filter((t) => t.tid !== pid).sort((a, b) => b.cpu - a.cpu);
+  const searching = others.slice(0, 2);
+  const [first = 0, second = 0] = searching.map((t) => t.cpu);
+  const rest = others.slice(2).reduce((sum, t) => sum + t.cpu, 0);
+  const waiting = searching.reduce((sum, t) => sum + t.waiting, 0);
+  const n = Math.max(1, run.times.length);
+  return {
+    perSecond: run.perSecond,
+    main: main / n,
+    search: [first / n, second / n],
+    rest: rest / n,
+    client: (client.user + client.system) / 1000 / n,
+    onCore: (first + second) / (2 * wall),
+    waiting: waiting / (2 * wall),
+    asleep: 1 - (first + second + waiting) / (2 * wall),
+    refused: run.refused,
+  };
+}
+
+const f2 = (x: number) => x.toFixed(2);
+const pct = (x: number) => `${(100 * x).toFixed(0)}%`;
+
+function row(name: string, connections: number, l: Level, one: number): string {
+  return (
+    `| ${name} | ${connections} | ${l.perSecond.toFixed(1)} | ${f2(l.perSecond / one)}× | ${f2(l.main)} | ` +
+    `${f2(l.search[0])} + ${f2(l.search[1])} | ${f2(l.rest)} | ${f2(l.client)} | ${pct(l.onCore)} | ` +
+    `${pct(l.waiting)} | ${pct(l.asleep)} | ${l.refused} |`
+  );
+}
+
+const HEADER =
+  "| server | connections | searches/s | ÷ 1 connection | main thread ms/search | search threads ms/search | rest ms/search | client ms/search | search threads on a core | waiting for a core | asleep | 503 |\n" +
+  "|---|---|---|---|---|---|---|---|---|---|---|---|";
+
+async function main(): Promise<void> {
+  const rounds = Number(arg("rounds", "3"));
+  const ms = Number(arg("ms", "5000"));
+  const connectionsList = arg("connections", "1,8,64").split(",").map(Number);
+  const corpus = benchCorpus("debian", Number(arg("passages", "20000")));
+  const long = corpus.long.slice(0, 200);
+  const entries: [string, string | undefined][] = [["this checkout", undefined]];
+  const other = arg("other-entry", "");
+  if (other) entries.push(["other", other]);
+
+  console.log(`load average before: ${readFileSync("/proc/loadavg", "utf8").trim()}`);
+  console.log(`${corpus.passages.length} passages; ${rounds} rounds of ${ms / 1000} s a level`);
+  const scratch = entries.map(() => mkdtempSync(join(tmpdir(), "memoria-bench-threads-")));
+  const servers = entries.map(([, entry], i) =>
+    startMemoriaEntry(scratch[i] as string, undefined, entry ?? undefined),
+  );
+  try {
+    const setups = [];
+    for (const [i, server] of servers.entries()) {
+      const base = `http://127.0.0.1:${await server.port}`;
+      const apiKey = await makeTeam(base, corpus.name, corpus.documents);
+      // Every question once: each connection's first search of the team is not a cold one in the runs.
+      await closedLoop(base, apiKey, long, 1, 2000);
+      const otherKey = await makeTeam(base, "other", corpus.otherTeam);
+      setups.push({ name: entries[i]?.[0] ?? "", base, apiKey, otherKey, pid: server.child.pid ?? 0 });
+    }
+    const all = new Map<string, Level[]>();
+    const flood = process.argv.includes("--flood");
+    const floodP99 = new Map<string, number[]>();
+    for (let round = 1; round <= rounds; round++) {
+      console.log(`\nround ${round} (load ${readFileSync("/proc/loadavg", "utf8").split(" ")[0]})`);
+      console.log(HEADER);
+      // Alternate which server goes first, so neither always runs after the other's flood.
+      const order = round % 2 ? setups : [...setups].reverse();
+      for (const connections of connectionsList) {
+        for (const s of order) {
+          const l = await level(s.base, s.pid, s.apiKey, long, connections, ms);
+          const key = `${s.name}|${connections}`;
+          all.set(key, [...(all.get(key) ?? []), l]);
+          const one = all.get(`${s.name}|1`)?.at(-1)?.perSecond ?? l.perSecond;
+          console.log(row(s.name, connections, l, one));
+        }
+      }
+      if (flood)
+        for (const s of order) {
+          const [, during] = await Promise.all([
+            closedLoop(s.base, s.apiKey, long, 64, ms),
+            closedLoop(s.base, s.otherKey, long, 1, ms),
+          ]);
+          const l = latency(during.times);
+          floodP99.set(s.name, [...(floodP99.get(s.name) ?? []), l.p99]);
+          console.log(
+            `${s.name}: another team during a 64-connection flood p50 ${l.p50.toFixed(1)} ms, p99 ${l.p99.toFixed(1)} ms (${during.times.length} searches)`,
+          );
+        }
+    }
+    console.log(`\nmedians of ${rounds} rounds (ratios: medians of each round's own ratio)`);
+    console.log(HEADER);
+    for (const s of setups) {
+      const ones = all.get(`${s.name}|1`) ?? [];
+      for (const connections of connectionsList) {
+        const ls = all.get(`${s.name}|${connections}`) ?? [];
+        const m = (pick: (l: Level) => number) => median(ls.map(pick));
+        const ratio = median(ls.map((l, i) => l.perSecond / (ones[i]?.perSecond ?? Number.NaN)));
+        const l: Level = {
+          perSecond: m((x) => x.perSecond),
+          main: m((x) => x.main),
+          search: [m((x) => x.search[0]), m((x) => x.search[1])],
+          rest: m((x) => x.rest),
+          client: m((x) => x.client),
+          onCore: m((x) => x.onCore),
+          waiting: m((x) => x.waiting),
+          asleep: m((x) => x.asleep),
+          refused: m((x) => x.refused),
+        };
+        console.log(row(s.name, connections, l, l.perSecond / ratio));
+      }
+    }
+    for (const [name, p99s] of floodP99)
+      console.log(
+        `${name}: another team's p99 during the flood, median of the rounds ${median(p99s).toFixed(1)} ms`,
+      );
+    console.log(`\nload average after: ${readFileSync("/proc/loadavg", "utf8").trim()}`);
+  } finally {
+    for (const server of servers) {
+      server.child.kill("SIGTERM");
+      await server.exited;
+    }
+    for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
