@@ -137,9 +137,12 @@ export function prunedRanking(terms: readonly string[], limit: number, source: R
 
 /**
  * Whether the NEAR group can match anywhere. It needs every term in one row, so a term no passage holds, or
- * no row holding the two rarest, leaves its list empty: asking that of the two rarest doclists costs a few
- * seeks, where the NEAR list walks every term's (~1.6 ms p50 of a long question on 19k passages of real
- * manuals, nearly always for no row: 0 of 200 held-out sentences matched).
+ * no row holding every term, leaves its list empty. FTS5 answers the AND of every term by seeking each
+ * doclist to the rarest one's rows, without reading positions for rows that lack a term, where the NEAR
+ * list walks every term's doclist and positions: ~1.3 ms of a long question on average and ~3.4 ms among
+ * the slowest, nearly always for no row (0 of 200 held-out sentences of the manuals matched). Checking only
+ * the two rarest terms, as before, let ~80% of those sentences through to the NEAR list
+ * (docs/decisions/0059-near-check-and-shared-tokens.md).
  */
 function nearCanMatch(
   ordered: readonly string[],
@@ -149,7 +152,7 @@ function nearCanMatch(
   if (ordered.some((term) => (matching.get(term) ?? 0) === 0)) return false;
   const distinct = [...new Set(ordered)];
   if (distinct.length < 3) return true;
-  return source.rank(`"${distinct[0]}" AND "${distinct[1]}"`, 1).length > 0;
+  return source.rank(distinct.map((term) => `"${term}"`).join(" AND "), 1).length > 0;
 }
 
 /** Each row at its score in the last list holding it, sorted by score then rowid, top `limit`. */

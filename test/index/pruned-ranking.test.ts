@@ -65,9 +65,12 @@ function indexOf(rows: readonly Row[]) {
   const count = db.prepare("SELECT count(*) AS n FROM passages WHERE passages MATCH ?");
   const terms = new TermTable(db);
   const sizes = new ColumnSizes(db, "passages");
-  const calls = { termCounts: 0 };
+  const calls = { termCounts: 0, nearLists: 0 };
   const source: RankingSource = {
-    rank: (expression, n) => rank.all(expression, n) as RankedRow[],
+    rank: (expression, n) => {
+      if (expression.includes("NEAR(")) calls.nearLists++;
+      return rank.all(expression, n) as RankedRow[];
+    },
     matchingAtLeast: (term) => (count.get(`"${term}"`) as { n: number }).n,
     passages: rows.length,
     termCounts: (rowids, words) => {
@@ -150,6 +153,46 @@ describe("clamped shares added outside FTS5 (real README text)", () => {
         expect(prunedRanking(terms, 10, source), q).toEqual(full(terms, 10));
       }
       expect(calls.termCounts).toBeGreaterThan(0);
+    } finally {
+      db.close();
+    }
+  });
+
+  it("runs the NEAR list only where a row holds every term, and answers exactly with or without a NEAR match", () => {
+    // Each question's words again in one row each: once as written (NEAR matches), once with three filler
+    // words between every two (every term in one row, NEAR cannot match), so both sides of the every-term
+    // check are taken.
+    const asked = questions.slice(0, 30);
+    const spread = (q: string) =>
+      queryTerms(q)
+        .map((word) => `${word} filler filler filler`)
+        .join(" ");
+    const extra = asked.flatMap((q) => [
+      { heading: "", body: q, title: "", path: "node" },
+      { heading: "", body: spread(q), title: "", path: "node" },
+    ]);
+    const { db, source, full, calls } = indexOf([...rows, ...extra]);
+    try {
+      let prunedNearLists = 0;
+      for (const q of asked) {
+        const terms = queryTerms(q);
+        const expected = full(terms, 10);
+        const before = calls.nearLists;
+        expect(prunedRanking(terms, 10, source), q).toEqual(expected);
+        prunedNearLists += calls.nearLists - before;
+      }
+      // Every question's words are in a row of their own: the check lets each through to the NEAR list.
+      expect(prunedNearLists).toBeGreaterThanOrEqual(asked.length / 2);
+      // Two questions' words together, which no row holds all of: the check finds no row, and the NEAR list
+      // is not asked for.
+      for (const [i, q] of asked.entries()) {
+        const other = asked[(i + 7) % asked.length] ?? "";
+        const terms = [...new Set([...queryTerms(q), ...queryTerms(other)])];
+        const expected = full(terms, 10);
+        const before = calls.nearLists;
+        expect(prunedRanking(terms, 10, source), terms.join(" ")).toEqual(expected);
+        expect(calls.nearLists, terms.join(" ")).toBe(before);
+      }
     } finally {
       db.close();
     }
