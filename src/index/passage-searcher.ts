@@ -31,6 +31,9 @@ import { TermTable } from "./term-table.js";
 // stored token itself, through an fts5vocab table: see FeedbackRescoring).
 const termCountSql = "SELECT count(*) AS n FROM passages WHERE passages MATCH ?";
 
+// Whether an expression matches any row: FTS5 stops at the first, and scores none (pruning's NEAR check).
+const anyRowSql = "SELECT 1 FROM passages WHERE passages MATCH ? LIMIT 1";
+
 /** What passage_state holds; before the first write there is no row, and an empty index reads as zeros. */
 interface IndexState {
   passages: number;
@@ -47,6 +50,7 @@ export class PassageSearcher {
   readonly #document: Database.Statement;
   readonly #textBlock: Database.Statement;
   readonly #termCount: Database.Statement;
+  readonly #anyRow: Database.Statement;
   readonly #state: Database.Statement;
   readonly #snippets: SnippetTable;
   readonly #inflated = new InflatedBlocks();
@@ -75,6 +79,7 @@ export class PassageSearcher {
     this.#document = db.prepare(documentSql);
     this.#textBlock = db.prepare(textBlockSql);
     this.#termCount = db.prepare(termCountSql);
+    this.#anyRow = db.prepare(anyRowSql);
     this.#state = db.prepare(stateSql);
     this.#snippets = new SnippetTable(db);
     const terms = new TermTable(db);
@@ -168,6 +173,7 @@ export class PassageSearcher {
     return prunedRanking(terms, limit, {
       rank: (expression, n) => this.#rankByRowid.all(expression, n) as RankedRow[],
       matchingAtLeast: (term) => this.#exactCount(term),
+      matchesAny: (expression) => this.#anyRow.get(expression) !== undefined,
       passages: this.#current.passages,
       termCounts: (rowids, words) => this.#termCounts(rowids, words),
     });
