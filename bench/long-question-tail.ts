@@ -1,10 +1,12 @@
-// `npx tsx bench/long-question-tail.ts [debian|cranfield] [rounds]`: where a long question's time goes, and which
-// questions make the p99. In one process: memoria's passage index with feedback (as the server runs it) and the
-// plain FTS5 OR floor (bench/floor.ts) over the same passages, each question asked of both in turn, `rounds`
-// times; a question's time is its fastest round (the one least disturbed by the machine's other work). Every
-// statement a search runs is timed by what it is (the ranking's lists, feedback's term table, the snippets…),
-// so the slowest questions' time can be split into parts. Prints p50/p99 against the floor's, the slowest
-// questions relative to their own floor, and the mean parts of all questions and of the slowest ten.
+// `npx tsx bench/long-question-tail.ts [debian|cranfield] [rounds] [q,q,…]`: where a long question's time
+// goes, and which questions make the p99. In one process: memoria's passage index with feedback (as the
+// server runs it) and the plain FTS5 OR floor (bench/floor.ts) over the same passages, each question asked of
+// both in turn, `rounds` times; a question's time is its fastest round (the one least disturbed by the
+// machine's other work). Every statement a search runs is timed by what it is (the ranking's lists,
+// feedback's term table, the snippets…), so the slowest questions' time can be split into parts. Prints
+// p50/p99 against the floor's, the slowest questions relative to their own floor, and the mean parts of all
+// questions and of the slowest ten. A third argument, question numbers, prints each ranking expression those
+// questions ask and its time.
 
 import Database from "libsql";
 import { FEEDBACK } from "../src/index/feedback.js";
@@ -44,7 +46,7 @@ function partOf(sql: string, parameters: readonly unknown[]): string {
   return "other SQL";
 }
 
-/** Set while one question's statements are printed (the third argument names it). */
+/** Set while one question's statements are printed (the third argument names the questions). */
 let tracing = false;
 
 /** The method whose time a statement's is counted in, when one of spanMethods is running. */
