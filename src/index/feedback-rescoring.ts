@@ -34,6 +34,7 @@ export class FeedbackRescoring {
   /** Passage counts of feedback's tokens (#tokenCount), forgotten on every change to the index. */
   readonly #tokenCounts = new Map<string, number>();
   readonly #tokenRows: Database.Statement;
+  readonly #tokensRows: Database.Statement;
 
   constructor(db: Database.Database, parameters: FeedbackParameters, source: FeedbackSource) {
     this.#p = parameters;
@@ -41,6 +42,9 @@ export class FeedbackRescoring {
     // In the temp schema: a snapshot copies the main schema's tables, and this one holds nothing of its own.
     db.exec("CREATE VIRTUAL TABLE temp.passage_tokens USING fts5vocab(main, passages, 'row')");
     this.#tokenRows = db.prepare("SELECT doc AS n FROM temp.passage_tokens WHERE term = ?");
+    this.#tokensRows = db.prepare(
+      "SELECT term, doc AS n FROM temp.passage_tokens WHERE term IN (SELECT value FROM json_each(?))",
+    );
   }
 
   /** The index changed: counts taken before are no longer exact. */
@@ -119,16 +123,33 @@ export class FeedbackRescoring {
       stored,
       query.terms,
       p.passages,
-      (counts, stems) =>
-        expansionTerms(
+      (counts, stems) => {
+        this.#countTokens(counts.flatMap((termCounts) => [...termCounts.keys()]));
+        return expansionTerms(
           counts.map((termCounts, i) => ({ score: -(candidates[i]?.rank ?? 0), termCounts })),
           stems,
           (token) => this.#tokenCount(token),
           passages,
           p,
-        ),
+        );
+      },
     );
     return { candidates, stored, expansion: chosen, frequencies };
+  }
+
+  /**
+   * Counts every token of `tokens` not counted yet, in one statement: the expansion weighs each token of the
+   * feedback passages (~150–250), and one statement a token cost 6–12 ms for 150 new tokens on 20k passages of
+   * real manuals at a load average of 8, one statement for them all 3–4.5 ms, the same counts
+   * (docs/decisions/0060-token-counts-at-once.md). Tokens no passage holds count 0.
+   */
+  #countTokens(tokens: readonly string[]): void {
+    const uncounted = [...new Set(tokens)].filter((token) => !this.#tokenCounts.has(token));
+    if (uncounted.length === 0) return;
+    for (const token of uncounted) this.#tokenCounts.set(token, 0);
+    for (const row of this.#tokensRows.all(JSON.stringify(uncounted)) as { term: string; n: number }[]) {
+      this.#tokenCounts.set(row.term, row.n);
+    }
   }
 
   /**

@@ -33,6 +33,8 @@ const termCountSql = "SELECT count(*) AS n FROM passages WHERE passages MATCH ?"
  * 3.10 and 2.74; 500–1,000 3.30 and 3.44; 1,000–2,000 4.32 and 4.94 (docs/decisions/0057-rare-terms-unpruned.md).
  */
 const FULL_RANKING_ROWS_PER_LIMIT = 25;
+// Whether an expression matches any row: FTS5 stops at the first, and scores none (pruning's NEAR check).
+const anyRowSql = "SELECT 1 FROM passages WHERE passages MATCH ? LIMIT 1";
 
 /** What passage_state holds; before the first write there is no row, and an empty index reads as zeros. */
 interface IndexState {
@@ -48,6 +50,7 @@ export class PassageSearcher {
   readonly #rankByRowid: Database.Statement;
   readonly #hits: Database.Statement;
   readonly #termCount: Database.Statement;
+  readonly #anyRow: Database.Statement;
   readonly #state: Database.Statement;
   readonly #snippets: SnippetTable;
   readonly #inflated = new InflatedBlocks();
@@ -74,6 +77,7 @@ export class PassageSearcher {
     this.#rankByRowid = db.prepare(rankByRowidSql);
     this.#hits = db.prepare(hitsSql);
     this.#termCount = db.prepare(termCountSql);
+    this.#anyRow = db.prepare(anyRowSql);
     this.#state = db.prepare(stateSql);
     this.#snippets = new SnippetTable(db);
     const terms = new TermTable(db);
@@ -171,6 +175,7 @@ export class PassageSearcher {
     return prunedRanking(terms, limit, {
       rank: (expression, n) => this.#rankByRowid.all(expression, n) as RankedRow[],
       matchingAtLeast: (term) => this.#exactCount(term),
+      matchesAny: (expression) => this.#anyRow.get(expression) !== undefined,
       passages: this.#current.passages,
       termCounts: (rowids, words) => this.#termCounts(rowids, words),
     });

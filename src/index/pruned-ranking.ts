@@ -32,6 +32,11 @@ export interface RankingSource {
   /** Rows in the table, as bm25() counts them. */
   passages: number;
   /**
+   * Whether any row matches `expression`, without ranking: cheaper than `rank(expression, 1)`, which scores and
+   * sorts every match. Optional: without it pruning asks `rank` for one row.
+   */
+  matchesAny?(expression: string): boolean;
+  /**
    * What bm25() reads of `rowids` for `terms` (each a single token), or null if a term is not one token.
    * Optional: without it every phrase is scored inside FTS5, as before 0049.
    */
@@ -61,6 +66,15 @@ const CLAMPED_CANDIDATES_PER_LIMIT = 8;
  * positions do, and a long question's ~limit candidates then pay for themselves past ~45 × limit rows.
  */
 const CLAMPED_MIN_ROWS_PER_LIMIT = 64;
+
+/**
+ * The rarest terms whose AND decides whether the NEAR list runs. Measured on 200 held-out sentences of the
+ * Debian manuals (20k passages; docs/decisions/0059-near-check.md), asking for any one row, unranked: the two
+ * rarest let 132 of them through to the NEAR list at 0.03 ms a check; four, 49 at 0.08 ms; half the terms, 27
+ * at 0.18 ms; every term, 24 at 0.60 ms (its p99 5.3 ms: FTS5 seeks every common doclist to each candidate).
+ * Four cuts the NEAR lists asked by two thirds for the price of a few seeks.
+ */
+const NEAR_CHECK_TERMS = 4;
 
 /** A query term FTS5 tokenizes as one token whatever the script rules: ASCII letters and digits. */
 const SINGLE_TOKEN = /^[A-Za-z0-9]+$/;
@@ -137,9 +151,9 @@ export function prunedRanking(terms: readonly string[], limit: number, source: R
 
 /**
  * Whether the NEAR group can match anywhere. It needs every term in one row, so a term no passage holds, or
- * no row holding the two rarest, leaves its list empty: asking that of the two rarest doclists costs a few
- * seeks, where the NEAR list walks every term's (~1.6 ms p50 of a long question on 19k passages of real
- * manuals, nearly always for no row: 0 of 200 held-out sentences matched).
+ * no row holding the NEAR_CHECK_TERMS rarest, leaves its list empty; and the NEAR list walks every term's
+ * doclist and positions (~1.6 ms of a long question on 20k passages of real manuals), nearly always for no
+ * row.
  */
 function nearCanMatch(
   ordered: readonly string[],
@@ -149,7 +163,11 @@ function nearCanMatch(
   if (ordered.some((term) => (matching.get(term) ?? 0) === 0)) return false;
   const distinct = [...new Set(ordered)];
   if (distinct.length < 3) return true;
-  return source.rank(`"${distinct[0]}" AND "${distinct[1]}"`, 1).length > 0;
+  const expression = distinct
+    .slice(0, NEAR_CHECK_TERMS)
+    .map((term) => `"${term}"`)
+    .join(" AND ");
+  return source.matchesAny ? source.matchesAny(expression) : source.rank(expression, 1).length > 0;
 }
 
 /** Each row at its score in the last list holding it, sorted by score then rowid, top `limit`. */

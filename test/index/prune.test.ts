@@ -257,8 +257,8 @@ describe("the oracle: pruned find() answers as the full expression", () => {
     const index = new PassageIndex();
     index.apply(corpus({ seed: 5, documents: 400, sections: 3 }));
     const q = vocabulary.slice(0, 16).join(" ");
-    // Threshold, essential NOT the others, essential AND the others, whether the two rarest share a row (the
-    // NEAR group needs every term), NEAR: the full expression never runs.
+    // Threshold, essential NOT the others, essential AND the others, whether a row holds the four rarest terms
+    // (the NEAR group needs every term; here one does), NEAR: the full expression never runs.
     expect(listsAsked(index, q, 10)).toHaveLength(5);
     expect(prunes(index, q, 10)).toBe(true);
     expectAsFullExpression(index, q, 10);

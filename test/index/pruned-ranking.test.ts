@@ -63,12 +63,18 @@ function indexOf(rows: readonly Row[]) {
   })();
   const rank = db.prepare(rankByRowidSql);
   const count = db.prepare("SELECT count(*) AS n FROM passages WHERE passages MATCH ?");
+  const anyRow = db.prepare("SELECT 1 FROM passages WHERE passages MATCH ? LIMIT 1");
   const terms = new TermTable(db);
   const sizes = new ColumnSizes(db, "passages");
-  const calls = { termCounts: 0 };
+  const calls = { termCounts: 0, nearLists: 0 };
   const source: RankingSource = {
-    rank: (expression, n) => rank.all(expression, n) as RankedRow[],
+    rank: (expression, n) => {
+      // The NEAR list; the full expression holds its NEAR group as an OR operand instead.
+      if (expression.includes(") AND NEAR(")) calls.nearLists++;
+      return rank.all(expression, n) as RankedRow[];
+    },
     matchingAtLeast: (term) => (count.get(`"${term}"`) as { n: number }).n,
+    matchesAny: (expression) => anyRow.get(expression) !== undefined,
     passages: rows.length,
     termCounts: (rowids, words) => {
       calls.termCounts++;
@@ -150,6 +156,50 @@ describe("clamped shares added outside FTS5 (real README text)", () => {
         expect(prunedRanking(terms, 10, source), q).toEqual(full(terms, 10));
       }
       expect(calls.termCounts).toBeGreaterThan(0);
+    } finally {
+      db.close();
+    }
+  });
+
+  it("runs the NEAR list only where a row holds every term, and answers exactly with or without a NEAR match", () => {
+    // Each question's words again in one row each: once as written (NEAR matches), once with three filler
+    // words between every two (every term in one row, NEAR cannot match), so both sides of the every-term
+    // check are taken.
+    const asked = questions.slice(0, 30);
+    const spread = (q: string) =>
+      queryTerms(q)
+        .map((word) => `${word} filler filler filler`)
+        .join(" ");
+    const extra = asked.flatMap((q) => [
+      { heading: "", body: q, title: "", path: "node" },
+      { heading: "", body: spread(q), title: "", path: "node" },
+    ]);
+    // Two words in one row each, so a question with them is rarest in them and never in one row with them.
+    extra.push(
+      { heading: "", body: "zzqx", title: "", path: "node" },
+      { heading: "", body: "zzqy", title: "", path: "node" },
+    );
+    const { db, source, full, calls } = indexOf([...rows, ...extra]);
+    try {
+      let prunedNearLists = 0;
+      for (const q of asked) {
+        const terms = queryTerms(q);
+        const expected = full(terms, 10);
+        const before = calls.nearLists;
+        expect(prunedRanking(terms, 10, source), q).toEqual(expected);
+        prunedNearLists += calls.nearLists - before;
+      }
+      // Every question's words are in a row of their own: the check lets each through to the NEAR list.
+      expect(prunedNearLists).toBeGreaterThanOrEqual(asked.length / 2);
+      // A question's words and a word of another row: no row holds the rarest four, so the NEAR list is not
+      // asked for.
+      for (const q of asked) {
+        const terms = [...queryTerms(q), "zzqx", "zzqy"];
+        const expected = full(terms, 10);
+        const before = calls.nearLists;
+        expect(prunedRanking(terms, 10, source), terms.join(" ")).toEqual(expected);
+        expect(calls.nearLists, terms.join(" ")).toBe(before);
+      }
     } finally {
       db.close();
     }
