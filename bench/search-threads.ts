@@ -1,4 +1,4 @@
-// `npx tsx bench/search-threads.ts [--other-entry <checkout>/scripts/start.mjs] [--rounds 3] [--ms 5000]
+// `npx tsx bench/search-threads.ts [--other-entry <checkout>/scripts/start.mjs or src/runtime/node.ts] [--rounds 3] [--ms 5000]
 //   [--passages 20000] [--connections 1,8,64]`: where the time of a long question goes when searches run on the
 // search threads, at 1, 8 and 64 connections over loopback HTTP, on Debian's manuals (bench/real-corpora.ts).
 // For each level it prints searches/s and, from /proc/<pid>/task/*/schedstat (read from outside, so nothing

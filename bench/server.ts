@@ -116,8 +116,8 @@ export function startMemoriaEntry(
   dbDir: string,
   masterKey: string = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64"),
   /**
-   * Another checkout's start (its scripts/start.mjs), for a bench that sets two servers side by side
-   * (bench/search-threads.ts).
+   * Another checkout's start, for a bench that sets two servers side by side (bench/search-threads.ts): its
+   * scripts/start.mjs, or the src/runtime/node.ts of a checkout from before npm start ran dist/ (through tsx).
    */
   nodeStart: string = NODE_START,
 ) {
@@ -142,10 +142,14 @@ export function startMemoriaEntry(
     // Catch-up left alone: the bench is the only writer (as benchConfig).
     MEMORIA_CATCHUP_MS: "60000",
   };
-  const child = spawn(process.execPath, [nodeStart], {
-    env,
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const child = spawn(
+    process.execPath,
+    nodeStart.endsWith(".ts") ? ["--import", "tsx", nodeStart] : [nodeStart],
+    {
+      env,
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   const port = new Promise<number>((resolve, reject) => {
     let seen = "";
     const onData = (d: Buffer) => {
