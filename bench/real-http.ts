@@ -113,6 +113,32 @@ export function searchPath(q: string): string {
   return `/v1/search?${new URLSearchParams({ q, limit: "20" })}`;
 }
 
+/**
+ * Each question asked in turn of the floor in this process, then `/healthz` and the search over one HTTP
+ * connection, so load moves all three alike: their latencies (a search answered other than 200 throws).
+ */
+export async function askInTurn(
+  base: string,
+  apiKey: string,
+  floor: { time(question: string): number },
+  questions: readonly string[],
+) {
+  const f: number[] = [];
+  const h: number[] = [];
+  const s: number[] = [];
+  for (const q of questions) {
+    f.push(floor.time(q));
+    let t = performance.now();
+    await fetch(`${base}/healthz`).then((r) => r.arrayBuffer());
+    h.push(performance.now() - t);
+    t = performance.now();
+    const answer = await call(base, "GET", searchPath(q), apiKey);
+    if (answer.status !== 200) throw new Error(`a search answered ${answer.status}`);
+    s.push(performance.now() - t);
+  }
+  return { floor: latency(f), healthz: latency(h), http: latency(s) };
+}
+
 /** Searches from `connections` clients at once, each asking the next question when answered, for `ms`. */
 export async function closedLoop(
   base: string,
@@ -248,20 +274,7 @@ async function benchCorpusOverHttp(corpus: BenchCorpus, peers: boolean): Promise
       ["short", corpus.short],
       ["long", corpus.long.slice(0, QUESTIONS)],
     ] as const) {
-      const f: number[] = [];
-      const h: number[] = [];
-      const s: number[] = [];
-      for (const q of questions) {
-        f.push(floor.time(q));
-        let t = performance.now();
-        await fetch(`${base}/healthz`).then((r) => r.arrayBuffer());
-        h.push(performance.now() - t);
-        t = performance.now();
-        const answer = await call(base, "GET", searchPath(q), apiKey);
-        if (answer.status !== 200) throw new Error(`a search answered ${answer.status}`);
-        s.push(performance.now() - t);
-      }
-      const [lf, lh, ls] = [latency(f), latency(h), latency(s)];
+      const { floor: lf, healthz: lh, http: ls } = await askInTurn(base, apiKey, floor, questions);
       asked.set(name, { floor: lf, http: ls });
       console.log(
         `| ${name} | ${questions.length} | ${ms(lf.p50)} | ${ms(lf.p99)} | ${ms(lh.p50)} | ${ms(ls.p50)} | ${ms(ls.p99)} | ` +

@@ -11,9 +11,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openQueryFloor } from "./floor.js";
 import { benchCorpus } from "./real-corpora.js";
-import { call, makeTeam, searchPath } from "./real-http.js";
+import { askInTurn, makeTeam } from "./real-http.js";
 import { startMemoriaEntry } from "./server.js";
-import { latency } from "./stats.js";
 
 /** After the build, for the merging it left and the idle collection (as the real suite's SETTLE_MS). */
 const SETTLE_MS = 3000;
@@ -37,20 +36,7 @@ try {
   );
   console.log("|---|---|---|---|---|---|---|");
   for (let pass = 1; pass <= passes; pass++) {
-    const f: number[] = [];
-    const h: number[] = [];
-    const s: number[] = [];
-    for (const q of corpus.short) {
-      f.push(floor.time(q));
-      let t = performance.now();
-      await fetch(`${base}/healthz`).then((r) => r.arrayBuffer());
-      h.push(performance.now() - t);
-      t = performance.now();
-      const answer = await call(base, "GET", searchPath(q), apiKey);
-      if (answer.status !== 200) throw new Error(`a search answered ${answer.status}`);
-      s.push(performance.now() - t);
-    }
-    const [lf, lh, ls] = [latency(f), latency(h), latency(s)];
+    const { floor: lf, healthz: lh, http: ls } = await askInTurn(base, apiKey, floor, corpus.short);
     console.log(
       `| ${pass} | ${lf.p50.toFixed(2)} | ${lh.p50.toFixed(2)} | ${ls.p50.toFixed(2)} | ${ls.p99.toFixed(2)} | ` +
         `${(ls.p50 / lf.p50).toFixed(2)}× | ${(ls.p99 / lf.p99).toFixed(2)}× |`,
