@@ -1,5 +1,6 @@
 // `npx tsx bench/search-threads.ts [--other-entry <checkout>/scripts/start.mjs or src/runtime/node.ts] [--rounds 3] [--ms 5000]
-//   [--passages 20000] [--connections 1,8,64] [--node-flags "<flags>"] [--other-node-flags "<flags>"]`: where the time of a long question goes when searches run on the
+//   [--passages 20000] [--connections 1,8,64] [--node-flags "<flags>"] [--other-node-flags "<flags>"]
+//   [--cold-slices 6]`: where the time of a long question goes when searches run on the
 // search threads, at 1, 8 and 64 connections over loopback HTTP, on Debian's manuals (bench/real-corpora.ts).
 // For each level it prints searches/s and, from /proc/<pid>/task/*/schedstat (read from outside, so nothing
 // is added to the server), the CPU each kind of the server's threads spent a search, and their context
@@ -207,6 +208,25 @@ async function main(): Promise<void> {
       await closedLoop(base, apiKey, long, 1, 2000);
       const otherKey = await makeTeam(base, "other", corpus.otherTeam);
       setups.push({ name: entries[i]?.[0] ?? "", base, apiKey, otherKey, pid, kinds });
+    }
+    // --cold-slices N: the first N seconds at 8 connections after the questions asked one at a time (which all
+    // ran on the first search thread), second by second: the second thread's start and its first searches.
+    const coldSlices = Number(arg("cold-slices", "0"));
+    if (coldSlices > 0) {
+      console.log(
+        `\nthe first ${coldSlices} s at 8 connections, a second at a time (load ${readFileSync("/proc/loadavg", "utf8").split(" ")[0]})`,
+      );
+      console.log(
+        "| server | second | searches/s | search threads ms/search | V8 platform + start-up threads ms/search |",
+      );
+      console.log("|---|---|---|---|---|");
+      for (const s of setups)
+        for (let second = 1; second <= coldSlices; second++) {
+          const l = await level(s.base, s.pid, s.kinds, s.apiKey, long, 8, 1000);
+          console.log(
+            `| ${s.name} | ${second} | ${l.perSecond.toFixed(1)} | ${f2(l.search[0].cpu + l.search[1].cpu)} | ${f2(l.platform.cpu)} |`,
+          );
+        }
     }
     const all = new Map<string, Level[]>();
     const flood = process.argv.includes("--flood");
