@@ -2,8 +2,8 @@
 // apart from the client's), and the client side that starts it and reads its port.
 
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { createApp } from "../src/app.js";
 import { systemClock } from "../src/clock.js";
 import { silentLogger } from "../src/logger.js";
@@ -89,8 +89,10 @@ const BENCH_ONLY = "MEMORIA_EVAL_DIR";
  * The variables `npm start` sets before it runs the entry (package.json's start script, `NAME=value … exec
  * tsx …`), so the bench's server runs with what `npm start` gives it: glibc's malloc settings among them.
  */
-export function startScriptEnvironment(): Record<string, string> {
-  const manifest = JSON.parse(readFileSync(resolve(import.meta.dirname, "../package.json"), "utf8")) as {
+export function startScriptEnvironment(
+  manifestPath: string = resolve(import.meta.dirname, "../package.json"),
+): Record<string, string> {
+  const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as {
     scripts: { start: string };
   };
   const assignments = /^((?:[A-Za-z_][A-Za-z0-9_]*=\S+\s+)*)exec\s/.exec(manifest.scripts.start)?.[1] ?? "";
@@ -101,6 +103,13 @@ export function startScriptEnvironment(): Record<string, string> {
       .filter((pair) => pair.length > 0)
       .map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)]),
   );
+}
+
+/** The package.json of the checkout `nodeStart` belongs to: its start script's variables are that checkout's. */
+function checkoutManifest(nodeStart: string): string {
+  let dir = dirname(resolve(nodeStart));
+  while (!existsSync(join(dir, "package.json")) && dirname(dir) !== dir) dir = dirname(dir);
+  return join(dir, "package.json");
 }
 
 /**
@@ -120,6 +129,8 @@ export function startMemoriaEntry(
    * scripts/start.mjs, or the src/runtime/node.ts of a checkout from before npm start ran dist/ (through tsx).
    */
   nodeStart: string = NODE_START,
+  /** Node's and V8's flags for this server alone, before its script (an A/B of a V8 flag, say). */
+  nodeFlags: readonly string[] = [],
 ) {
   const passed = Object.fromEntries(
     Object.entries(process.env).filter(
@@ -130,7 +141,7 @@ export function startMemoriaEntry(
   const env = {
     PATH: process.env.PATH ?? "",
     HOME: process.env.HOME ?? dbDir,
-    ...startScriptEnvironment(),
+    ...startScriptEnvironment(checkoutManifest(nodeStart)),
     ...passed,
     PORT: "0",
     MEMORIA_HOST: "127.0.0.1",
@@ -144,7 +155,7 @@ export function startMemoriaEntry(
   };
   const child = spawn(
     process.execPath,
-    nodeStart.endsWith(".ts") ? ["--import", "tsx", nodeStart] : [nodeStart],
+    [...nodeFlags, ...(nodeStart.endsWith(".ts") ? ["--import", "tsx", nodeStart] : [nodeStart])],
     {
       env,
       stdio: ["ignore", "pipe", "inherit"],

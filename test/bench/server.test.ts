@@ -1,0 +1,32 @@
+// The bench's server gets what `npm start` sets: read from the checkout it runs, so an A/B of two checkouts
+// gives each its own start script's variables.
+
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { startScriptEnvironment } from "../../bench/server.js";
+
+describe("the bench server's start-script variables", () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("are read from the package.json given, so another checkout's server gets its own", () => {
+    const dir = mkdtempSync(join(tmpdir(), "memoria-start-script-"));
+    dirs.push(dir);
+    const manifest = join(dir, "package.json");
+    writeFileSync(
+      manifest,
+      JSON.stringify({ scripts: { start: "A_B=1 C=x=y exec node scripts/start.mjs" } }),
+    );
+    expect(startScriptEnvironment(manifest)).toEqual({ A_B: "1", C: "x=y" });
+  });
+
+  it("default to this checkout's npm start", () => {
+    const own = startScriptEnvironment(resolve(import.meta.dirname, "../../package.json"));
+    expect(Object.keys(own).length).toBeGreaterThan(0);
+    expect(startScriptEnvironment()).toEqual(own);
+  });
+});
