@@ -120,6 +120,8 @@ export function startMemoriaEntry(
    * scripts/start.mjs, or the src/runtime/node.ts of a checkout from before npm start ran dist/ (through tsx).
    */
   nodeStart: string = NODE_START,
+  /** Node's own flags for the server's process (`--cpu-prof`, say: bench/short-question-profile.ts). */
+  nodeArgs: readonly string[] = [],
 ) {
   const passed = Object.fromEntries(
     Object.entries(process.env).filter(
@@ -144,7 +146,7 @@ export function startMemoriaEntry(
   };
   const child = spawn(
     process.execPath,
-    nodeStart.endsWith(".ts") ? ["--import", "tsx", nodeStart] : [nodeStart],
+    [...nodeArgs, ...(nodeStart.endsWith(".ts") ? ["--import", "tsx", nodeStart] : [nodeStart])],
     {
       env,
       stdio: ["ignore", "pipe", "inherit"],
