@@ -2,7 +2,7 @@
 // for the case most passages are: a body of ASCII text (and a few separators past it) and a query of ASCII
 // words, every passage holding a match of the expression somewhere. The table costs a search ~1.4× the FTS5
 // OR floor for 20 hits at 19k passages of Debian's manuals (filling it tokenizes every row; snippet()
-// tokenizes the body twice more), this ~0.77× (docs/decisions/0058-ascii-snippets.md).
+// tokenizes the body twice more), this ~0.55× (docs/decisions/0058-ascii-snippets.md, 0069).
 //
 // It follows SQLite's ext/fts5 (the version libSQL bundles): unicode61 splits ASCII text into runs of
 // letters and digits and lowercases them, porter stems them (porter-stem.ts); a quoted word is one phrase;
@@ -107,8 +107,9 @@ export function stemPrefix(stem: string): string {
  * body; null at a character past ASCII other than SEPARATORS_PAST_ASCII (a lone surrogate or a pair is one).
  * Only a token that begins with a phrase's stemPrefix is stemmed, and each distinct one once: stemming every
  * token cost 4× the whole FTS5 snippet table. One pass over character codes into typed arrays, rather than
- * a check of the whole body by a regular expression and arrays of every token's stem: the cut of a two-word
- * search's 20 bodies went from ~1.1 to ~0.x ms (docs/decisions/0069-short-questions-over-http.md).
+ * a check of the whole body by a regular expression and arrays of every token's stem: the 20 bodies of a
+ * two-word search at 20k passages of Debian's manuals were cut in 0.64–0.67 ms, now 0.41–0.58 (in one process,
+ * three runs each, load ~3.5; docs/decisions/0069-short-questions-over-http.md).
  */
 function tokens(
   text: string,
