@@ -2,7 +2,7 @@
 // for the case most passages are: a body of ASCII text (and a few separators past it) and a query of ASCII
 // words, every passage holding a match of the expression somewhere. The table costs a search ~1.4× the FTS5
 // OR floor for 20 hits at 19k passages of Debian's manuals (filling it tokenizes every row; snippet()
-// tokenizes the body twice more), this ~0.77× (docs/decisions/0058-ascii-snippets.md).
+// tokenizes the body twice more), this ~0.55× (docs/decisions/0058-ascii-snippets.md, 0069).
 //
 // It follows SQLite's ext/fts5 (the version libSQL bundles): unicode61 splits ASCII text into runs of
 // letters and digits and lowercases them, porter stems them (porter-stem.ts); a quoted word is one phrase;
@@ -24,15 +24,46 @@ import { MATCH_CLOSE, MATCH_OPEN, SNIPPET_ELLIPSIS, SNIPPET_TOKENS } from "./sni
  * without them 74% (decision 0058). test/index/ascii-snippet.test.ts checks each is a separator in FTS5.
  */
 export const SEPARATORS_PAST_ASCII = "’”“‘–…—©→─└├│\u00a0";
-/** A character neither ASCII nor one of those separators; with `u`, a lone surrogate is one. */
-const OTHER_TEXT = new RegExp(`[^\\p{ASCII}${SEPARATORS_PAST_ASCII}]`, "u");
+/** The UTF-16 units past ASCII a body may hold and still be cut here: SEPARATORS_PAST_ASCII's (all one unit). */
+const SEPARATOR_UNITS = new Set([...SEPARATORS_PAST_ASCII].map((c) => c.charCodeAt(0)));
 const ASCII_WORD = /^[A-Za-z0-9]+$/;
 
-/** A body's tokens: where each starts and ends, and the stem of each that may match a phrase ("" if not). */
+/** 1 for the ASCII characters unicode61 makes tokens of (letters and digits), by code. */
+const TOKEN_CHAR = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  TOKEN_CHAR[c] = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) ? 1 : 0;
+}
+
+/**
+ * Where a body's tokens start and end, kept by a caller from one body to the next and grown as a body needs
+ * (SnippetTable keeps one): a body is cut from its tokens before the next one's are read, and two fresh
+ * arrays a body were 12 KB of allocation for a 3 KB body.
+ */
+export class TokenEdges {
+  starts = new Int32Array(2048);
+  ends = new Int32Array(2048);
+
+  /** Room for `tokens` tokens; what was held before is not kept. */
+  reserve(tokens: number): void {
+    if (this.starts.length >= tokens) return;
+    const size = Math.max(tokens, 2 * this.starts.length);
+    this.starts = new Int32Array(size);
+    this.ends = new Int32Array(size);
+  }
+}
+
+/**
+ * A body's tokens: where each of the first `count` starts and ends (the caller's TokenEdges); the indexes of
+ * those whose stem is a phrase's, with that stem, in token order; and the tokens that begin a sentence
+ * (fts5SentenceFinderCb).
+ */
 interface BodyTokens {
-  starts: number[];
-  ends: number[];
-  stems: string[];
+  count: number;
+  starts: Int32Array;
+  ends: Int32Array;
+  matched: number[];
+  matchedStems: string[];
+  sentences: number[];
 }
 
 interface Instance {
@@ -48,10 +79,6 @@ export function asciiPhrases(terms: readonly string[]): string[] | null {
   if (!terms.every((t) => ASCII_WORD.test(t))) return null;
   const stems = terms.map((t) => porterStem(t.toLowerCase()));
   return stems.length > 1 ? [...stems, ...stems] : stems;
-}
-
-function isTokenChar(c: number): boolean {
-  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
 }
 
 /** Whether text[start, end) lowercased begins with `prefix` (lowercase). */
@@ -76,40 +103,83 @@ export function stemPrefix(stem: string): string {
 }
 
 /**
- * unicode61's ASCII tokens: runs of letters and digits. Only a token that begins with a phrase's
- * stemPrefix is stemmed, and each distinct one once: stemming every token cost 4× the whole FTS5 snippet
- * table.
+ * unicode61's ASCII tokens (runs of letters and digits) and the sentences they begin, in one pass over the
+ * body; null at a character past ASCII other than SEPARATORS_PAST_ASCII (a lone surrogate or a pair is one).
+ * Only a token that begins with a phrase's stemPrefix is stemmed, and each distinct one once: stemming every
+ * token cost 4× the whole FTS5 snippet table. One pass over character codes into typed arrays, rather than
+ * a check of the whole body by a regular expression and arrays of every token's stem: the 20 bodies of a
+ * two-word search at 20k passages of Debian's manuals were cut in 0.64–0.67 ms, now 0.41–0.58 (in one process,
+ * three runs each, load ~3.5; docs/decisions/0069-short-questions-over-http.md).
  */
-function tokens(text: string, phraseStems: readonly string[], stemsOf: Map<string, string>): BodyTokens {
-  const prefixes = [...new Set(phraseStems)].map(stemPrefix);
-  const starts: number[] = [];
-  const ends: number[] = [];
-  const stems: string[] = [];
-  let i = 0;
+function tokens(
+  text: string,
+  phraseStems: readonly string[],
+  stemsOf: Map<string, string>,
+  edges: TokenEdges,
+): BodyTokens | null {
+  const wanted = new Set(phraseStems);
+  const prefixes = [...wanted].map(stemPrefix);
+  // A prefix's first letter, or -1 for the empty prefix every token begins with.
+  const firsts = prefixes.map((p) => (p.length > 0 ? p.charCodeAt(0) : -1));
   const n = text.length;
+  // A token is at least one character and is followed by a separator or the end.
+  edges.reserve((n >> 1) + 1);
+  const { starts, ends } = edges;
+  const matched: number[] = [];
+  const matchedStems: string[] = [];
+  const sentences: number[] = [];
+  let count = 0;
+  let i = 0;
   while (i < n) {
-    while (i < n && !isTokenChar(text.charCodeAt(i))) i++;
+    // The separators before a token: a sentence starts after ". " or ": " (whitespace, and before it the
+    // last other separator a '.' or ':'; a gap of whitespace alone follows a token's letter, which is neither).
+    let blank = false;
+    let mark = false;
+    let c = 0;
+    for (; i < n; i++) {
+      c = text.charCodeAt(i);
+      if (c < 128) {
+        if (TOKEN_CHAR[c] === 1) break;
+        if (c === 32 || c === 9 || c === 10 || c === 13) blank = true;
+        else {
+          blank = false;
+          mark = c === 46 || c === 58;
+        }
+      } else if (SEPARATOR_UNITS.has(c)) {
+        blank = false;
+        mark = false;
+      } else return null;
+    }
     if (i >= n) break;
     const start = i;
-    while (i < n && isTokenChar(text.charCodeAt(i))) i++;
-    starts.push(start);
-    ends.push(i);
+    for (i++; i < n; i++) {
+      const d = text.charCodeAt(i);
+      if (d >= 128 || TOKEN_CHAR[d] !== 1) break;
+    }
+    starts[count] = start;
+    ends[count] = i;
+    if (count === 0 || (blank && mark)) sentences.push(count);
+    const first = c >= 65 && c <= 90 ? c + 32 : c;
     let candidate = false;
-    for (let p = 0; p < prefixes.length && !candidate; p++)
-      candidate = beginsWith(text, start, i, prefixes[p] ?? "");
-    if (!candidate) {
-      stems.push("");
-      continue;
+    for (let p = 0; p < prefixes.length && !candidate; p++) {
+      const f = firsts[p];
+      candidate = (f === -1 || f === first) && beginsWith(text, start, i, prefixes[p] ?? "");
     }
-    const token = text.slice(start, i).toLowerCase();
-    let stem = stemsOf.get(token);
-    if (stem === undefined) {
-      stem = porterStem(token);
-      stemsOf.set(token, stem);
+    if (candidate) {
+      const token = text.slice(start, i).toLowerCase();
+      let stem = stemsOf.get(token);
+      if (stem === undefined) {
+        stem = porterStem(token);
+        stemsOf.set(token, stem);
+      }
+      if (wanted.has(stem)) {
+        matched.push(count);
+        matchedStems.push(stem);
+      }
     }
-    stems.push(stem);
+    count++;
   }
-  return { starts, ends, stems };
+  return { count, starts, ends, matched, matchedStems, sentences };
 }
 
 /**
@@ -160,10 +230,10 @@ function nearInstances(lists: readonly number[][], distance: number): number[][]
 /** The body's phrase instances in FTS5's xInst order: by offset, then by phrase. */
 function instancesOf(body: BodyTokens, phrases: readonly string[]): Instance[] {
   const lists = phrases.map((): number[] => []);
-  for (let i = 0; i < body.stems.length; i++) {
-    const stem = body.stems[i];
-    if (stem === "") continue;
-    for (let p = 0; p < phrases.length; p++) if (phrases[p] === stem) lists[p]?.push(i);
+  for (let m = 0; m < body.matched.length; m++) {
+    const stem = body.matchedStems[m];
+    const offset = body.matched[m] ?? 0;
+    for (let p = 0; p < phrases.length; p++) if (phrases[p] === stem) lists[p]?.push(offset);
   }
   const single = phrases.length > 1 ? phrases.length / 2 : phrases.length;
   const near = phrases.length > 1 ? nearInstances(lists.slice(single), NEAR_DISTANCE) : [];
@@ -172,25 +242,6 @@ function instancesOf(body: BodyTokens, phrases: readonly string[]): Instance[] {
   for (const [phrase, offsets] of all.entries())
     for (const offset of offsets) instances.push({ phrase, offset });
   return instances.sort((a, b) => a.offset - b.offset || a.phrase - b.phrase);
-}
-
-/** Token indexes that begin a sentence (fts5SentenceFinderCb): the first, and any after ". " or ": ". */
-function sentenceStarts(text: string, body: BodyTokens): number[] {
-  const starts: number[] = [];
-  for (const [i, start] of body.starts.entries()) {
-    if (i === 0) {
-      starts.push(0);
-      continue;
-    }
-    let j = start - 1;
-    let c = "";
-    for (; j >= 0; j--) {
-      c = text[j] ?? "";
-      if (c !== " " && c !== "\t" && c !== "\n" && c !== "\r") break;
-    }
-    if (j !== start - 1 && (c === "." || c === ":")) starts.push(i);
-  }
-  return starts;
 }
 
 /** fts5SnippetScore: a window's score, and where a window around its instances would start. */
@@ -229,12 +280,13 @@ export function asciiSnippet(
   body: string,
   phrases: readonly string[],
   stemsOf: Map<string, string> = new Map(),
+  edges: TokenEdges = new TokenEdges(),
 ): string | null {
-  if (OTHER_TEXT.test(body)) return null;
-  const bodyTokens = tokens(body, phrases, stemsOf);
-  const size = bodyTokens.starts.length;
+  const bodyTokens = tokens(body, phrases, stemsOf, edges);
+  if (bodyTokens === null) return null;
+  const size = bodyTokens.count;
   const instances = instancesOf(bodyTokens, phrases);
-  const starts = sentenceStarts(body, bodyTokens);
+  const starts = bodyTokens.sentences;
   let bestScore = 0;
   let bestStart = 0;
   for (const { offset } of instances) {
@@ -287,7 +339,7 @@ function highlighted(
   let out = rangeStart > 0 ? SNIPPET_ELLIPSIS : "";
   let copied = 0;
   let open = false;
-  const last = Math.min(rangeEnd, body.starts.length - 1);
+  const last = Math.min(rangeEnd, body.count - 1);
   for (let position = rangeStart; position <= last; position++) {
     const token = { start: body.starts[position] ?? 0, end: body.ends[position] ?? 0 };
     if (rangeStart > 0 && position === rangeStart) copied = token.start;
@@ -323,5 +375,5 @@ function highlighted(
     }
   }
   if (open) out += MATCH_CLOSE;
-  return rangeEnd >= body.starts.length - 1 ? out + text.slice(copied) : out + SNIPPET_ELLIPSIS;
+  return rangeEnd >= body.count - 1 ? out + text.slice(copied) : out + SNIPPET_ELLIPSIS;
 }

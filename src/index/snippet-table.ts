@@ -7,7 +7,7 @@
 // columns in the same order, so a passage matched only by its heading still gets its body's start.
 
 import type Database from "libsql";
-import { asciiPhrases, asciiSnippet } from "./ascii-snippet.js";
+import { asciiPhrases, asciiSnippet, TokenEdges } from "./ascii-snippet.js";
 import { inTransaction, ScratchTable } from "./scratch-table.js";
 import { MATCH_CLOSE, MATCH_OPEN, renderSnippet, SNIPPET_ELLIPSIS, SNIPPET_TOKENS } from "./snippet.js";
 
@@ -22,6 +22,8 @@ export class SnippetTable {
   readonly #db: Database.Database;
   readonly #rows: ScratchTable;
   readonly #snippets: Database.Statement;
+  /** The bodies cut in JS reuse one pair of token arrays (ascii-snippet.ts). */
+  readonly #edges = new TokenEdges();
 
   /** Lives in the connection's temp schema of the team's own in-memory database: the text never leaves it. */
   constructor(db: Database.Database) {
@@ -45,7 +47,7 @@ export class SnippetTable {
     // The bodies of one search share most of their words: each is stemmed once (asciiSnippet).
     const stemsOf = new Map<string, string>();
     for (const [i, p] of passages.entries()) {
-      const cut = phrases ? asciiSnippet(p.body, phrases, stemsOf) : null;
+      const cut = phrases ? asciiSnippet(p.body, phrases, stemsOf, this.#edges) : null;
       if (cut === null) rest.push(i);
       else raw[i] = cut;
     }

@@ -86,6 +86,8 @@ describe("logs", () => {
       headers: { authorization: `Bearer ${key}` },
     });
     expect(unreadable.status).toBe(500);
+    // The access log writes each request's line after its answer, in the check phase.
+    await new Promise((resolve) => setImmediate(resolve));
 
     expect(lines.length).toBeGreaterThan(5);
     const all = lines.join("\n").toLowerCase();

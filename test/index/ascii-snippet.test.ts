@@ -8,7 +8,12 @@ import { resolve } from "node:path";
 import fc from "fast-check";
 import Database from "libsql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { asciiPhrases, asciiSnippet, SEPARATORS_PAST_ASCII } from "../../src/index/ascii-snippet.js";
+import {
+  asciiPhrases,
+  asciiSnippet,
+  SEPARATORS_PAST_ASCII,
+  TokenEdges,
+} from "../../src/index/ascii-snippet.js";
 import { matchQuery, queryTerms } from "../../src/index/query.js";
 import { type SnippetSource, SnippetTable } from "../../src/index/snippet-table.js";
 import { manualPassages } from "../support/snippet-passages.js";
@@ -167,5 +172,25 @@ describe("snippets cut in JS", () => {
     expect(asciiSnippet("the walrus", phrases ?? [])).toBe("the \u0002walrus\u0003");
     expect(asciiSnippet("the walrus’s tusks…", phrases ?? [])).toBe("the \u0002walrus\u0003’s tusks…");
     expect(asciiPhrases(["café", "walrus"])).toBeNull();
+  });
+
+  it("cuts each body alike whether its token arrays are fresh or kept from longer and shorter bodies before", () => {
+    const phrases = asciiPhrases(["walrus", "tusk"]) ?? [];
+    const filler = (n: number) => Array.from({ length: n }, (_, i) => `word${i % 97}`).join(" ");
+    const bodies = [
+      `${filler(3000)}. The walrus has two tusks. ${filler(50)}`,
+      "A walrus. Tusks: ivory.",
+      `${filler(20)} tusk ${filler(9000)}: the walrus, at the end.`,
+      "the walrus",
+      `${filler(5)}. Walruses use their tusks.`,
+    ];
+    const kept = new TokenEdges();
+    for (const body of bodies) {
+      const fresh = asciiSnippet(body, phrases, new Map(), new TokenEdges());
+      expect(fresh).toContain("\u0002");
+      expect(asciiSnippet(body, phrases, new Map(), kept)).toBe(fresh);
+    }
+    // The third body has more tokens than the arrays first held: they grew.
+    expect(kept.starts.length).toBeGreaterThan(new TokenEdges().starts.length);
   });
 });
