@@ -120,6 +120,8 @@ export function startMemoriaEntry(
    * scripts/start.mjs, or the src/runtime/node.ts of a checkout from before npm start ran dist/ (through tsx).
    */
   nodeStart: string = NODE_START,
+  /** Variables of the bench's own on top (bench/rss-components.ts's --trim diagnostic). */
+  extraEnv: Record<string, string> = {},
 ) {
   const passed = Object.fromEntries(
     Object.entries(process.env).filter(
@@ -141,6 +143,7 @@ export function startMemoriaEntry(
     MEMORIA_RATE_LIMIT: "0",
     // Catch-up left alone: the bench is the only writer (as benchConfig).
     MEMORIA_CATCHUP_MS: "60000",
+    ...extraEnv,
   };
   const child = spawn(
     process.execPath,
