@@ -103,9 +103,18 @@ export function startScriptEnvironment(): Record<string, string> {
   );
 }
 
+/** The flags package.json's start script gives node before scripts/start.mjs (`exec node --flag … scripts/…`). */
+export function startScriptNodeFlags(): string[] {
+  const manifest = JSON.parse(readFileSync(resolve(import.meta.dirname, "../package.json"), "utf8")) as {
+    scripts: { start: string };
+  };
+  const flags = /\bexec\s+node\s+((?:--\S+\s+)*)\S/.exec(manifest.scripts.start)?.[1] ?? "";
+  return flags.split(/\s+/).filter((flag) => flag.length > 0);
+}
+
 /**
  * memoria's own Node entry as `npm start` runs it (scripts/start.mjs: src/ transpiled, then
- * dist/runtime/node.js, with the start script's variables) in a process of its own on a loopback
+ * dist/runtime/node.js, with the start script's variables and node flags) in a process of its own on a loopback
  * port, with whatever the checked-out server does by default: the bench measures the server as it ships.
  * The bench's own settings are an admin token, a master key (random unless given, to start again over the
  * same database), a database under `dbDir` and no rate limit; every MEMORIA_* variable of the bench's own
@@ -147,7 +156,10 @@ export function startMemoriaEntry(
   };
   const child = spawn(
     process.execPath,
-    nodeStart.endsWith(".ts") ? ["--import", "tsx", nodeStart] : [nodeStart],
+    [
+      ...startScriptNodeFlags(),
+      ...(nodeStart.endsWith(".ts") ? ["--import", "tsx", nodeStart] : [nodeStart]),
+    ],
     {
       env,
       stdio: ["ignore", "pipe", "inherit"],
