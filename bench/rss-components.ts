@@ -7,8 +7,10 @@
 // - `arenas`: glibc's other arenas, one a thread that mallocs (64 MiB-aligned heaps; up to 8 a core);
 // - `other anon`: V8's heaps of every isolate, thread stacks, and malloc's own mmaps of large blocks;
 // the thread count, and the index's pages as /metrics gives them (memoria_index_memory_bytes: page_count ×
-// page_size and a fixed overhead). `npx tsx bench/rss-components.ts [passages]`; the server runs with what
-// `npm start` sets and the bench's MEMORIA_* variables (bench/server.ts).
+// page_size and a fixed overhead). `npx tsx bench/rss-components.ts [passages] [--trim] [--heaps]`; the server
+// runs with what `npm start` sets and the bench's MEMORIA_* variables (bench/server.ts). Two diagnostics, which
+// change what they read and so are never the figures themselves: --trim reads each step again after glibc's
+// malloc_trim(0) (how much malloc kept free), --heaps prints each isolate's V8 heap beside each step.
 
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
