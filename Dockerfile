@@ -36,4 +36,6 @@ EXPOSE 8080
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # Exec form, `node` itself as PID 1's command: SIGTERM reaches memoria, which drains and exits 0.
-CMD ["node", "dist/runtime/node.js"]
+# --max-semi-space-size=2: the main isolate's young generation held at 2 MiB semispaces, as `npm start` holds it
+# (docs/decisions/0074-main-young-generation.md).
+CMD ["node", "--max-semi-space-size=2", "dist/runtime/node.js"]

@@ -7,10 +7,13 @@
 // - `arenas`: glibc's other arenas, one a thread that mallocs (64 MiB-aligned heaps; up to 8 a core);
 // - `other anon`: V8's heaps of every isolate, thread stacks, and malloc's own mmaps of large blocks;
 // the thread count, and the index's pages as /metrics gives them (memoria_index_memory_bytes: page_count ×
-// page_size and a fixed overhead). `npx tsx bench/rss-components.ts [passages]`; the server runs with what
-// `npm start` sets and the bench's MEMORIA_* variables (bench/server.ts).
+// page_size and a fixed overhead). `npx tsx bench/rss-components.ts [passages] [--trim] [--heaps]`; the server
+// runs with what `npm start` sets and the bench's MEMORIA_* variables (bench/server.ts). Two diagnostics, which
+// change what they read and so are never the figures themselves: --trim reads each step again after glibc's
+// malloc_trim(0) (how much malloc kept free), --heaps prints each isolate's V8 heap beside each step.
 
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BENCH_ADMIN } from "./app-config.js";
@@ -82,7 +85,118 @@ async function reading(
     `| ${step} | ${(rss / MiB).toFixed(1)}${per} | ${(k.files / MiB).toFixed(1)} | ${(k.brk / MiB).toFixed(1)} | ` +
       `${(k.arenas / MiB).toFixed(1)} | ${(k.anon / MiB).toFixed(1)} | ${threads} | ${await indexBytes(base)} |`,
   );
+  if (HEAPS) console.log(`|  | ${heapsOf(pid)} | | | | | | |`);
+  if (TRIM) {
+    trimNow(pid);
+    const trimmed = processRssBytes(pid);
+    const k2 = smapsKinds(pid);
+    const per2 = empty === null ? "" : ` ${((trimmed - empty) / textBytes).toFixed(2)} B/B`;
+    console.log(
+      `| ${step}, malloc_trim(0) | ${(trimmed / MiB).toFixed(1)}${per2} | ${(k2.files / MiB).toFixed(1)} | ` +
+        `${(k2.brk / MiB).toFixed(1)} | ${(k2.arenas / MiB).toFixed(1)} | ${(k2.anon / MiB).toFixed(1)} | | |`,
+    );
+  }
   return rss;
+}
+
+/**
+ * With --trim, each reading is followed by one after glibc's malloc_trim(0) called in the server through gdb:
+ * how much of the reading was free space malloc kept (every arena's, not only the top of each heap). A
+ * diagnostic only: the figures without it are the server's own.
+ */
+const TRIM = process.argv.includes("--trim");
+
+/**
+ * malloc_trim(0) is called by a thread of a small preloaded library (gdb cannot call into a process here: it
+ * fails restoring the registers), which waits on a FIFO named after the server's pid. Built with gcc at the
+ * bench's start.
+ */
+const TRIM_SOURCE = `
+#include <stdio.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <sys/stat.h>
+static char in[512], out[512];
+static void *loop(void *unused) {
+  for (;;) {
+    int fd = open(in, O_RDONLY); char c; if (fd < 0) return 0;
+    while (read(fd, &c, 1) == 1) {
+      malloc_trim(0);
+      int o = open(out, O_WRONLY); write(o, "1", 1); close(o);
+    }
+    close(fd);
+  }
+}
+__attribute__((constructor)) static void start(void) {
+  const char *dir = getenv("RSS_TRIM_DIR");
+  if (!dir) return;
+  unsetenv("LD_PRELOAD");
+  snprintf(in, sizeof in, "%s/%d.in", dir, getpid());
+  snprintf(out, sizeof out, "%s/%d.out", dir, getpid());
+  mkfifo(in, 0600); mkfifo(out, 0600);
+  pthread_t t; pthread_create(&t, 0, loop, 0); pthread_detach(t);
+}
+`;
+
+let trimDir = "";
+function trimEnvironment(): Record<string, string> {
+  if (!TRIM) return {};
+  trimDir = mkdtempSync(join(tmpdir(), "memoria-trim-"));
+  writeFileSync(join(trimDir, "trim.c"), TRIM_SOURCE);
+  execFileSync("gcc", [
+    "-shared",
+    "-fPIC",
+    "-O2",
+    "-o",
+    join(trimDir, "trim.so"),
+    join(trimDir, "trim.c"),
+    "-lpthread",
+  ]);
+  return { LD_PRELOAD: join(trimDir, "trim.so"), RSS_TRIM_DIR: trimDir };
+}
+
+/**
+ * With --heaps, each isolate of the server (the main thread's and each worker thread's) writes its V8 heap's
+ * figures to a file every 0.5 s (a module preloaded with --import), printed beside each reading.
+ */
+const HEAPS = process.argv.includes("--heaps");
+const HEAP_PROBE = `
+import { writeFileSync } from "node:fs";
+import { isMainThread, threadId } from "node:worker_threads";
+const MiB = 1048576;
+const dir = process.env.RSS_HEAP_DIR;
+function dump() {
+  const u = process.memoryUsage();
+  writeFileSync(dir + "/" + process.pid + "-" + threadId + ".json", JSON.stringify({
+    main: isMainThread, total: u.heapTotal / MiB, used: u.heapUsed / MiB, arrayBuffers: u.arrayBuffers / MiB,
+  }));
+}
+if (dir) setInterval(dump, 500).unref();
+`;
+let heapDir = "";
+function heapEnvironment(): Record<string, string> {
+  if (!HEAPS) return {};
+  heapDir = mkdtempSync(join(tmpdir(), "memoria-heaps-"));
+  writeFileSync(join(heapDir, "probe.mjs"), HEAP_PROBE);
+  return { NODE_OPTIONS: `--import=${join(heapDir, "probe.mjs")}`, RSS_HEAP_DIR: heapDir };
+}
+
+function heapsOf(pid: number): string {
+  return readdirSync(heapDir)
+    .filter((f) => f.startsWith(`${pid}-`))
+    .map((f) => {
+      const h = JSON.parse(readFileSync(join(heapDir, f), "utf8")) as Record<string, number | boolean>;
+      const n = (k: string) => Number(h[k]).toFixed(1);
+      return `${h.main ? "main" : `thread ${f.slice(String(pid).length + 1, -5)}`}: heap ${n("total")} (used ${n("used")}, buffers ${n("arrayBuffers")})`;
+    })
+    .join("; ");
+}
+
+function trimNow(pid: number): void {
+  execFileSync("sh", ["-c", `echo > ${trimDir}/${pid}.in; head -c1 ${trimDir}/${pid}.out > /dev/null`]);
 }
 
 /** A started server once it listens and settled, with its empty reading. */
@@ -94,7 +208,7 @@ async function listening(server: ReturnType<typeof startMemoriaEntry>, step: str
 }
 
 async function main(): Promise<void> {
-  const corpus = benchCorpus("debian", Number(process.argv[2] ?? 20_000));
+  const corpus = benchCorpus("debian", Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 20_000));
   console.log(
     `${corpus.passages.length} passages, ${(corpus.textBytes / MiB).toFixed(1)} MiB of text; ` +
       `load ${readFileSync("/proc/loadavg", "utf8").trim()}`,
@@ -102,7 +216,8 @@ async function main(): Promise<void> {
   console.log("| step | VmRSS MiB | files | brk heap | arenas | other anon | threads | index pages MiB |");
   console.log("|---|---|---|---|---|---|---|---|");
   const scratch = mkdtempSync(join(tmpdir(), "memoria-rss-"));
-  const server = startMemoriaEntry(scratch);
+  const extraEnv = { ...trimEnvironment(), ...heapEnvironment() };
+  const server = startMemoriaEntry(scratch, undefined, undefined, [], extraEnv);
   try {
     const { base, call, pid, empty } = await listening(server, "empty", corpus.textBytes);
     const team = await call("POST", "/v1/teams", BENCH_ADMIN, { name: corpus.name });
@@ -126,7 +241,7 @@ async function main(): Promise<void> {
     await reading("batch: after 300 long", pid, empty, corpus.textBytes, base);
     server.child.kill("SIGTERM");
     await server.exited;
-    const again = startMemoriaEntry(scratch, server.masterKey);
+    const again = startMemoriaEntry(scratch, server.masterKey, undefined, [], extraEnv);
     try {
       const {
         base: baseAgain,

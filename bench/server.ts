@@ -112,9 +112,20 @@ function checkoutManifest(nodeStart: string): string {
   return join(dir, "package.json");
 }
 
+/** The flags package.json's start script gives node before scripts/start.mjs (`exec node --flag … scripts/…`). */
+export function startScriptNodeFlags(
+  manifestPath: string = resolve(import.meta.dirname, "../package.json"),
+): string[] {
+  const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as {
+    scripts: { start: string };
+  };
+  const flags = /\bexec\s+node\s+((?:--\S+\s+)*)\S/.exec(manifest.scripts.start)?.[1] ?? "";
+  return flags.split(/\s+/).filter((flag) => flag.length > 0);
+}
+
 /**
  * memoria's own Node entry as `npm start` runs it (scripts/start.mjs: src/ transpiled, then
- * dist/runtime/node.js, with the start script's variables) in a process of its own on a loopback
+ * dist/runtime/node.js, with the start script's variables and node flags) in a process of its own on a loopback
  * port, with whatever the checked-out server does by default: the bench measures the server as it ships.
  * The bench's own settings are an admin token, a master key (random unless given, to start again over the
  * same database), a database under `dbDir` and no rate limit; every MEMORIA_* variable of the bench's own
@@ -129,8 +140,10 @@ export function startMemoriaEntry(
    * scripts/start.mjs, or the src/runtime/node.ts of a checkout from before npm start ran dist/ (through tsx).
    */
   nodeStart: string = NODE_START,
-  /** Node's and V8's flags for this server alone, before its script (an A/B of a V8 flag, say). */
+  /** Node's and V8's flags for this server alone, after the start script's own (an A/B of a V8 flag, say). */
   nodeFlags: readonly string[] = [],
+  /** Variables of the bench's own on top (bench/rss-components.ts's --trim diagnostic). */
+  extraEnv: Record<string, string> = {},
 ) {
   const passed = Object.fromEntries(
     Object.entries(process.env).filter(
@@ -152,10 +165,15 @@ export function startMemoriaEntry(
     MEMORIA_RATE_LIMIT: "0",
     // Catch-up left alone: the bench is the only writer (as benchConfig).
     MEMORIA_CATCHUP_MS: "60000",
+    ...extraEnv,
   };
   const child = spawn(
     process.execPath,
-    [...nodeFlags, ...(nodeStart.endsWith(".ts") ? ["--import", "tsx", nodeStart] : [nodeStart])],
+    [
+      ...startScriptNodeFlags(checkoutManifest(nodeStart)),
+      ...nodeFlags,
+      ...(nodeStart.endsWith(".ts") ? ["--import", "tsx", nodeStart] : [nodeStart]),
+    ],
     {
       env,
       stdio: ["ignore", "pipe", "inherit"],

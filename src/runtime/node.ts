@@ -4,6 +4,7 @@
 
 import type { Server } from "node:http";
 import { IdleCollection } from "./idle-collection.js";
+import { MallocTrim } from "./malloc-trim.js";
 import { serveNode } from "./node-server.js";
 import { closeMemoria, listenError, logListening, startMemoria, startupFailure, stopOnce } from "./start.js";
 
@@ -22,13 +23,19 @@ async function main(): Promise<void> {
   const started = await startMemoria(process.env);
   const { memoria, config } = started;
   const MiB = 1024 * 1024;
+  const trim = new MallocTrim({
+    trimmed: (ms) => started.logger.debug("malloc trim", { ms: Math.round(ms * 10) / 10 }),
+  });
   const collection = new IdleCollection({
-    collected: (ms, heldBefore, heldAfter) =>
+    collected: (ms, heldBefore, heldAfter) => {
       started.logger.debug("idle collection", {
         ms: Math.round(ms),
         heldBeforeMiB: Math.round(heldBefore / MiB),
         heldAfterMiB: Math.round(heldAfter / MiB),
-      }),
+      });
+      // What the collection freed went back to malloc, which keeps most of it (malloc-trim.ts).
+      trim.request();
+    },
   });
 
   const server = serveNode(

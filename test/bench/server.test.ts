@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { startScriptEnvironment } from "../../bench/server.js";
+import { startScriptEnvironment, startScriptNodeFlags } from "../../bench/server.js";
 
 describe("the bench server's start-script variables", () => {
   const dirs: string[] = [];
@@ -22,6 +22,21 @@ describe("the bench server's start-script variables", () => {
       JSON.stringify({ scripts: { start: "A_B=1 C=x=y exec node scripts/start.mjs" } }),
     );
     expect(startScriptEnvironment(manifest)).toEqual({ A_B: "1", C: "x=y" });
+  });
+
+  it("and its node flags, from the package.json given", () => {
+    const dir = mkdtempSync(join(tmpdir(), "memoria-start-script-"));
+    dirs.push(dir);
+    const manifest = join(dir, "package.json");
+    writeFileSync(
+      manifest,
+      JSON.stringify({
+        scripts: { start: "A=1 exec node --max-semi-space-size=2 --expose-gc scripts/start.mjs" },
+      }),
+    );
+    expect(startScriptNodeFlags(manifest)).toEqual(["--max-semi-space-size=2", "--expose-gc"]);
+    writeFileSync(manifest, JSON.stringify({ scripts: { start: "exec node scripts/start.mjs" } }));
+    expect(startScriptNodeFlags(manifest)).toEqual([]);
   });
 
   it("default to this checkout's npm start", () => {

@@ -70,6 +70,30 @@ describe("idle collection", () => {
     expect(held.length).toBe(64 * MiB);
   });
 
+  it("collects after the committed heap grew though what it holds did not", async () => {
+    const usage = { held: 100 * MiB, committed: 120 * MiB };
+    let collected = 0;
+    const idle = new IdleCollection({
+      idleMs: 20,
+      growthBytes: 8 * MiB,
+      collect: () => {
+        collected++;
+        usage.committed = 125 * MiB;
+      },
+      usage: () => ({ ...usage }),
+    });
+    stops.push(() => idle.stop());
+    await sleep(100);
+    expect(collected).toBe(0);
+    // A search thread's old generation after a burst: committed pages, little more held.
+    usage.committed = 140 * MiB;
+    usage.held = 104 * MiB;
+    for (let i = 0; i < 100 && collected === 0; i++) await sleep(20);
+    expect(collected).toBe(1);
+    await sleep(200);
+    expect(collected).toBe(1);
+  });
+
   it("does not collect without growth", async () => {
     const { collected } = await collection(256 * MiB);
     await sleep(200);

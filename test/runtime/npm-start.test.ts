@@ -131,7 +131,7 @@ describe.skipIf(!existsSync("/proc/self/stat"))("npm start", () => {
     expect(await portFree(port)).toBe(true);
   }, 60_000);
 
-  it("hands the server glibc's fixed mmap threshold, as the image does", async () => {
+  it("hands the server glibc's fixed mmap threshold and a small young generation, as the image does", async () => {
     const tmp = tempDir();
     cleanups.push(tmp.cleanup);
     const npm = npmStart(tmp);
@@ -148,6 +148,12 @@ describe.skipIf(!existsSync("/proc/self/stat"))("npm start", () => {
     const environment = readFileSync(`/proc/${servers[0]}/environ`, "utf8").split("\0");
     expect(environment).toContain("MALLOC_MMAP_THRESHOLD_=131072");
     expect(readFileSync(`${root}/Dockerfile`, "utf8")).toMatch(/^\s+MALLOC_MMAP_THRESHOLD_=131072 \\$/m);
+    // The main isolate's semispaces (decision 0074): a flag of node's own command line.
+    const commandLine = readFileSync(`/proc/${servers[0]}/cmdline`, "utf8").split("\0");
+    expect(commandLine).toContain("--max-semi-space-size=2");
+    expect(readFileSync(`${root}/Dockerfile`, "utf8")).toMatch(
+      /^CMD \["node", "--max-semi-space-size=2", "dist\/runtime\/node\.js"\]$/m,
+    );
     process.kill(npm.pid as number, "SIGTERM");
     await exit;
   }, 60_000);
