@@ -8,9 +8,9 @@ import { queryTerms } from "../src/index/query.js";
 import type { CorpusPassage } from "./corpus.js";
 
 /** The same table shape and tokenizer as the search index, so the engine does the same work per passage. */
-const CREATE_TABLE = `CREATE VIRTUAL TABLE passages USING fts5(heading, body, title, path, chunk_id UNINDEXED, document_id UNINDEXED, ordinal UNINDEXED, tokenize = 'porter unicode61')`;
+export const CREATE_TABLE = `CREATE VIRTUAL TABLE passages USING fts5(heading, body, title, path, chunk_id UNINDEXED, document_id UNINDEXED, ordinal UNINDEXED, tokenize = 'porter unicode61')`;
 
-const INSERT =
+export const INSERT =
   "INSERT INTO passages (heading, body, title, path, chunk_id, document_id, ordinal) VALUES (?, ?, ?, ?, ?, ?, ?)";
 
 type Row = [string, string, string, string, string, string, number];
@@ -68,9 +68,13 @@ export function plainOrExpression(query: string): string {
 /** Top-k of every search the bench times, memoria's and the peers' alike. */
 export const SEARCH_LIMIT = 20;
 
-/** The floor's table: the passages loaded as measureFloor loads them, then merged into one segment. */
-export function loadedQueryFloor(passages: readonly CorpusPassage[]) {
-  const db = new Database(":memory:");
+/**
+ * The floor's table: the passages loaded as measureFloor loads them, then merged into one segment. `filename`
+ * is where (a private `:memory:` database by default; a named memdb database that other threads can open,
+ * bench/engine-threads.ts).
+ */
+export function loadedQueryFloor(passages: readonly CorpusPassage[], filename = ":memory:") {
+  const db = new Database(filename);
   db.exec(CREATE_TABLE);
   const insert = db.prepare(INSERT);
   const params = rows(passages);
