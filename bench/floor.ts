@@ -65,6 +65,9 @@ export function plainOrExpression(query: string): string {
     .join(" OR ");
 }
 
+/** The floor's search: the plain OR's top `limit` by FTS5's own bm25 rank. */
+export const SEARCH = "SELECT chunk_id, rank FROM passages WHERE passages MATCH ? ORDER BY rank LIMIT ?";
+
 /** Top-k of every search the bench times, memoria's and the peers' alike. */
 export const SEARCH_LIMIT = 20;
 
@@ -82,9 +85,7 @@ export function loadedQueryFloor(passages: readonly CorpusPassage[], filename = 
     for (const row of params) insert.run(...row);
   })();
   db.exec("INSERT INTO passages (passages) VALUES ('optimize')");
-  const search = db.prepare(
-    "SELECT chunk_id, rank FROM passages WHERE passages MATCH ? ORDER BY rank LIMIT ?",
-  );
+  const search = db.prepare(SEARCH);
   return { db, search };
 }
 
@@ -111,9 +112,7 @@ export function growingQueryFloor(): {
     done() {
       db.exec("COMMIT");
       db.exec("INSERT INTO passages (passages) VALUES ('optimize')");
-      const search = db.prepare(
-        "SELECT chunk_id, rank FROM passages WHERE passages MATCH ? ORDER BY rank LIMIT ?",
-      );
+      const search = db.prepare(SEARCH);
       return (question) => search.all(plainOrExpression(question), SEARCH_LIMIT);
     },
   };

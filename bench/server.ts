@@ -85,17 +85,21 @@ const NODE_START = resolve(import.meta.dirname, "../scripts/start.mjs");
 /** Where the bench reads Cranfield from (bench/real-corpora.ts): the bench's variable, not the server's. */
 const BENCH_ONLY = "MEMORIA_EVAL_DIR";
 
+/** This checkout's package.json. */
+const OWN_MANIFEST = resolve(import.meta.dirname, "../package.json");
+
+/** The start script of the package.json at `manifestPath`. */
+function startScript(manifestPath: string): string {
+  return (JSON.parse(readFileSync(manifestPath, "utf8")) as { scripts: { start: string } }).scripts.start;
+}
+
 /**
  * The variables `npm start` sets before it runs the entry (package.json's start script, `NAME=value … exec
  * tsx …`), so the bench's server runs with what `npm start` gives it: glibc's malloc settings among them.
  */
-export function startScriptEnvironment(
-  manifestPath: string = resolve(import.meta.dirname, "../package.json"),
-): Record<string, string> {
-  const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as {
-    scripts: { start: string };
-  };
-  const assignments = /^((?:[A-Za-z_][A-Za-z0-9_]*=\S+\s+)*)exec\s/.exec(manifest.scripts.start)?.[1] ?? "";
+export function startScriptEnvironment(manifestPath: string = OWN_MANIFEST): Record<string, string> {
+  const assignments =
+    /^((?:[A-Za-z_][A-Za-z0-9_]*=\S+\s+)*)exec\s/.exec(startScript(manifestPath))?.[1] ?? "";
   return Object.fromEntries(
     assignments
       .trim()
@@ -113,13 +117,8 @@ function checkoutManifest(nodeStart: string): string {
 }
 
 /** The flags package.json's start script gives node before scripts/start.mjs (`exec node --flag … scripts/…`). */
-export function startScriptNodeFlags(
-  manifestPath: string = resolve(import.meta.dirname, "../package.json"),
-): string[] {
-  const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as {
-    scripts: { start: string };
-  };
-  const flags = /\bexec\s+node\s+((?:--\S+\s+)*)\S/.exec(manifest.scripts.start)?.[1] ?? "";
+export function startScriptNodeFlags(manifestPath: string = OWN_MANIFEST): string[] {
+  const flags = /\bexec\s+node\s+((?:--\S+\s+)*)\S/.exec(startScript(manifestPath))?.[1] ?? "";
   return flags.split(/\s+/).filter((flag) => flag.length > 0);
 }
 

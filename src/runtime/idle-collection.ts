@@ -15,9 +15,9 @@ import { runInNewContext } from "node:vm";
 
 /**
  * Growth of the heap in use and of external memory, or of the heap V8 has committed, since the last full
- * collection that makes the next idle moment collect. A collection of the main isolate took 31–47 ms here (2 cores, measured after builds);
- * 16 MiB is less than a tenth of what a 20,000-passage build leaves, and more than 300 long questions do
- * (the main heap in use grew by 5–8 MiB).
+ * collection that makes the next idle moment collect. A collection of the main isolate took 31–47 ms here
+ * (2 cores, measured after builds); 16 MiB is less than a tenth of what a 20,000-passage build leaves, and
+ * more than 300 long questions do (the main heap in use grew by 5–8 MiB).
  */
 export const GROWTH_BYTES = 16 * 1024 * 1024;
 

@@ -13,29 +13,24 @@ describe("the bench server's start-script variables", () => {
     for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
 
-  it("are read from the package.json given, so another checkout's server gets its own", () => {
+  /** A package.json of its own in a temp folder, with `start` as its start script. */
+  const manifestWith = (start: string): string => {
     const dir = mkdtempSync(join(tmpdir(), "memoria-start-script-"));
     dirs.push(dir);
     const manifest = join(dir, "package.json");
-    writeFileSync(
-      manifest,
-      JSON.stringify({ scripts: { start: "A_B=1 C=x=y exec node scripts/start.mjs" } }),
-    );
+    writeFileSync(manifest, JSON.stringify({ scripts: { start } }));
+    return manifest;
+  };
+
+  it("are read from the package.json given, so another checkout's server gets its own", () => {
+    const manifest = manifestWith("A_B=1 C=x=y exec node scripts/start.mjs");
     expect(startScriptEnvironment(manifest)).toEqual({ A_B: "1", C: "x=y" });
   });
 
   it("and its node flags, from the package.json given", () => {
-    const dir = mkdtempSync(join(tmpdir(), "memoria-start-script-"));
-    dirs.push(dir);
-    const manifest = join(dir, "package.json");
-    writeFileSync(
-      manifest,
-      JSON.stringify({
-        scripts: { start: "A=1 exec node --max-semi-space-size=2 --expose-gc scripts/start.mjs" },
-      }),
-    );
+    let manifest = manifestWith("A=1 exec node --max-semi-space-size=2 --expose-gc scripts/start.mjs");
     expect(startScriptNodeFlags(manifest)).toEqual(["--max-semi-space-size=2", "--expose-gc"]);
-    writeFileSync(manifest, JSON.stringify({ scripts: { start: "exec node scripts/start.mjs" } }));
+    manifest = manifestWith("exec node scripts/start.mjs");
     expect(startScriptNodeFlags(manifest)).toEqual([]);
   });
 
