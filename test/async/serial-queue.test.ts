@@ -1,3 +1,5 @@
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { KeyedSerialQueue, SerialQueue } from "../../src/async/serial-queue.js";
@@ -86,5 +88,39 @@ describe("KeyedSerialQueue", () => {
       ),
       { numRuns: 50 },
     );
+  });
+});
+
+// A queue's tail must not keep the last task's value alive: a snapshot write hands back its sealed parts
+// through its team's queue, and a team with no task after it held them until the process ended.
+describe("a settled task's value", () => {
+  setFlagsFromString("--expose-gc");
+  const gc = runInNewContext("gc") as () => void;
+  // Runs one task that returns a large value, and lets it go. In a frame of its own: an async function's
+  // frame can keep a value it awaited alive until its next await, which would hide what is measured here.
+  const ranOnce = async (
+    run: (task: () => Promise<object>) => Promise<object>,
+  ): Promise<WeakRef<object>[]> => {
+    const refs: WeakRef<object>[] = [];
+    await run(async () => {
+      const value = { parts: new Uint8Array(1024 * 1024) };
+      refs.push(new WeakRef(value));
+      return value;
+    });
+    return refs;
+  };
+  const collected = async (refs: WeakRef<object>[]): Promise<boolean> => {
+    for (let i = 0; i < 5 && refs[0]?.deref() !== undefined; i++) {
+      await tick();
+      gc();
+    }
+    return refs.length === 1 && refs[0]?.deref() === undefined;
+  };
+
+  it("is not held by a SerialQueue once its caller lets it go", async () => {
+    const queue = new SerialQueue();
+    const refs = await ranOnce((task) => queue.run(task));
+    const done = await collected(refs);
+    expect(done).toBe(true);
   });
 });
