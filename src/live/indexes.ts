@@ -337,6 +337,14 @@ export class LiveIndexes {
     return { ...this.#snapshots.counts };
   }
 
+  /**
+   * Whether work no request waits on is under way: a snapshot being written, or waiting for its build's
+   * merging. The Node entry's idle collection counts it as activity (src/runtime/idle-collection.ts).
+   */
+  backgroundBusy(): boolean {
+    return this.#snapshots.busy();
+  }
+
   /** Resolves once every snapshot a build has queued in the background so far is written. Tests wait for it. */
   async snapshotsSettled(): Promise<void> {
     await this.#snapshots.settled();

@@ -80,6 +80,8 @@ export class Snapshots {
   readonly #pending = new Set<Promise<unknown>>();
   /** Per team, the snapshot write under way (see write). */
   readonly #writing = new WeakMap<LiveTeam, Promise<boolean>>();
+  /** Writes queued or under way, over all teams. */
+  #writes = 0;
 
   constructor(private readonly deps: SnapshotDeps) {}
 
@@ -196,7 +198,20 @@ export class Snapshots {
       () => this.#write(key, team),
     );
     this.#writing.set(team, writing);
+    this.#writes++;
+    writing.then(
+      () => this.#writes--,
+      () => this.#writes--,
+    );
     return writing;
+  }
+
+  /**
+   * Whether a snapshot is being written or waits for its build's merging: work no request is waiting on, which
+   * allocates the index's size in sealed parts, garbage once stored (the idle collection waits for it).
+   */
+  busy(): boolean {
+    return this.#writes > 0 || this.#pending.size > 0;
   }
 
   async #write(key: TeamKey, team: LiveTeam): Promise<boolean> {

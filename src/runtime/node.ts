@@ -27,6 +27,7 @@ async function main(): Promise<void> {
     trimmed: (ms) => started.logger.debug("malloc trim", { ms: Math.round(ms * 10) / 10 }),
   });
   const collection = new IdleCollection({
+    busy: () => memoria.indexes.backgroundBusy(),
     collected: (ms, heldBefore, heldAfter) => {
       started.logger.debug("idle collection", {
         ms: Math.round(ms),

@@ -370,6 +370,24 @@ describe("reindex and delete", () => {
     }
   });
 
+  it("counts a snapshot being written as background work until it is stored", async () => {
+    const app = await buildTestApp({ config: { snapshotMinChunks: 0 } });
+    try {
+      const { apiKey, teamId } = await makeTeam(app);
+      await addDocument(app, apiKey, documentOf(1));
+      expect(app.memoria.indexes.backgroundBusy()).toBe(false);
+      await app.request("/v1/search?q=okapi", { token: apiKey });
+      expect(app.memoria.indexes.backgroundBusy()).toBe(true);
+      await app.memoria.indexes.snapshotsSettled();
+      expect(await app.storage.snapshots.head(teamId)).not.toBeNull();
+      // The write's promise settles a turn after the pending task that waited on it.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(app.memoria.indexes.backgroundBusy()).toBe(false);
+    } finally {
+      app.close();
+    }
+  });
+
   it("writes no snapshot for a team under the threshold", async () => {
     const app = await buildTestApp({ config: { snapshotMinChunks: 1000 } });
     try {

@@ -94,6 +94,33 @@ describe("idle collection", () => {
     expect(collected).toBe(1);
   });
 
+  it("waits for background work, so it collects once what that work left is garbage", async () => {
+    const usage = { held: 100 * MiB, committed: 120 * MiB };
+    let busy = true;
+    const heldWhenCollected: number[] = [];
+    const idle = new IdleCollection({
+      idleMs: 20,
+      growthBytes: 16 * MiB,
+      busy: () => busy,
+      collect: () => {
+        heldWhenCollected.push(usage.held);
+        usage.held = 101 * MiB;
+      },
+      usage: () => ({ ...usage }),
+    });
+    stops.push(() => idle.stop());
+    // A snapshot write with no request in flight: its sealed parts grow what the heap holds.
+    usage.held = 130 * MiB;
+    await sleep(200);
+    expect(idle.collections).toBe(0);
+    // Stored: the parts are garbage, still counted until collected.
+    busy = false;
+    for (let i = 0; i < 100 && idle.collections === 0; i++) await sleep(20);
+    expect(heldWhenCollected).toEqual([130 * MiB]);
+    await sleep(200);
+    expect(idle.collections).toBe(1);
+  });
+
   it("does not collect without growth", async () => {
     const { collected } = await collection(256 * MiB);
     await sleep(200);
