@@ -164,15 +164,18 @@ function trimEnvironment(): Record<string, string> {
  */
 const HEAPS = process.argv.includes("--heaps");
 const HEAP_PROBE = `
-import { writeFileSync } from "node:fs";
+import { renameSync, writeFileSync } from "node:fs";
 import { isMainThread, threadId } from "node:worker_threads";
 const MiB = 1048576;
 const dir = process.env.RSS_HEAP_DIR;
 function dump() {
   const u = process.memoryUsage();
-  writeFileSync(dir + "/" + process.pid + "-" + threadId + ".json", JSON.stringify({
+  // Written aside and renamed, so a reading never finds the file half written.
+  const file = dir + "/" + process.pid + "-" + threadId + ".json";
+  writeFileSync(file + ".part", JSON.stringify({
     main: isMainThread, total: u.heapTotal / MiB, used: u.heapUsed / MiB, arrayBuffers: u.arrayBuffers / MiB,
   }));
+  renameSync(file + ".part", file);
 }
 if (dir) setInterval(dump, 500).unref();
 `;
@@ -186,7 +189,7 @@ function heapEnvironment(): Record<string, string> {
 
 function heapsOf(pid: number): string {
   return readdirSync(heapDir)
-    .filter((f) => f.startsWith(`${pid}-`))
+    .filter((f) => f.startsWith(`${pid}-`) && f.endsWith(".json"))
     .map((f) => {
       const h = JSON.parse(readFileSync(join(heapDir, f), "utf8")) as Record<string, number | boolean>;
       const n = (k: string) => Number(h[k]).toFixed(1);
