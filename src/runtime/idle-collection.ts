@@ -51,6 +51,8 @@ export class IdleCollection {
   readonly #timer: ReturnType<typeof setInterval>;
   #inFlight = 0;
   #lastActive = Date.now();
+  /** A request ran or busy work went on since the process was last idle. */
+  #worked = false;
   /** What the heap and its buffers held, and the committed heap, each at its lowest since the last collection. */
   #baseline: HeapUsage;
   /** Full collections run so far: tests read it. */
@@ -71,6 +73,8 @@ export class IdleCollection {
       usage?: () => HeapUsage;
       /** Told of each collection: how long it took and what the heap and its buffers held before and after. */
       collected?: (ms: number, heldBefore: number, heldAfter: number) => void;
+      /** Told once each time the process goes idle after requests or busy work, collection or none. */
+      idled?: () => void;
     } = {},
   ) {
     const idleMs = options.idleMs ?? IDLE_MS;
@@ -86,17 +90,25 @@ export class IdleCollection {
         held: Math.min(this.#baseline.held, before.held),
         committed: Math.min(this.#baseline.committed, before.committed),
       };
-      if (busy()) this.#lastActive = Date.now();
+      if (busy()) {
+        this.#lastActive = Date.now();
+        this.#worked = true;
+      }
       if (this.#inFlight > 0 || Date.now() - this.#lastActive < idleMs) return;
       const grown =
         before.held - this.#baseline.held >= growthBytes ||
         before.committed - this.#baseline.committed >= growthBytes;
-      if (!grown) return;
-      const started = performance.now();
-      this.#collect();
-      this.collections++;
-      this.#baseline = this.#usage();
-      options.collected?.(performance.now() - started, before.held, this.#baseline.held);
+      if (grown) {
+        const started = performance.now();
+        this.#collect();
+        this.collections++;
+        this.#baseline = this.#usage();
+        options.collected?.(performance.now() - started, before.held, this.#baseline.held);
+      }
+      if (this.#worked) {
+        this.#worked = false;
+        options.idled?.();
+      }
     }, idleMs / 4);
     // Never what keeps the process alive.
     this.#timer.unref();
@@ -111,6 +123,7 @@ export class IdleCollection {
       } finally {
         this.#inFlight--;
         this.#lastActive = Date.now();
+        this.#worked = true;
       }
     };
   }

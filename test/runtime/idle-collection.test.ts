@@ -121,6 +121,33 @@ describe("idle collection", () => {
     expect(idle.collections).toBe(1);
   });
 
+  it("tells once each time it goes idle after requests, with no growth to collect", async () => {
+    const usage = { held: 100 * MiB, committed: 120 * MiB };
+    let idled = 0;
+    const idle = new IdleCollection({
+      idleMs: 20,
+      growthBytes: 16 * MiB,
+      collect: () => {},
+      usage: () => ({ ...usage }),
+      idled: () => idled++,
+    });
+    stops.push(() => idle.stop());
+    // Idle from the start, but nothing ran: not told.
+    await sleep(100);
+    expect(idled).toBe(0);
+    const handler = idle.around(async () => "answered");
+    expect(await handler()).toBe("answered");
+    expect(await handler()).toBe("answered");
+    for (let i = 0; i < 100 && idled === 0; i++) await sleep(20);
+    expect(idled).toBe(1);
+    await sleep(150);
+    expect(idled).toBe(1);
+    expect(idle.collections).toBe(0);
+    await handler();
+    for (let i = 0; i < 100 && idled === 1; i++) await sleep(20);
+    expect(idled).toBe(2);
+  });
+
   it("does not collect without growth", async () => {
     const { collected } = await collection(256 * MiB);
     await sleep(200);
