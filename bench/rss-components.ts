@@ -264,6 +264,8 @@ async function main(): Promise<void> {
   } finally {
     server.child.kill("SIGTERM");
     rmSync(scratch, { recursive: true, force: true });
+    // The diagnostics' folders: the preloaded probe and its figures, the trim's library.
+    for (const dir of [heapDir, trimDir]) if (dir) rmSync(dir, { recursive: true, force: true });
   }
 }
 
