@@ -38,7 +38,7 @@ async function main(): Promise<void> {
       trim.request();
     },
     // A burst of searches with too little growth for a collection still leaves malloc's arenas holding what
-    // the engine freed: 5–9 MiB after 300 long questions, given back by the trim (decision 0079).
+    // the engine freed: 5–9 MiB after 300 long questions, given back by the trim (decision 0080).
     idled: () => trim.request(),
   });
 
