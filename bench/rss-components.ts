@@ -10,7 +10,8 @@
 // page_size and a fixed overhead). `npx tsx bench/rss-components.ts [passages] [--trim] [--heaps]`; the server
 // runs with what `npm start` sets and the bench's MEMORIA_* variables (bench/server.ts). Two diagnostics, which
 // change what they read and so are never the figures themselves: --trim reads each step again after glibc's
-// malloc_trim(0) (how much malloc kept free), --heaps prints each isolate's V8 heap beside each step.
+// malloc_trim(0) (how much malloc kept free), --heaps prints each isolate's V8 heap beside each step, with
+// its spaces of half a MiB or more as committed/used MiB.
 
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -165,6 +166,7 @@ function trimEnvironment(): Record<string, string> {
 const HEAPS = process.argv.includes("--heaps");
 const HEAP_PROBE = `
 import { renameSync, writeFileSync } from "node:fs";
+import { getHeapSpaceStatistics } from "node:v8";
 import { isMainThread, threadId } from "node:worker_threads";
 const MiB = 1048576;
 const dir = process.env.RSS_HEAP_DIR;
@@ -174,6 +176,9 @@ function dump() {
   const file = dir + "/" + process.pid + "-" + threadId + ".json";
   writeFileSync(file + ".part", JSON.stringify({
     main: isMainThread, total: u.heapTotal / MiB, used: u.heapUsed / MiB, arrayBuffers: u.arrayBuffers / MiB,
+    spaces: getHeapSpaceStatistics()
+      .filter((s) => s.space_size >= MiB / 2)
+      .map((s) => s.space_name.replace("_space", "") + " " + (s.space_size / MiB).toFixed(1) + "/" + (s.space_used_size / MiB).toFixed(1)),
   }));
   renameSync(file + ".part", file);
 }
@@ -191,9 +196,12 @@ function heapsOf(pid: number): string {
   return readdirSync(heapDir)
     .filter((f) => f.startsWith(`${pid}-`) && f.endsWith(".json"))
     .map((f) => {
-      const h = JSON.parse(readFileSync(join(heapDir, f), "utf8")) as Record<string, number | boolean>;
+      const h = JSON.parse(readFileSync(join(heapDir, f), "utf8")) as Record<
+        string,
+        number | boolean | string[]
+      >;
       const n = (k: string) => Number(h[k]).toFixed(1);
-      return `${h.main ? "main" : `thread ${f.slice(String(pid).length + 1, -5)}`}: heap ${n("total")} (used ${n("used")}, buffers ${n("arrayBuffers")})`;
+      return `${h.main ? "main" : `thread ${f.slice(String(pid).length + 1, -5)}`}: heap ${n("total")} (used ${n("used")}, buffers ${n("arrayBuffers")}; ${(h.spaces as string[]).join(", ")})`;
     })
     .join("; ");
 }
