@@ -10,6 +10,12 @@ import { IdleCollection, oldGenerationSlack } from "../../src/runtime/idle-colle
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const MiB = 1024 * 1024;
 
+/** V8's own full collection, as the test's own tool (the idle collection's compacts). */
+function v8Collection(): () => void {
+  setFlagsFromString("--expose-gc");
+  return runInNewContext("gc") as () => void;
+}
+
 /**
  * V8's full collection, and time for its sweeper to release what it found, before a collection's baseline is
  * taken: garbage an earlier test left (its 64 MiB buffer) would otherwise sit in the baseline, and V8 freeing it
@@ -18,8 +24,7 @@ const MiB = 1024 * 1024;
  * memory leaving the count only after the baseline was read).
  */
 async function withoutEarlierGarbage(): Promise<void> {
-  setFlagsFromString("--expose-gc");
-  const gc = runInNewContext("gc") as () => void;
+  const gc = v8Collection();
   gc();
   await sleep(100);
   gc();
@@ -179,8 +184,7 @@ describe("idle collection", () => {
 
   it("the default collection compacts: an old generation's half-empty pages go back", async () => {
     await withoutEarlierGarbage();
-    setFlagsFromString("--expose-gc");
-    const gc = runInNewContext("gc") as () => void;
+    const gc = v8Collection();
     // Objects promoted to the old generation, then every other one dropped: each page half used, too little
     // free for V8's own collections to pick it for compaction (two in a row leave it as it is).
     let all: { n: number; text: string }[] = [];
