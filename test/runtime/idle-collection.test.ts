@@ -212,7 +212,7 @@ describe("idle collection", () => {
     expect(collected()).toBe(0);
   });
 
-  it("the default collection is V8's own: it frees a buffer nothing reaches", async () => {
+  it("the default collection frees a buffer nothing reaches", async () => {
     await withoutEarlierGarbage();
     const idle = new IdleCollection({ idleMs: 20, growthBytes: 16 * MiB });
     stops.push(() => idle.stop());
@@ -222,6 +222,12 @@ describe("idle collection", () => {
     garbage = null;
     for (let i = 0; i < 100 && idle.collections === 0; i++) await sleep(20);
     expect(idle.collections).toBe(1);
+    // V8 releases a dead buffer's memory on a background thread after the collection, and the count drops only
+    // then. On a busy machine that comes after the collection has returned: a CI run with the whole suite beside
+    // it saw the count unchanged, and a collection of a dropped 64 MiB buffer with four CPU-bound processes
+    // beside it left the count unchanged on return 69 times in 200 (0 in 200 on a quiet machine). So the test
+    // waits for it, within the same bound as the collection.
+    for (let i = 0; i < 100 && process.memoryUsage().arrayBuffers >= before - 32 * MiB; i++) await sleep(20);
     expect(process.memoryUsage().arrayBuffers).toBeLessThan(before - 32 * MiB);
   });
 });
