@@ -67,6 +67,15 @@ export function openPassageConnection(name: string, options: PassageConnectionOp
   }
 }
 
+/**
+ * Gives the connection's page cache back to malloc (SQLite's shrink_memory). On memdb those pages are copies:
+ * the database's own pages stay in memdb's buffer, and a later read copies what it needs again (one memcpy a
+ * page). SQLite frees only pages no statement holds, so this is safe between any two statements.
+ */
+export function releasePageCache(db: Database.Database): void {
+  db.exec("PRAGMA shrink_memory");
+}
+
 /** Whether SQLite refused a statement because another connection held the lock past the busy timeout. */
 export function isBusy(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;

@@ -345,6 +345,14 @@ export class LiveIndexes {
     return this.#snapshots.busy();
   }
 
+  /**
+   * Gives each loaded team's passage writer's page cache back to malloc (PassageIndex.releaseMemory), for
+   * when the server is idle. Outside the teams' queues: SQLite frees only pages no statement holds.
+   */
+  releaseMemory(): void {
+    for (const teamId of this.#registry.teamIds()) this.#registry.get(teamId)?.passages?.releaseMemory();
+  }
+
   /** Resolves once every snapshot a build has queued in the background so far is written. Tests wait for it. */
   async snapshotsSettled(): Promise<void> {
     await this.#snapshots.settled();

@@ -38,8 +38,19 @@ async function main(): Promise<void> {
       trim.request();
     },
     // A burst of searches with too little growth for a collection still leaves malloc's arenas holding what
-    // the engine freed: 5–9 MiB after 300 long questions, given back by the trim (decision 0080).
-    idled: () => trim.request(),
+    // the engine freed: 5–9 MiB after 300 long questions, given back by the trim (decision 0080). The page
+    // caches of the index writers and of storage go back to malloc first (decision 0082).
+    idled: () => {
+      memoria.indexes.releaseMemory();
+      started.storage
+        .releaseMemory()
+        .catch((error: unknown) =>
+          started.logger.warn("storage memory release failed", {
+            error: error instanceof Error ? error.name : "unknown",
+          }),
+        )
+        .finally(() => trim.request());
+    },
   });
 
   const server = serveNode(

@@ -5,7 +5,7 @@
 
 import { parentPort, workerData } from "node:worker_threads";
 import type Database from "libsql";
-import { isBusy, openPassageConnection } from "../index/passage-database.js";
+import { isBusy, openPassageConnection, releasePageCache } from "../index/passage-database.js";
 import { PassageSearcher } from "../index/passage-searcher.js";
 import { IdleCollection } from "./idle-collection.js";
 import type { SearchThreadData, SearchThreadReply, SearchThreadRequest } from "./search-threads.js";
@@ -22,9 +22,22 @@ const started = new BigInt64Array(data.started);
  * its old generation, which V8 lets grow to about twice what it holds before collecting it.
  */
 const THREAD_GROWTH_BYTES = 8 * 1024 * 1024;
-const collection = new IdleCollection({ growthBytes: THREAD_GROWTH_BYTES });
-
 const open = new Map<string, { db: Database.Database; searcher: PassageSearcher }>();
+
+/**
+ * Once idle after searches, each connection's page cache goes back to malloc (releasePageCache): a burst
+ * fills each with copies of memdb's pages (5.9 MiB given back by three connections after 40 long questions
+ * each on 6,000 passages, test/runtime/search-worker.test.ts). The main thread's trim, which
+ * hands malloc's free pages to the system, runs after this: both threads go idle IDLE_MS after their last
+ * work, the main thread's last work (the answer) comes after this thread's, and its trim waits TRIM_DELAY_MS
+ * more (malloc-trim.ts).
+ */
+const collection = new IdleCollection({
+  growthBytes: THREAD_GROWTH_BYTES,
+  idled: () => {
+    for (const { db } of open.values()) releasePageCache(db);
+  },
+});
 
 function close(name: string): void {
   const held = open.get(name);

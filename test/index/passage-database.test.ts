@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "libsql";
 import { afterAll, describe, expect, it } from "vitest";
-import { heldOutSentences, readDebianManuals } from "../../bench/debian-docs.js";
+import { heldOutSentences, indexedDocuments, readDebianManuals } from "../../bench/debian-docs.js";
 import {
   isPassageDatabaseName,
   openPassageConnection,
@@ -18,6 +18,7 @@ import { type IndexedDocument, PassageIndex } from "../../src/index/passage-inde
 import { matchQuery } from "../../src/index/query.js";
 import { chunkDocument } from "../../src/ingest/chunk.js";
 import { SearchThreads } from "../../src/runtime/search-threads.js";
+import { mallocInUse } from "../support/malloc-in-use.js";
 import { databaseFiles, watchOpenFiles } from "../support/open-files.js";
 import { backingFile, temporaryStorage } from "../support/passage-probe.js";
 
@@ -40,6 +41,31 @@ describe("passage databases", () => {
       index.close();
     }
     expect(UnsafeConnectionError.name).toBe("UnsafeConnectionError");
+  });
+
+  it("a writer's page cache goes back to malloc when released, and the index answers as before", () => {
+    if (mallocInUse() === null) return;
+    const corpus = readDebianManuals(6000);
+    const index = new PassageIndex();
+    try {
+      // One transaction of megabytes: the writer keeps every page it changed (cache_spill off).
+      index.apply(indexedDocuments(corpus));
+      const questions = heldOutSentences(corpus, 20).map((q) => matchQuery(q));
+      const before = questions.map((q) => index.find(q, 20));
+      const held = mallocInUse() ?? 0;
+      index.releaseMemory();
+      const released = held - (mallocInUse() ?? 0);
+      expect(released).toBeGreaterThan(2 * 1024 * 1024);
+      // A second release right after finds (next to) nothing cached: the first one's drop was the cache's.
+      const again = mallocInUse() ?? 0;
+      index.releaseMemory();
+      expect(again - (mallocInUse() ?? 0)).toBeLessThan(released / 8);
+      // The pages were copies of memdb's: read again, they give the same answers.
+      expect(questions.map((q) => index.find(q, 20))).toEqual(before);
+      expect(before.some((hits) => hits.length > 0)).toBe(true);
+    } finally {
+      index.close();
+    }
   });
 
   describe("never on disk", () => {
