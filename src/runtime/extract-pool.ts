@@ -45,8 +45,18 @@ export const EXTRACT_RESOURCE_LIMITS: ResourceLimits = {
  */
 export const MAX_WAITING_FILES = 8;
 
+/**
+ * How long the worker may sit idle before it is ended; the next file starts a new one. The worker keeps what
+ * its last file grew: after reading gnutls-doc's 2.4 MB manual (2.8 s) it held 76 MiB of the process's RSS
+ * for as long as it lived (149.7 MiB idle, 73.6 once ended). A new worker costs its start once per burst of
+ * files, and the files of one import follow each other far closer than this (docs/decisions/0083-end-idle-workers.md).
+ */
+export const EXTRACT_IDLE_MS = 2_000;
+
 export interface ExtractPoolOptions {
   timeoutMs?: number;
+  /** How long an idle worker lives (default EXTRACT_IDLE_MS); tests make it short. */
+  idleMs?: number;
   resourceLimits?: ResourceLimits;
   maxWaiting?: number;
 }
@@ -69,19 +79,28 @@ function workerEntry(): { url: URL; workerData?: { entry: string } } {
 
 export class ExtractPool {
   readonly #timeoutMs: number;
+  readonly #idleMs: number;
   readonly #resourceLimits: ResourceLimits;
   readonly #maxWaiting: number;
   readonly #queue: Job[] = [];
   #worker: Worker | null = null;
   #job: Job | null = null;
   #timer: ReturnType<typeof setTimeout> | null = null;
+  /** Set while the worker is idle: when it fires, the worker is ended. */
+  #idle: ReturnType<typeof setTimeout> | null = null;
   #nextId = 1;
   #closed = false;
 
   constructor(options: ExtractPoolOptions = {}) {
     this.#timeoutMs = options.timeoutMs ?? EXTRACT_TIMEOUT_MS;
+    this.#idleMs = options.idleMs ?? EXTRACT_IDLE_MS;
     this.#resourceLimits = options.resourceLimits ?? EXTRACT_RESOURCE_LIMITS;
     this.#maxWaiting = options.maxWaiting ?? MAX_WAITING_FILES;
+  }
+
+  /** Workers running now, busy or idle: 0 or 1 (an idle one ends after idleMs). */
+  get workers(): number {
+    return this.#worker ? 1 : 0;
   }
 
   /** The Extractor the app is given. */
@@ -102,6 +121,7 @@ export class ExtractPool {
 
   async close(): Promise<void> {
     this.#closed = true;
+    this.#stopIdle();
     const closed = new Error("The extract pool is closed.");
     for (const job of this.#queue.splice(0)) job.reject(closed);
     this.#settle()?.reject(closed);
@@ -113,7 +133,11 @@ export class ExtractPool {
   #dispatch(): void {
     if (this.#job || this.#closed) return;
     const job = this.#queue.shift();
-    if (!job) return;
+    if (!job) {
+      this.#startIdle();
+      return;
+    }
+    this.#stopIdle();
     const worker = this.#worker ?? this.#spawn();
     // The bytes are copied once into a buffer of their own and that buffer moved, not copied again.
     const bytes = job.file.bytes.slice();
@@ -183,6 +207,24 @@ export class ExtractPool {
     this.#timer = null;
     if (!this.#closed) this.#worker?.unref();
     return job;
+  }
+
+  /** Ends the worker once it has been idle for idleMs, unless a file reaches it first. */
+  #startIdle(): void {
+    if (!this.#worker || this.#idle) return;
+    this.#idle = setTimeout(() => {
+      this.#idle = null;
+      const worker = this.#worker;
+      if (this.#job || !worker) return;
+      this.#worker = null;
+      void worker.terminate();
+    }, this.#idleMs);
+    this.#idle.unref();
+  }
+
+  #stopIdle(): void {
+    if (this.#idle) clearTimeout(this.#idle);
+    this.#idle = null;
   }
 
   /** The worker is gone or given up on: its call fails with `why`, and the next file gets a new worker. */

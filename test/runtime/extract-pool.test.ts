@@ -1,6 +1,7 @@
 // The extract pool on a real worker thread, started from the TypeScript source as vitest runs it: it reads
 // files as the inline extractor does, and a file that outgrows the worker's heap or its time fails alone,
-// with a reason, while the next file gets a fresh worker; past its queue bound a file is refused at once.
+// with a reason, while the next file gets a fresh worker; past its queue bound a file is refused at once;
+// an idle worker ends, and the next file starts another.
 // (The heap bound ends a worker whose heap grows; one allocation larger than the whole bound aborts the
 // process instead, which is why the readers bound their inputs first: docs/decisions/0035-extraction-bounds.md.)
 
@@ -83,5 +84,26 @@ describe.skipIf(!hasPandoc)("the extract pool", () => {
     );
     // The first is in the worker, the second waits, the third finds the queue full.
     expect(await Promise.all(calls)).toEqual(["read", "read", "unavailable"]);
+  });
+
+  it("ends its worker left idle for idleMs, and reads the next file on a new one", async () => {
+    const extracts = pool({ idleMs: 50 });
+    const first = await extracts.extract({ format: "docx", bytes: readme });
+    expect(extracts.workers).toBe(1);
+    for (let i = 0; i < 500 && extracts.workers > 0; i++)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(extracts.workers).toBe(0);
+    expect(await extracts.extract({ format: "docx", bytes: readme })).toEqual(first);
+    expect(extracts.workers).toBe(1);
+  });
+
+  it("keeps its worker while files keep coming, and ends none while one is being read", async () => {
+    // Every read takes far longer than 1 ms: a worker ended by an idle clock that ran while a file was read or
+    // waiting would leave that file's call unanswered.
+    const extracts = pool({ idleMs: 1 });
+    const reads = [1, 2, 3].map(() => extracts.extract({ format: "docx", bytes: readme }));
+    const titles = (await Promise.all(reads)).map((extracted) => extracted.title);
+    expect(titles).toEqual([titles[0], titles[0], titles[0]]);
+    expect(titles[0]).toMatch(/^semver/);
   });
 });
