@@ -45,7 +45,7 @@ export const CHUNK_TIMEOUT_MS = 120_000;
  * How long a worker may sit idle before it is ended; the next large document starts a new one. An idle worker
  * keeps the heap its last documents grew: after a build of 20,024 passages of Debian's manuals through the
  * batch route the live worker was 20.8 MiB of the server's RSS, and 8.5 MiB still 1.5 s after 300 long
- * questions, when issue 21's memory figure is read (3.08 B a byte of text with 10 s here, 2.36 with 2 s;
+ * questions, when the real suite reads its memory figure (3.08 B a byte of text with 10 s here, 2.36 with 2 s;
  * docs/decisions/0083-end-idle-workers.md). Starting one again costs ~57 ms (compiled, its first document
  * included) once per burst; the documents of one batch follow each other within milliseconds and an import's
  * batches within a round trip and a write, so a burst keeps its worker.
