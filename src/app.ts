@@ -80,6 +80,10 @@ export interface AppConfig {
   snapshotMinChunks?: number;
   /** Changes a change-log compaction keeps behind the latest (live/compaction.ts); tests set it small. */
   changeLogKeep?: number;
+  /** How long a team's writes pause before its index is merged whole (live/merges.ts); tests set it short. */
+  mergeQuietMs?: number;
+  /** The least time between two rebuilds of a team's index (live/repack.ts); tests set it short. */
+  repackIntervalMs?: number;
   /** MEMORIA_SEARCH_FEEDBACK: search rescores with pseudo-relevance feedback (index/feedback.ts); default on. */
   searchFeedback?: boolean;
   /** MEMORIA_QUEUE_TIMEOUT_MS: a search waits this long for its turn at most (default 2000). */
@@ -145,6 +149,8 @@ export function createApp(deps: AppDeps): Memoria {
     ...(config.indexMemoryBytes !== undefined ? { memoryBudgetBytes: config.indexMemoryBytes } : {}),
     ...(config.snapshotMinChunks !== undefined ? { snapshotMinChunks: config.snapshotMinChunks } : {}),
     ...(config.changeLogKeep !== undefined ? { changeLogKeep: config.changeLogKeep } : {}),
+    ...(config.mergeQuietMs !== undefined ? { mergeQuietMs: config.mergeQuietMs } : {}),
+    ...(config.repackIntervalMs !== undefined ? { repackIntervalMs: config.repackIntervalMs } : {}),
     indexOptions: {
       ...(config.searchFeedback !== false ? { feedback: FEEDBACK } : {}),
       ...deps.indexOptions,

@@ -63,6 +63,18 @@ const BUILD_AUTOMERGE = 16;
 const MERGE_STEP_PAGES = 64;
 
 /**
+ * Passages written since the index was last one segment, past which a quiet index is merged whole
+ * (wholeMergeStep): at least this many, and at least WHOLE_MERGE_SHARE of what it holds. FTS5's automerge
+ * leaves an index written in batches in several segments, and every search reads each one: 20,024 passages of
+ * Debian's manuals written 20 documents at a time searched short questions in 1.46 ms p50 and long ones in
+ * 14.1, and 1.31 and 13.1 once merged whole (in 37 steps, 62 ms together, the page count unchanged;
+ * docs/decisions/0084-merge-whole-when-quiet.md). A whole merge rewrites the whole index, so a trickle of small
+ * writes waits until it adds up: the rewrite then costs at most ten times what was written.
+ */
+export const WHOLE_MERGE_MIN_PASSAGES = 1000;
+const WHOLE_MERGE_SHARE = 0.1;
+
+/**
  * How long a commit waits for the searches that hold the database's read lock on other threads. A search
  * takes milliseconds (tens at the most on 90k passages) and holds its lock no longer; a write that cannot
  * commit within this is given up (the index is then closed and rebuilt, never left half-written), so it is
@@ -89,6 +101,7 @@ export class PassageIndex {
   readonly #dropDocument: Database.Statement;
   readonly #writeState: Database.Statement;
   readonly #mergeStep: Database.Statement;
+  readonly #wholeMergeStep: Database.Statement;
   readonly #totalChanges: Database.Statement;
   /** The searcher over this thread's own connection, made at the first search. */
   #searcher: PassageSearcher | null = null;
@@ -102,6 +115,8 @@ export class PassageIndex {
   #unordered = 0;
   /** Bumped by every write, in its transaction (passage_state): a searcher's caches follow it. */
   #generation = 0;
+  /** Passages put or removed since the index was last found in one segment (needsWholeMerge). */
+  #writtenSinceWhole = 0;
 
   constructor(options: PassageIndexOptions = {}) {
     this.#ranges = new OrderedRanges(options.rowidGap);
@@ -137,6 +152,11 @@ export class PassageIndex {
     this.#mergeStep = this.#db.prepare(
       `INSERT INTO passages (passages, rank) VALUES ('merge', ${MERGE_STEP_PAGES})`,
     );
+    // A negative count merges every level's segments together, as 'optimize' does, but in steps; 'optimize'
+    // in one statement took 67 ms at 20,024 passages and grew the pages 19.3 → 22.2 MiB (steps: unchanged).
+    this.#wholeMergeStep = this.#db.prepare(
+      `INSERT INTO passages (passages, rank) VALUES ('merge', -${MERGE_STEP_PAGES})`,
+    );
     this.#totalChanges = this.#db.prepare("SELECT total_changes() AS n");
   }
 
@@ -163,7 +183,9 @@ export class PassageIndex {
         for (const doc of put) {
           this.#removeDocument(doc.id);
           this.#addDocument(doc);
+          this.#writtenSinceWhole += doc.passages.length;
         }
+        this.#writtenSinceWhole += remove.length;
         this.#saveState();
       })();
     } catch (error) {
@@ -222,8 +244,27 @@ export class PassageIndex {
    * merge. Each step is short (MERGE_STEP_PAGES pages), so searches run between steps.
    */
   mergeStep(): boolean {
+    return this.#merged(this.#mergeStep);
+  }
+
+  /** Whether enough was written since the index was last one segment for a whole merge to pay. */
+  needsWholeMerge(): boolean {
+    return this.#writtenSinceWhole >= Math.max(WHOLE_MERGE_MIN_PASSAGES, this.#passages * WHOLE_MERGE_SHARE);
+  }
+
+  /**
+   * Does one bounded step of merging every segment into one; false once the index is one segment. What was
+   * written before that moment is merged then, so the count of what was written starts again.
+   */
+  wholeMergeStep(): boolean {
+    const more = this.#merged(this.#wholeMergeStep);
+    if (!more) this.#writtenSinceWhole = 0;
+    return more;
+  }
+
+  #merged(step: Database.Statement): boolean {
     const before = (this.#totalChanges.get() as { n: number }).n;
-    this.#mergeStep.run();
+    step.run();
     // FTS5's documented test: a merge that did work changes two or more rows.
     return (this.#totalChanges.get() as { n: number }).n - before >= 2;
   }

@@ -29,7 +29,7 @@ import { type Reconciled, reconcile } from "./reconcile.js";
 import { TeamRegistry } from "./registry.js";
 import { Repacker } from "./repack.js";
 import { DEFAULT_SNAPSHOT_MIN_CHUNKS, type SnapshotCounts, Snapshots } from "./snapshot.js";
-import type { IndexState } from "./team.js";
+import type { IndexState, LiveTeam } from "./team.js";
 
 export type { WrittenDocuments } from "./catch-up.js";
 export type { Reconciled } from "./reconcile.js";
@@ -74,6 +74,10 @@ export interface LiveIndexesDeps {
   snapshotMinChunks?: number;
   /** Changes a compaction keeps behind the latest (compaction.ts); tests pass small numbers. */
   changeLogKeep?: number;
+  /** How long a team's writes pause before its index is merged whole (merges.ts QUIET_MS); tests shorten it. */
+  mergeQuietMs?: number;
+  /** The least time between two rebuilds of a team's index (repack.ts REPACK_INTERVAL_MS); tests shorten it. */
+  repackIntervalMs?: number;
 }
 
 export class LiveIndexes {
@@ -90,7 +94,7 @@ export class LiveIndexes {
 
   constructor(private readonly deps: LiveIndexesDeps) {
     this.#budget = new MemoryBudget(this.#registry, deps.logger, deps.memoryBudgetBytes ?? Infinity);
-    this.#merges = new MergeScheduler(deps.logger);
+    this.#merges = new MergeScheduler(deps.logger, deps.mergeQuietMs);
     this.#snapshots = new Snapshots({
       storage: deps.storage,
       clock: deps.clock,
@@ -107,7 +111,7 @@ export class LiveIndexes {
       indexOptions: deps.indexOptions,
       snapshots: this.#snapshots,
     };
-    this.#repacker = new Repacker(this.#build);
+    this.#repacker = new Repacker(this.#build, deps.repackIntervalMs);
     this.#changeLogKeep = deps.changeLogKeep ?? DEFAULT_CHANGE_LOG_KEEP;
   }
 
@@ -175,6 +179,7 @@ export class LiveIndexes {
       team.measureMemory();
     });
     this.#repacker.repackIfNeeded(key, team);
+    this.#mergeWholeWhenQuiet(team);
     this.#budget.enforce(team);
     this.#compactNowAndThen(key.teamId, team.appliedSeq);
   }
@@ -193,6 +198,7 @@ export class LiveIndexes {
       team.measureMemory();
     });
     this.#repacker.repackIfNeeded(key, team);
+    this.#mergeWholeWhenQuiet(team);
     this.#budget.enforce(team);
     this.#compactNowAndThen(key.teamId, team.appliedSeq);
   }
@@ -212,6 +218,11 @@ export class LiveIndexes {
       });
     }
     return compacted;
+  }
+
+  /** After a write: the team's index merged whole once its writes pause, if enough was written (merges.ts). */
+  #mergeWholeWhenQuiet(team: LiveTeam): void {
+    if (team.passages) this.#merges.mergeWholeWhenQuiet(team, team.passages);
   }
 
   /** In the background, once COMPACT_EVERY_CHANGES changes have gone by since the team's last compaction. */
@@ -339,10 +350,11 @@ export class LiveIndexes {
 
   /**
    * Whether work no request waits on is under way: a snapshot being written, or waiting for its build's
-   * merging. The Node entry's idle collection counts it as activity (src/runtime/idle-collection.ts).
+   * merging, or an index being merged whole. The Node entry's idle collection counts it as activity
+   * (src/runtime/idle-collection.ts), so the pages a merge leaves cached are released after it.
    */
   backgroundBusy(): boolean {
-    return this.#snapshots.busy();
+    return this.#snapshots.busy() || this.#merges.busy();
   }
 
   /**
@@ -366,6 +378,7 @@ export class LiveIndexes {
   }
 
   close(): void {
+    this.#merges.close();
     for (const teamId of this.#registry.teamIds()) this.drop(teamId);
   }
 }

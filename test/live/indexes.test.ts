@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { addDocument, buildTestApp, makeTeam, search, type TestApp, tempDir } from "../support/app.js";
+import { packageReadmes } from "../support/export.js";
 import { backingFile } from "../support/passage-probe.js";
 
 const corpus = [
@@ -18,6 +19,23 @@ const corpus = [
   },
   { title: "Incidents", content: "## June outage\n\nRevenue reports were late during the June outage." },
 ];
+
+/** Real READMEs of installed packages, sent 20 a request through the batch route. */
+async function writeReadmes(app: TestApp, apiKey: string): Promise<void> {
+  const readmes = packageReadmes(200);
+  for (let i = 0; i < readmes.length; i += 20) {
+    const documents = readmes
+      .slice(i, i + 20)
+      .map((r) => ({ title: r.name, content: r.content, format: "markdown" }));
+    const res = await app.request("/v1/documents/batch", {
+      method: "POST",
+      token: apiKey,
+      json: { documents },
+    });
+    expect(res.status).toBe(200);
+  }
+}
+const README_QUERIES = ["install the package", "license", "command line options parser", "stream buffer"];
 
 describe("live team indexes", () => {
   const open: TestApp[] = [];
@@ -46,6 +64,45 @@ describe("live team indexes", () => {
     const after = await Promise.all(queries.map((q) => search(second, apiKey, q)));
     expect(after.map((r) => r.hits)).toEqual(before.map((r) => r.hits));
     expect(before.every((r) => r.hits.length > 0)).toBe(true);
+  });
+
+  it("merges a team's index whole once its batches of writes pause, and answers as before", async () => {
+    const app = await buildTestApp({ config: { mergeQuietMs: 3000 } });
+    open.push(app);
+    const { apiKey } = await makeTeam(app);
+    // The index is ready before the writes, so each batch is applied to it as it commits.
+    await search(app, apiKey, "anything");
+    await writeReadmes(app, apiKey);
+    const key = await app.memoria.directory.authenticate(apiKey);
+    if (!key) throw new Error("the team's key did not open");
+    const { passages } = await app.memoria.indexes.ready(key);
+    // Written in batches past the bound: a merge is due, and waits for the writes to pause.
+    expect(passages.counts().chunks).toBeGreaterThan(1000);
+    expect(passages.needsWholeMerge()).toBe(true);
+    const before = await Promise.all(README_QUERIES.map((q) => search(app, apiKey, q)));
+    await app.memoria.indexes.settled(key.teamId);
+    expect(passages.needsWholeMerge()).toBe(false);
+    // Nothing left to merge: the index is one segment.
+    expect(passages.wholeMergeStep()).toBe(false);
+    const after = await Promise.all(README_QUERIES.map((q) => search(app, apiKey, q)));
+    expect(after.map((r) => r.hits)).toEqual(before.map((r) => r.hits));
+    expect(before.every((r) => r.hits.length > 0)).toBe(true);
+  });
+
+  it("merges an index whole after it is built from stored rows", async () => {
+    const app = await buildTestApp();
+    open.push(app);
+    const { apiKey } = await makeTeam(app);
+    await writeReadmes(app, apiKey);
+    // The first search builds the index from the rows.
+    expect((await search(app, apiKey, "license")).hits.length).toBeGreaterThan(0);
+    const key = await app.memoria.directory.authenticate(apiKey);
+    if (!key) throw new Error("the team's key did not open");
+    await app.memoria.indexes.settled(key.teamId);
+    const { passages } = await app.memoria.indexes.ready(key);
+    expect(passages.counts().chunks).toBeGreaterThan(1000);
+    expect(passages.wholeMergeStep()).toBe(false);
+    expect(passages.needsWholeMerge()).toBe(false);
   });
 
   it("two teams in one process never share an index", async () => {

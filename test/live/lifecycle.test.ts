@@ -137,4 +137,32 @@ describe("a repack", () => {
       app.close();
     }
   });
+
+  it("brings a team back in rowid order after its last write, though no write follows the interval", async () => {
+    const app = await buildTestApp({ indexOptions: { rowidGap: 2 }, config: { repackIntervalMs: 300 } });
+    try {
+      const { apiKey, teamId } = await makeTeam(app);
+      const page = "The weekend rota is on the wiki.";
+      for (let i = 0; i < 20; i++) await addDocument(app, apiKey, { title: "Quokka", content: page });
+      const key = await teamKey(app, apiKey);
+      await app.memoria.indexes.ready(key);
+      // The first write out of order starts a rebuild; the ones after it come while it runs or within the
+      // interval after it, and are left out of order by it.
+      for (let i = 0; i < 10; i++) await addDocument(app, apiKey, { title: "Quokka", content: page });
+      await app.memoria.indexes.settled(teamId);
+      for (let i = 0; i < 10; i++) await addDocument(app, apiKey, { title: "Quokka", content: page });
+      expect((await app.memoria.indexes.ready(key)).passages.unorderedDocuments()).toBeGreaterThan(0);
+      // No more writes: the rebuild owed starts once the interval is up.
+      let unordered = Number.POSITIVE_INFINITY;
+      for (let i = 0; i < 200 && unordered > 0; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        await app.memoria.indexes.settled(teamId);
+        unordered = (await app.memoria.indexes.ready(key)).passages.unorderedDocuments();
+      }
+      expect(unordered).toBe(0);
+      expect((await app.memoria.indexes.ready(key)).passages.counts()).toEqual({ documents: 40, chunks: 40 });
+    } finally {
+      app.close();
+    }
+  });
 });
