@@ -67,7 +67,9 @@ describe("live team indexes", () => {
   });
 
   it("merges a team's index whole once its batches of writes pause, and answers as before", async () => {
-    const app = await buildTestApp({ config: { mergeQuietMs: 3000 } });
+    // Room enough between documents that every write lands in rowid order: no rebuild swaps the index out
+    // from under the test (that path is merged whole after its load, the next test).
+    const app = await buildTestApp({ config: { mergeQuietMs: 3000 }, indexOptions: { rowidGap: 2 ** 24 } });
     open.push(app);
     const { apiKey } = await makeTeam(app);
     // The index is ready before the writes, so each batch is applied to it as it commits.
@@ -78,6 +80,7 @@ describe("live team indexes", () => {
     const { passages } = await app.memoria.indexes.ready(key);
     // Written in batches past the bound: a merge is due, and waits for the writes to pause.
     expect(passages.counts().chunks).toBeGreaterThan(1000);
+    expect(passages.unorderedDocuments()).toBe(0);
     expect(passages.needsWholeMerge()).toBe(true);
     const before = await Promise.all(README_QUERIES.map((q) => search(app, apiKey, q)));
     await app.memoria.indexes.settled(key.teamId);
