@@ -58,8 +58,8 @@ export function benchFeedbackCost(passages: number, rounds: number): void {
   const without = new PassageIndex();
   withFeedback.apply(documents);
   without.apply(documents);
-  while (withFeedback.mergeStep()) {}
-  while (without.mergeStep()) {}
+  while (withFeedback.wholeMergeStep()) {}
+  while (without.wholeMergeStep()) {}
   const sentences = heldOutSentences(corpus, 1000, 6, 40);
   // Passages holding each word, as lower-cased runs of letters: close enough to FTS5's count to call a word
   // rare, and one pass over the text instead of a search a word.

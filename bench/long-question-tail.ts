@@ -177,7 +177,7 @@ function main(): void {
   const floor = openQueryFloor(corpus.passages);
   const index = new PassageIndex({ feedback: FEEDBACK });
   index.apply(corpus.documents);
-  while (index.mergeStep()) {}
+  while (index.wholeMergeStep()) {}
   const queries = corpus.questions.map(matchQuery);
   // Warm: the first search of a generation counts its terms and builds its caches.
   for (const query of queries) index.find(query, SEARCH_LIMIT);

@@ -33,7 +33,7 @@ const questions = heldOutSentences(corpus, QUESTIONS).map((q) => matchQuery(q));
 // Feedback on, as the server runs it.
 const index = new PassageIndex({ feedback: FEEDBACK });
 index.apply(documents);
-while (index.mergeStep()) {}
+while (index.wholeMergeStep()) {}
 const threads = new SearchThreads({ threads: 1, busyTimeoutMs: 5000, minPassages: 0, youngGenerationMb });
 await sleep(1000);
 const before = rss();

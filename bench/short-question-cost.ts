@@ -44,7 +44,7 @@ export function benchShortQuestionCost(passages: number, rounds: number): void {
   const floorTable = openQueryFloor(plain);
   const index = new PassageIndex();
   index.apply(documents);
-  while (index.mergeStep()) {}
+  while (index.wholeMergeStep()) {}
   const passagesWith = new Map<string, number>();
   for (const p of plain) {
     for (const word of new Set(queryTerms(`${p.title} ${p.heading} ${p.body}`.toLowerCase()))) {

@@ -100,7 +100,6 @@ export class PassageIndex {
   readonly #putDocument: Database.Statement;
   readonly #dropDocument: Database.Statement;
   readonly #writeState: Database.Statement;
-  readonly #mergeStep: Database.Statement;
   readonly #wholeMergeStep: Database.Statement;
   readonly #totalChanges: Database.Statement;
   /** The searcher over this thread's own connection, made at the first search. */
@@ -115,7 +114,7 @@ export class PassageIndex {
   #unordered = 0;
   /** Bumped by every write, in its transaction (passage_state): a searcher's caches follow it. */
   #generation = 0;
-  /** Passages put or removed since the index was last found in one segment (needsWholeMerge). */
+  /** Passages put, and documents removed, since the index was last found in one segment (needsWholeMerge). */
   #writtenSinceWhole = 0;
 
   constructor(options: PassageIndexOptions = {}) {
@@ -149,9 +148,6 @@ export class PassageIndex {
     );
     this.#dropDocument = this.#db.prepare("DELETE FROM passage_documents WHERE id = ?");
     this.#writeState = this.#db.prepare(writeStateSql);
-    this.#mergeStep = this.#db.prepare(
-      `INSERT INTO passages (passages, rank) VALUES ('merge', ${MERGE_STEP_PAGES})`,
-    );
     // A negative count merges every level's segments together, as 'optimize' does, but in steps; 'optimize'
     // in one statement took 67 ms at 20,024 passages and grew the pages 19.3 → 22.2 MiB (steps: unchanged).
     this.#wholeMergeStep = this.#db.prepare(
@@ -232,19 +228,11 @@ export class PassageIndex {
 
   /**
    * Holds FTS5's incremental merging back while a build loads many documents, or restores it; the rest is
-   * merged in steps after the first answer (mergeStep). Measurements: docs/decisions/0008-build-merging.md.
+   * merged in steps after the first answer (wholeMergeStep). Measurements: docs/decisions/0008-build-merging.md.
    */
   holdMerges(hold: boolean): void {
     const level = hold ? BUILD_AUTOMERGE : DEFAULT_AUTOMERGE;
     this.#db.exec(`INSERT INTO passages (passages, rank) VALUES ('automerge', ${level})`);
-  }
-
-  /**
-   * Does one bounded step of the segment merging a build held back; false once there is nothing left to
-   * merge. Each step is short (MERGE_STEP_PAGES pages), so searches run between steps.
-   */
-  mergeStep(): boolean {
-    return this.#merged(this.#mergeStep);
   }
 
   /** Whether enough was written since the index was last one segment for a whole merge to pay. */
@@ -253,20 +241,17 @@ export class PassageIndex {
   }
 
   /**
-   * Does one bounded step of merging every segment into one; false once the index is one segment. What was
-   * written before that moment is merged then, so the count of what was written starts again.
+   * Does one bounded step of merging every segment into one (after a build, the merging it held back too);
+   * false once the index is one segment. Each step is short (MERGE_STEP_PAGES pages), so searches run between
+   * steps. What was written before the last step is merged then, so the count of what was written starts again.
    */
   wholeMergeStep(): boolean {
-    const more = this.#merged(this.#wholeMergeStep);
+    const before = (this.#totalChanges.get() as { n: number }).n;
+    this.#wholeMergeStep.run();
+    // FTS5's documented test: a merge that did work changes two or more rows.
+    const more = (this.#totalChanges.get() as { n: number }).n - before >= 2;
     if (!more) this.#writtenSinceWhole = 0;
     return more;
-  }
-
-  #merged(step: Database.Statement): boolean {
-    const before = (this.#totalChanges.get() as { n: number }).n;
-    step.run();
-    // FTS5's documented test: a merge that did work changes two or more rows.
-    return (this.#totalChanges.get() as { n: number }).n - before >= 2;
   }
 
   /** Documents whose rowids do not follow (document id, ordinal) order; a rebuild puts them in order. */

@@ -52,7 +52,12 @@ export class MergeScheduler {
   mergeWholeWhenQuiet(team: LiveTeam, passages: PassageIndex): void {
     if (this.#closed || !passages.needsWholeMerge()) return;
     let waiting = this.#quiet.get(team);
-    if (waiting && waiting.passages !== passages) waiting = undefined;
+    if (waiting && waiting.passages !== passages) {
+      // The team's index was replaced (a rebuild): the old one's merge has nothing left to wait for.
+      if (waiting.timer) clearTimeout(waiting.timer);
+      waiting.resolve();
+      waiting = undefined;
+    }
     if (waiting?.timer === null) return; // Running: what was written meanwhile is merged with the rest.
     if (waiting?.timer) clearTimeout(waiting.timer);
     if (!waiting) {

@@ -27,8 +27,6 @@ interface Repacking {
   running: Promise<void> | null;
   /** When the last rebuild finished (epoch ms). */
   finishedAt: number;
-  /** A write came while a rebuild ran: look again once the interval after it is up. */
-  owed: boolean;
   /** The look again, once the interval is up. */
   later: ReturnType<typeof setTimeout> | null;
 }
@@ -50,10 +48,8 @@ export class Repacker {
     const passages = team.passages;
     const repacking = this.#repacking(team);
     if (!passages || passages.unorderedDocuments() === 0) return;
-    if (repacking.running) {
-      repacking.owed = true;
-      return;
-    }
+    // One running looks again as it ends, for what was written meanwhile.
+    if (repacking.running) return;
     const wait = repacking.finishedAt + this.intervalMs - this.deps.clock.now().getTime();
     if (wait > 0) {
       this.#later(key, team, repacking, wait);
@@ -69,10 +65,8 @@ export class Repacker {
       .finally(() => {
         repacking.running = null;
         repacking.finishedAt = this.deps.clock.now().getTime();
-        if (repacking.owed) {
-          repacking.owed = false;
-          this.#later(key, team, repacking, this.intervalMs);
-        }
+        // Written out of order while it ran (or it failed): owed, once the interval is up.
+        this.repackIfNeeded(key, team);
       });
   }
 
@@ -95,7 +89,7 @@ export class Repacker {
   #repacking(team: LiveTeam): Repacking {
     let repacking = this.#teams.get(team);
     if (!repacking) {
-      repacking = { running: null, finishedAt: 0, owed: false, later: null };
+      repacking = { running: null, finishedAt: 0, later: null };
       this.#teams.set(team, repacking);
     }
     return repacking;
