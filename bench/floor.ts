@@ -19,7 +19,7 @@ type Row = [string, string, string, string, string, string, number];
  * Identifier columns are not part of the plaintext, so they are made up here: a new document starts whenever
  * title or path changes (as generated documents are contiguous), and ordinal counts sections within it.
  */
-function rows(passages: readonly CorpusPassage[]): Row[] {
+export function floorRows(passages: readonly CorpusPassage[]): Row[] {
   const result: Row[] = [];
   let documentIndex = -1;
   let ordinal = 0;
@@ -37,7 +37,7 @@ function rows(passages: readonly CorpusPassage[]): Row[] {
 
 export function measureFloor(passages: readonly CorpusPassage[]): { ms: number } {
   // Building the parameter rows is our bookkeeping, not the engine's work, so it happens before the clock.
-  const params = rows(passages);
+  const params = floorRows(passages);
   const start = performance.now();
   // Opening the database and creating the table are part of a fresh index build, so they are timed too.
   const db = new Database(":memory:");
@@ -80,7 +80,7 @@ export function loadedQueryFloor(passages: readonly CorpusPassage[], filename = 
   const db = new Database(filename);
   db.exec(CREATE_TABLE);
   const insert = db.prepare(INSERT);
-  const params = rows(passages);
+  const params = floorRows(passages);
   db.transaction(() => {
     for (const row of params) insert.run(...row);
   })();

@@ -19,10 +19,12 @@
 
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BENCH_ADMIN } from "./app-config.js";
 import { openQueryFloor } from "./floor.js";
+import { type InTurnClient, openInTurnClient } from "./in-turn-client.js";
 import { type PeerFigures, peerFigures, peerInputText, REAL_ENGINES } from "./peers.js";
 import {
   type BenchCorpus,
@@ -123,29 +125,12 @@ export function searchPath(q: string): string {
 }
 
 /**
- * Each question asked in turn of the floor in this process, then `/healthz` and the search over one HTTP
- * connection, so load moves all three alike: their latencies (a search answered other than 200 throws).
+ * Each question asked in turn of the floor, then `/healthz` and the search over one HTTP connection, so load
+ * moves all three alike: their latencies (a search answered other than 200 throws). They are asked and timed
+ * by the client thread (bench/in-turn-client.ts), away from this process's heap.
  */
-export async function askInTurn(
-  base: string,
-  apiKey: string,
-  floor: { time(question: string): number },
-  questions: readonly string[],
-) {
-  const f: number[] = [];
-  const h: number[] = [];
-  const s: number[] = [];
-  for (const q of questions) {
-    f.push(floor.time(q));
-    let t = performance.now();
-    await fetch(`${base}/healthz`).then((r) => r.arrayBuffer());
-    h.push(performance.now() - t);
-    t = performance.now();
-    const answer = await call(base, "GET", searchPath(q), apiKey);
-    if (answer.status !== 200) throw new Error(`a search answered ${answer.status}`);
-    s.push(performance.now() - t);
-  }
-  return { floor: latency(f), healthz: latency(h), http: latency(s) };
+export function askInTurn(client: InTurnClient, base: string, apiKey: string, questions: readonly string[]) {
+  return client.ask(base, apiKey, questions, searchPath);
 }
 
 /** Searches from `connections` clients at once, each asking the next question when answered, for `ms`. */
@@ -241,6 +226,8 @@ async function benchCorpusOverHttp(corpus: BenchCorpus, peers: boolean): Promise
   );
   const floor = openQueryFloor(corpus.passages);
   printLists(corpus, floor);
+  floor.close();
+  const client = await openInTurnClient(corpus.passages, createRequire(import.meta.url).resolve("libsql"));
   const scratch = mkdtempSync(join(tmpdir(), "memoria-bench-real-"));
   const server = startMemoriaEntry(scratch);
   let running = server;
@@ -283,7 +270,7 @@ async function benchCorpusOverHttp(corpus: BenchCorpus, peers: boolean): Promise
       ["short", corpus.short],
       ["long", corpus.long.slice(0, QUESTIONS)],
     ] as const) {
-      const { floor: lf, healthz: lh, http: ls } = await askInTurn(base, apiKey, floor, questions);
+      const { floor: lf, healthz: lh, http: ls } = await askInTurn(client, base, apiKey, questions);
       asked.set(name, { floor: lf, http: ls });
       console.log(
         `| ${name} | ${questions.length} | ${ms(lf.p50)} | ${ms(lf.p99)} | ${ms(lh.p50)} | ${ms(ls.p50)} | ${ms(ls.p99)} | ` +
@@ -378,7 +365,7 @@ async function benchCorpusOverHttp(corpus: BenchCorpus, peers: boolean): Promise
     if (peers) printEngines(corpus, figures, measureEngines(corpus), rssAsked - rssEmpty, longHttp, short);
     return figures;
   } finally {
-    floor.close();
+    await client.close();
     running.child.kill("SIGTERM");
     await running.exited;
     rmSync(scratch, { recursive: true, force: true });

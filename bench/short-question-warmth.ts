@@ -7,9 +7,10 @@
 // same questions cost once those caches hold them.
 
 import { mkdtempSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openQueryFloor } from "./floor.js";
+import { openInTurnClient } from "./in-turn-client.js";
 import { benchCorpus } from "./real-corpora.js";
 import { askInTurn, makeTeam } from "./real-http.js";
 import { startMemoriaEntry } from "./server.js";
@@ -20,7 +21,7 @@ const SETTLE_MS = 3000;
 const passages = Number(process.argv[2] ?? "20000");
 const passes = Number(process.argv[3] ?? "3");
 const corpus = benchCorpus("debian", passages);
-const floor = openQueryFloor(corpus.passages);
+const client = await openInTurnClient(corpus.passages, createRequire(import.meta.url).resolve("libsql"));
 const scratch = mkdtempSync(join(tmpdir(), "memoria-bench-warmth-"));
 const server = startMemoriaEntry(scratch);
 try {
@@ -36,13 +37,14 @@ try {
   );
   console.log("|---|---|---|---|---|---|---|");
   for (let pass = 1; pass <= passes; pass++) {
-    const { floor: lf, healthz: lh, http: ls } = await askInTurn(base, apiKey, floor, corpus.short);
+    const { floor: lf, healthz: lh, http: ls } = await askInTurn(client, base, apiKey, corpus.short);
     console.log(
       `| ${pass} | ${lf.p50.toFixed(2)} | ${lh.p50.toFixed(2)} | ${ls.p50.toFixed(2)} | ${ls.p99.toFixed(2)} | ` +
         `${(ls.p50 / lf.p50).toFixed(2)}× | ${(ls.p99 / lf.p99).toFixed(2)}× |`,
     );
   }
 } finally {
+  await client.close();
   server.child.kill("SIGTERM");
   await server.exited;
   rmSync(scratch, { recursive: true, force: true });
