@@ -42,7 +42,7 @@ export type SearchThreadReply =
   | { id: number; busy: true }
   /** It reached the thread after its startBy: it waited too long, and did not run. */
   | { id: number; late: true }
-  | { id: number; connections: number }
+  | { id: number; connections: number; warmUpCuts: number }
   | { id: number; error: string };
 
 /** What a search thread is started with. */
@@ -230,6 +230,16 @@ export class SearchThreads {
       if ("connections" in reply) total += reply.connections;
     }
     return total;
+  }
+
+  /** The snippet cutter's warm-up cuts each thread has made so far (search-worker.ts), in the order they started. */
+  async warmUpCuts(): Promise<number[]> {
+    const cuts: number[] = [];
+    for (const thread of [...this.#threads]) {
+      const reply = await this.#askThread(thread, (id) => ({ kind: "connections", id }));
+      if ("warmUpCuts" in reply) cuts.push(reply.warmUpCuts);
+    }
+    return cuts;
   }
 
   /**

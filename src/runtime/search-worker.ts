@@ -5,10 +5,13 @@
 
 import { parentPort, workerData } from "node:worker_threads";
 import type Database from "libsql";
+import { TokenEdges } from "../index/ascii-snippet.js";
 import { isBusy, openPassageConnection, releasePageCache } from "../index/passage-database.js";
 import { PassageSearcher } from "../index/passage-searcher.js";
+import { WARM_UP_CUTS, warmUpCut } from "../index/snippet-warm-up.js";
 import { IdleCollection } from "./idle-collection.js";
 import type { SearchThreadData, SearchThreadReply, SearchThreadRequest } from "./search-threads.js";
+import { warmInSlices } from "./warm-up.js";
 
 const port = parentPort;
 if (!port) throw new Error("search-worker runs as a worker thread of the search pool");
@@ -38,6 +41,10 @@ const collection = new IdleCollection({
     for (const { db } of open.values()) releasePageCache(db);
   },
 });
+
+/** The snippet cutter compiled before the thread's first two-word questions need it (snippet-warm-up.ts). */
+const warmUpEdges = new TokenEdges();
+const warmUp = warmInSlices(WARM_UP_CUTS, (i) => void warmUpCut(i, warmUpEdges));
 
 function close(name: string): void {
   const held = open.get(name);
@@ -74,13 +81,14 @@ port.on(
     }
     if (request.kind === "stop") {
       for (const name of [...open.keys()]) close(name);
+      warmUp.stop();
       collection.stop();
       port.close();
       return;
     }
     let reply: SearchThreadReply;
     if (request.kind === "connections") {
-      reply = { id: request.id, connections: open.size };
+      reply = { id: request.id, connections: open.size, warmUpCuts: warmUp.ran };
     } else {
       // Marked started before the clock is read: the main thread gives up on a search only while it is
       // unmarked, and past its startBy it is answered late here, so a search handed over behind another either

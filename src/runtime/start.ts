@@ -8,6 +8,8 @@ import { setTimeout } from "node:timers";
 import { createApp, type Memoria } from "../app.js";
 import { systemClock } from "../clock.js";
 import { type Config, ConfigError, parseConfig } from "../config.js";
+import { TokenEdges } from "../index/ascii-snippet.js";
+import { WARM_UP_CUTS, warmUpCut } from "../index/snippet-warm-up.js";
 import { createLogger, type Logger } from "../logger.js";
 import { Keyring } from "../seal/keyring.js";
 import { importMasterKeys, type MasterKeys } from "../seal/master.js";
@@ -19,6 +21,7 @@ import { ChunkPool } from "./chunk-pool.js";
 import { ExtractPool } from "./extract-pool.js";
 import { withLocalSecrets } from "./local-secrets.js";
 import { SearchThreads } from "./search-threads.js";
+import { type WarmUp, warmInSlices } from "./warm-up.js";
 
 /** How long in-flight requests get to finish after a shutdown signal before the process exits anyway. */
 export const SHUTDOWN_GRACE_MS = 10_000;
@@ -54,6 +57,8 @@ export interface Started {
   extractPool: ExtractPool;
   /** Runs searches on every core (MEMORIA_SEARCH_THREADS); null when searches run on the main thread alone. */
   searchThreads: SearchThreads | null;
+  /** The snippet cutter's warm-up on this thread (src/index/snippet-warm-up.ts). */
+  warmUp: WarmUp;
 }
 
 /**
@@ -80,6 +85,10 @@ export async function startMemoria(env: Record<string, string | undefined>): Pro
   const chunkPool = new ChunkPool();
   const extractPool = new ExtractPool();
   const searchThreads = searchThreadsFor(config);
+  // Each search thread warms its own cutter (search-worker.ts); this thread answers small teams' searches
+  // (search-threads.ts), and every search without them.
+  const edges = new TokenEdges();
+  const warmUp = warmInSlices(WARM_UP_CUTS, (i) => void warmUpCut(i, edges));
   const { snapshotMinChunks, ...appConfig } = config;
   const memoria = createApp({
     config: {
@@ -95,7 +104,7 @@ export async function startMemoria(env: Record<string, string | undefined>): Pro
     extractor: extractPool.extractor,
     ...(searchThreads ? { finder: searchThreads } : {}),
   });
-  return { memoria, storage, config, logger, chunkPool, extractPool, searchThreads };
+  return { memoria, storage, config, logger, chunkPool, extractPool, searchThreads, warmUp };
 }
 
 /**
@@ -180,8 +189,10 @@ export async function closeMemoria({
   chunkPool,
   extractPool,
   searchThreads,
+  warmUp,
   logger,
 }: Started): Promise<void> {
+  warmUp.stop();
   await memoria.sources.idle();
   await snapshotLoadedTeams(memoria, logger, performance.now() + SHUTDOWN_SNAPSHOT_MS);
   await chunkPool.close();

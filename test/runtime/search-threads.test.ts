@@ -9,6 +9,7 @@ import { DomainError } from "../../src/errors.js";
 import { FEEDBACK } from "../../src/index/feedback.js";
 import { type IndexedDocument, PassageIndex } from "../../src/index/passage-index.js";
 import { matchQuery } from "../../src/index/query.js";
+import { WARM_UP_CUTS } from "../../src/index/snippet-warm-up.js";
 import { chunkDocument } from "../../src/ingest/chunk.js";
 import { SearchThreads } from "../../src/runtime/search-threads.js";
 import { ADMIN_TOKEN, addDocument, buildTestApp, makeTeam, search } from "../support/app.js";
@@ -114,6 +115,34 @@ describe("search threads", () => {
       ),
       { numRuns: 12 },
     );
+  });
+
+  it("warms each thread's snippet cutter after its start, while it answers searches", async () => {
+    const index = new PassageIndex();
+    index.apply([
+      {
+        id: "a",
+        title: "Rota",
+        path: [],
+        passages: [{ chunkId: "a#0", ordinal: 0, heading: "", text: "weekend rota for the controllers" }],
+      },
+    ]);
+    try {
+      const query = matchQuery("weekend rota");
+      // The thread's first search is answered without waiting for the whole warm-up.
+      const first = await threads.find(index, query, 5);
+      expect(first?.map((hit) => hit.chunkId)).toEqual(["a#0"]);
+      const deadline = performance.now() + 10_000;
+      let cuts = await threads.warmUpCuts();
+      while (cuts.some((n) => n < WARM_UP_CUTS) && performance.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        cuts = await threads.warmUpCuts();
+      }
+      expect(cuts.length).toBeGreaterThan(0);
+      expect(cuts.every((n) => n === WARM_UP_CUTS)).toBe(true);
+    } finally {
+      index.close();
+    }
   });
 
   it("closes every thread's connection to an index when the index closes", async () => {
