@@ -2,9 +2,9 @@
 // connection to the passage databases it has searched (one named in-memory database per team, opened by name:
 // src/index/passage-database.ts), so the threads search one copy of a team's index side by side while the
 // main thread writes to it. A small team is searched on the main thread, where a search costs less than a
-// thread's round trip. A thread that dies is replaced; only its own searches fail, as 503s. Each thread is
+// thread's round trip, and so is a two-word question while no thread has a search. A thread that dies is replaced; only its own searches fail, as 503s. Each thread is
 // handed its next search while it answers one, so it never waits for the main thread between two.
-// docs/decisions/0044-search-threads.md, 0062-a-search-queued-ahead.md.
+// docs/decisions/0044-search-threads.md, 0062-a-search-queued-ahead.md, 0088-short-questions-inline.md.
 
 import { Worker } from "node:worker_threads";
 import { QueueRefusedError, retryAfterSeconds } from "../async/fair-queue.js";
@@ -65,6 +65,18 @@ export interface SearchThreadData {
 export const MIN_THREADED_PASSAGES = 2000;
 
 /**
+ * A question of at most this many words, asked while no thread has a search, is answered on the main thread:
+ * with nothing else searching there is no other search for it to hold up, and the round trip through a thread
+ * (two wake-ups of a thread on a busy core, the question and the hits cloned) was a fifth of its time over HTTP.
+ * Measured (memoria's server, 20,024 passages of Debian's manuals, 300 long questions, then the real suite's
+ * 200 two-word ones asked once and then again, alternated twice with this at 0): p50 3.64 and 3.37 → 3.14 and
+ * 3.13 ms the first time, 3.31 and 3.21 → 2.72 and 2.81 ms the second (docs/decisions/0088-short-questions-
+ * inline.md). Two words: what people type, below feedback's MIN_FEEDBACK_TERMS, ~1–3 ms of search; a long
+ * question's ~20 ms would hold the main thread's other requests that long for a hop worth 2% of it.
+ */
+export const INLINE_MAX_TERMS = 2;
+
+/**
  * How long a thread asked to stop may take before it is terminated. A thread is never terminated at once:
  * terminating one that holds libsql's objects can abort the whole process (libsql's native finalizers assert
  * there is no pending exception, and termination is one; seen here as a panic in neon's external.rs). Asked to
@@ -100,6 +112,8 @@ export interface SearchThreadsOptions {
   busyTimeoutMs: number;
   /** Teams under this many passages are searched on the main thread (MIN_THREADED_PASSAGES). */
   minPassages?: number;
+  /** Questions of this many words or fewer run on the main thread while no thread has a search (INLINE_MAX_TERMS); 0 never. */
+  inlineMaxTerms?: number;
   /** Each thread's young generation (SEARCH_THREAD_YOUNG_GENERATION_MB); the bench compares others. */
   youngGenerationMb?: number;
 }
@@ -171,13 +185,15 @@ export class SearchThreads {
     if (!(options.threads >= 1)) throw new RangeError("a search pool needs at least one thread");
     this.#options = {
       minPassages: MIN_THREADED_PASSAGES,
+      inlineMaxTerms: INLINE_MAX_TERMS,
       youngGenerationMb: SEARCH_THREAD_YOUNG_GENERATION_MB,
       ...options,
     };
   }
 
   /**
-   * The hits of `query` on `index`, from a thread, or on this thread for a small team; null when the index
+   * The hits of `query` on `index`, from a thread, or on this thread for a small team or a short question
+   * while every thread is idle (INLINE_MAX_TERMS); null when the index
    * closed before a thread could read it (the caller asks for the index again). A search handed to a thread
    * busy with another that has not started by `startBy` (performance.now(); by default the queue's timeout
    * from now) is refused then as one that waited too long (QueueRefusedError "timed_out").
@@ -191,6 +207,8 @@ export class SearchThreads {
     if (!index.isOpen()) return null;
     if (index.counts().chunks < this.#options.minPassages) return index.find(query, limit);
     if (this.#closed) throw new DomainError("unavailable", "The server is shutting down; try again shortly.");
+    if (query.terms.length <= this.#options.inlineMaxTerms && this.#threads.every((t) => t.jobs.size === 0))
+      return index.find(query, limit);
     const name = index.databaseName;
     if (!this.#known.has(name)) {
       this.#known.add(name);

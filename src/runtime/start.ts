@@ -85,8 +85,8 @@ export async function startMemoria(env: Record<string, string | undefined>): Pro
   const chunkPool = new ChunkPool();
   const extractPool = new ExtractPool();
   const searchThreads = searchThreadsFor(config);
-  // Each search thread warms its own cutter (search-worker.ts); this thread answers small teams' searches
-  // (search-threads.ts), and every search without them.
+  // Each search thread warms its own cutter (search-worker.ts); this thread answers small teams' searches and
+  // two-word questions while the threads are idle (search-threads.ts), and every search without them.
   const edges = new TokenEdges();
   const warmUp = warmInSlices(WARM_UP_CUTS, (i) => void warmUpCut(i, edges));
   const { snapshotMinChunks, ...appConfig } = config;

@@ -69,7 +69,7 @@ describe("passage databases", () => {
   });
 
   describe("never on disk", () => {
-    const threads = new SearchThreads({ threads: 2, busyTimeoutMs: 5000, minPassages: 0 });
+    const threads = new SearchThreads({ threads: 2, busyTimeoutMs: 5000, minPassages: 0, inlineMaxTerms: 0 });
     afterAll(() => threads.close());
 
     it("the watcher sees a rollback journal where a connection writes one (the control)", async () => {

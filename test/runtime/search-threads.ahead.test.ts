@@ -45,7 +45,7 @@ function watch(promise: Promise<unknown>): { settled: () => boolean } {
 describe("a search handed to a thread ahead of its turn", () => {
   it("is refused at its bound while the search ahead of it is held by a write, and the thread goes on", async () => {
     // A reader waits a whole minute for a write here: only the bound of the search behind can end its wait.
-    const threads = new SearchThreads({ threads: 1, busyTimeoutMs: 60_000, minPassages: 0 });
+    const threads = new SearchThreads({ threads: 1, busyTimeoutMs: 60_000, minPassages: 0, inlineMaxTerms: 0 });
     const index = rotaIndex();
     const writer = openPassageConnection(index.databaseName, { busyTimeoutMs: 0 });
     try {
@@ -75,7 +75,7 @@ describe("a search handed to a thread ahead of its turn", () => {
   });
 
   it("a lost thread fails its own searches, the one queued ahead on it too, and not the other thread's", async () => {
-    const threads = new SearchThreads({ threads: 2, busyTimeoutMs: 2000, minPassages: 0 });
+    const threads = new SearchThreads({ threads: 2, busyTimeoutMs: 2000, minPassages: 0, inlineMaxTerms: 0 });
     const index = rotaIndex();
     try {
       // Both threads started: the least busy takes each search, so four go one, two, one, two.
@@ -104,7 +104,7 @@ describe("a search handed to a thread ahead of its turn", () => {
 });
 
 describe("teams in turn with searches handed ahead, over HTTP", () => {
-  const threads = new SearchThreads({ threads: 2, busyTimeoutMs: 60_000, minPassages: 0 });
+  const threads = new SearchThreads({ threads: 2, busyTimeoutMs: 60_000, minPassages: 0, inlineMaxTerms: 0 });
   afterAll(() => threads.close());
 
   it("serves another team's search among the first, while a flooding team's line waits", async () => {

@@ -35,8 +35,8 @@ function manuals(passages: number): { documents: IndexedDocument[]; questions: s
 }
 
 describe("search threads", () => {
-  // Every team goes to a thread here, however small: minPassages 0.
-  const threads = new SearchThreads({ threads: 2, busyTimeoutMs: 2000, minPassages: 0 });
+  // Every team and every question goes to a thread here, however small: minPassages 0, inlineMaxTerms 0.
+  const threads = new SearchThreads({ threads: 2, busyTimeoutMs: 2000, minPassages: 0, inlineMaxTerms: 0 });
   afterAll(() => threads.close());
 
   describe("on real manuals", () => {
@@ -200,6 +200,65 @@ describe("search threads", () => {
       expect(await threads.openConnections()).toBe(0);
     } finally {
       app.close();
+    }
+  });
+});
+
+describe("two-word questions while the threads are idle", () => {
+  const documents = (prefix: string): IndexedDocument[] =>
+    Array.from({ length: 30 }, (_, d) => ({
+      id: `${prefix}${String(d).padStart(3, "0")}`,
+      title: `Rota ${d}`,
+      path: [],
+      passages: [
+        {
+          chunkId: `${prefix}${d}#0`,
+          ordinal: 0,
+          heading: "",
+          text: `weekend rota ${d} for the controllers, handed over on the ${d % 7} day of the release week`,
+        },
+      ],
+    }));
+
+  it("are answered on the main thread, as a thread would answer them, and a longer one still goes to a thread", async () => {
+    const threads = new SearchThreads({ threads: 2, busyTimeoutMs: 2000, minPassages: 0 });
+    const index = new PassageIndex();
+    index.apply(documents("a"));
+    try {
+      const short = matchQuery("weekend controllers");
+      expect(await threads.find(index, short, 10)).toEqual(index.find(short, 10));
+      // No thread was started for it, so none holds a connection.
+      expect(await threads.warmUpCuts()).toEqual([]);
+      const longer = matchQuery("weekend rota controllers");
+      expect(await threads.find(index, longer, 10)).toEqual(index.find(longer, 10));
+      expect(await threads.openConnections()).toBe(1);
+    } finally {
+      index.close();
+      await threads.close();
+    }
+  });
+
+  it("go to a thread while another search is on one", async () => {
+    const threads = new SearchThreads({ threads: 2, busyTimeoutMs: 2000, minPassages: 0 });
+    const busy = new PassageIndex();
+    const other = new PassageIndex();
+    busy.apply(documents("b"));
+    other.apply(documents("c"));
+    try {
+      const longer = matchQuery("weekend rota controllers release");
+      const short = matchQuery("weekend controllers");
+      // A first search has started the pool, so the next is handed to a thread in the call that asks for it.
+      await threads.find(busy, longer, 10);
+      // The longer one is then in flight on a thread when the short one is asked.
+      const [a, b] = await Promise.all([threads.find(busy, longer, 10), threads.find(other, short, 10)]);
+      expect(a).toEqual(busy.find(longer, 10));
+      expect(b).toEqual(other.find(short, 10));
+      // Both indexes were opened on threads: the short question was not answered here.
+      expect(await threads.openConnections()).toBe(2);
+    } finally {
+      busy.close();
+      other.close();
+      await threads.close();
     }
   });
 });

@@ -12,7 +12,7 @@ const MiB = 1024 * 1024;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("a search thread", () => {
-  const threads = new SearchThreads({ threads: 1, busyTimeoutMs: 2000, minPassages: 0 });
+  const threads = new SearchThreads({ threads: 1, busyTimeoutMs: 2000, minPassages: 0, inlineMaxTerms: 0 });
   afterAll(() => threads.close());
 
   it("gives its connections' page caches back to malloc once idle after searches, and answers as before", async () => {

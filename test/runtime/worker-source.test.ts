@@ -13,7 +13,7 @@ const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
 describe("a search thread from the source", () => {
   it("is one thread with no module-hooks thread beside it, and answers as the main thread does", async () => {
     const index = new PassageIndex();
-    const threads = new SearchThreads({ threads: 1, busyTimeoutMs: 2000, minPassages: 0 });
+    const threads = new SearchThreads({ threads: 1, busyTimeoutMs: 2000, minPassages: 0, inlineMaxTerms: 0 });
     try {
       index.apply([
         {
