@@ -34,7 +34,13 @@ const questions = heldOutSentences(corpus, QUESTIONS).map((q) => matchQuery(q));
 const index = new PassageIndex({ feedback: FEEDBACK });
 index.apply(documents);
 while (index.wholeMergeStep()) {}
-const threads = new SearchThreads({ threads: 1, busyTimeoutMs: 5000, minPassages: 0, inlineMaxTerms: 0, youngGenerationMb });
+const threads = new SearchThreads({
+  threads: 1,
+  busyTimeoutMs: 5000,
+  minPassages: 0,
+  inlineMaxTerms: 0,
+  youngGenerationMb,
+});
 await sleep(1000);
 const before = rss();
 const times: number[] = [];

@@ -45,7 +45,12 @@ function watch(promise: Promise<unknown>): { settled: () => boolean } {
 describe("a search handed to a thread ahead of its turn", () => {
   it("is refused at its bound while the search ahead of it is held by a write, and the thread goes on", async () => {
     // A reader waits a whole minute for a write here: only the bound of the search behind can end its wait.
-    const threads = new SearchThreads({ threads: 1, busyTimeoutMs: 60_000, minPassages: 0, inlineMaxTerms: 0 });
+    const threads = new SearchThreads({
+      threads: 1,
+      busyTimeoutMs: 60_000,
+      minPassages: 0,
+      inlineMaxTerms: 0,
+    });
     const index = rotaIndex();
     const writer = openPassageConnection(index.databaseName, { busyTimeoutMs: 0 });
     try {
