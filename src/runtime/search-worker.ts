@@ -5,13 +5,11 @@
 
 import { parentPort, workerData } from "node:worker_threads";
 import type Database from "libsql";
-import { TokenEdges } from "../index/ascii-snippet.js";
 import { isBusy, openPassageConnection, releasePageCache } from "../index/passage-database.js";
 import { PassageSearcher } from "../index/passage-searcher.js";
-import { WARM_UP_CUTS, warmUpCut } from "../index/snippet-warm-up.js";
 import { IdleCollection } from "./idle-collection.js";
 import type { SearchThreadData, SearchThreadReply, SearchThreadRequest } from "./search-threads.js";
-import { warmInSlices } from "./warm-up.js";
+import { warmSnippetCutter } from "./warm-up.js";
 
 const port = parentPort;
 if (!port) throw new Error("search-worker runs as a worker thread of the search pool");
@@ -43,8 +41,7 @@ const collection = new IdleCollection({
 });
 
 /** The snippet cutter compiled before the thread's first two-word questions need it (snippet-warm-up.ts). */
-const warmUpEdges = new TokenEdges();
-const warmUp = warmInSlices(WARM_UP_CUTS, (i) => void warmUpCut(i, warmUpEdges));
+const warmUp = warmSnippetCutter();
 
 function close(name: string): void {
   const held = open.get(name);

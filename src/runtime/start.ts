@@ -8,8 +8,6 @@ import { setTimeout } from "node:timers";
 import { createApp, type Memoria } from "../app.js";
 import { systemClock } from "../clock.js";
 import { type Config, ConfigError, parseConfig } from "../config.js";
-import { TokenEdges } from "../index/ascii-snippet.js";
-import { WARM_UP_CUTS, warmUpCut } from "../index/snippet-warm-up.js";
 import { createLogger, type Logger } from "../logger.js";
 import { Keyring } from "../seal/keyring.js";
 import { importMasterKeys, type MasterKeys } from "../seal/master.js";
@@ -21,7 +19,7 @@ import { ChunkPool } from "./chunk-pool.js";
 import { ExtractPool } from "./extract-pool.js";
 import { withLocalSecrets } from "./local-secrets.js";
 import { SearchThreads } from "./search-threads.js";
-import { type WarmUp, warmInSlices } from "./warm-up.js";
+import { type WarmUp, warmSnippetCutter } from "./warm-up.js";
 
 /** How long in-flight requests get to finish after a shutdown signal before the process exits anyway. */
 export const SHUTDOWN_GRACE_MS = 10_000;
@@ -87,8 +85,7 @@ export async function startMemoria(env: Record<string, string | undefined>): Pro
   const searchThreads = searchThreadsFor(config);
   // Each search thread warms its own cutter (search-worker.ts); this thread answers small teams' searches and
   // two-word questions while the threads are idle (search-threads.ts), and every search without them.
-  const edges = new TokenEdges();
-  const warmUp = warmInSlices(WARM_UP_CUTS, (i) => void warmUpCut(i, edges));
+  const warmUp = warmSnippetCutter();
   const { snapshotMinChunks, ...appConfig } = config;
   const memoria = createApp({
     config: {

@@ -2,6 +2,9 @@
 // time with the event loop let through between them, so a search that arrives meanwhile waits for one slice,
 // never for the whole of it.
 
+import { TokenEdges } from "../index/ascii-snippet.js";
+import { WARM_UP_CUTS, warmUpCut } from "../index/snippet-warm-up.js";
+
 /**
  * Steps a slice runs. A warm-up cut takes ~0.2 ms while the code is still interpreted and ~0.03 ms once
  * compiled, so a slice holds a search up by ~2 ms at worst, and the 200 cuts take 20 turns of the loop.
@@ -65,4 +68,10 @@ export function warmInSlices(
     },
     stop: end,
   };
+}
+
+/** The snippet cutter's warm-up on the calling thread: WARM_UP_CUTS cuts, in slices. */
+export function warmSnippetCutter(): WarmUp {
+  const edges = new TokenEdges();
+  return warmInSlices(WARM_UP_CUTS, (i) => void warmUpCut(i, edges));
 }

@@ -3,7 +3,8 @@
 // it early; a step that throws ends it without an unhandled error.
 
 import { describe, expect, it } from "vitest";
-import { warmInSlices } from "../../src/runtime/warm-up.js";
+import { WARM_UP_CUTS } from "../../src/index/snippet-warm-up.js";
+import { warmInSlices, warmSnippetCutter } from "../../src/runtime/warm-up.js";
 
 describe("warmInSlices", () => {
   it("runs every step once, in order", async () => {
@@ -59,5 +60,13 @@ describe("warmInSlices", () => {
     });
     await warmUp.done;
     expect(warmUp.ran).toBe(0);
+  });
+});
+
+describe("warmSnippetCutter", () => {
+  it("makes every warm-up cut on this thread", async () => {
+    const warmUp = warmSnippetCutter();
+    await warmUp.done;
+    expect(warmUp.ran).toBe(WARM_UP_CUTS);
   });
 });
