@@ -77,6 +77,14 @@ export const MIN_THREADED_PASSAGES = 2000;
 export const INLINE_MAX_TERMS = 2;
 
 /**
+ * …and only on a team of at most this many passages. A two-word question was measured at 20,024 passages
+ * (~1–3 ms, ~7–8 the first asking of one whose words are common); its cost grows with the lists its words
+ * match, so on a far larger team one could hold the main thread's other requests for tens of milliseconds.
+ * Past 2.5× the measured size it goes to a thread, which keeps the main thread free whatever it costs.
+ */
+export const INLINE_MAX_PASSAGES = 50_000;
+
+/**
  * How long a thread asked to stop may take before it is terminated. A thread is never terminated at once:
  * terminating one that holds libsql's objects can abort the whole process (libsql's native finalizers assert
  * there is no pending exception, and termination is one; seen here as a panic in neon's external.rs). Asked to
@@ -114,6 +122,8 @@ export interface SearchThreadsOptions {
   minPassages?: number;
   /** Questions of this many words or fewer run on the main thread while no thread has a search (INLINE_MAX_TERMS); 0 never. */
   inlineMaxTerms?: number;
+  /** …on a team of at most this many passages (INLINE_MAX_PASSAGES). */
+  inlineMaxPassages?: number;
   /** Each thread's young generation (SEARCH_THREAD_YOUNG_GENERATION_MB); the bench compares others. */
   youngGenerationMb?: number;
 }
@@ -186,6 +196,7 @@ export class SearchThreads {
     this.#options = {
       minPassages: MIN_THREADED_PASSAGES,
       inlineMaxTerms: INLINE_MAX_TERMS,
+      inlineMaxPassages: INLINE_MAX_PASSAGES,
       youngGenerationMb: SEARCH_THREAD_YOUNG_GENERATION_MB,
       ...options,
     };
@@ -193,7 +204,7 @@ export class SearchThreads {
 
   /**
    * The hits of `query` on `index`, from a thread, or on this thread for a small team or a short question
-   * while every thread is idle (INLINE_MAX_TERMS); null when the index
+   * on a team of at most INLINE_MAX_PASSAGES while every thread is idle (INLINE_MAX_TERMS); null when the index
    * closed before a thread could read it (the caller asks for the index again). A search handed to a thread
    * busy with another that has not started by `startBy` (performance.now(); by default the queue's timeout
    * from now) is refused then as one that waited too long (QueueRefusedError "timed_out").
@@ -205,9 +216,14 @@ export class SearchThreads {
     startBy: number = performance.now() + this.#options.busyTimeoutMs,
   ): Promise<PassageHit[] | null> {
     if (!index.isOpen()) return null;
-    if (index.counts().chunks < this.#options.minPassages) return index.find(query, limit);
+    const passages = index.counts().chunks;
+    if (passages < this.#options.minPassages) return index.find(query, limit);
     if (this.#closed) throw new DomainError("unavailable", "The server is shutting down; try again shortly.");
-    if (query.terms.length <= this.#options.inlineMaxTerms && this.#threads.every((t) => t.jobs.size === 0))
+    if (
+      query.terms.length <= this.#options.inlineMaxTerms &&
+      passages <= this.#options.inlineMaxPassages &&
+      this.#threads.every((t) => t.jobs.size === 0)
+    )
       return index.find(query, limit);
     const name = index.databaseName;
     if (!this.#known.has(name)) {

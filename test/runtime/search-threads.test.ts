@@ -238,6 +238,25 @@ describe("two-word questions while the threads are idle", () => {
     }
   });
 
+  it("go to a thread on a team past the inline bound", async () => {
+    const threads = new SearchThreads({
+      threads: 2,
+      busyTimeoutMs: 2000,
+      minPassages: 0,
+      inlineMaxPassages: 29,
+    });
+    const index = new PassageIndex();
+    index.apply(documents("d"));
+    try {
+      const short = matchQuery("weekend controllers");
+      expect(await threads.find(index, short, 10)).toEqual(index.find(short, 10));
+      expect(await threads.openConnections()).toBe(1);
+    } finally {
+      index.close();
+      await threads.close();
+    }
+  });
+
   it("go to a thread while another search is on one", async () => {
     const threads = new SearchThreads({ threads: 2, busyTimeoutMs: 2000, minPassages: 0 });
     const busy = new PassageIndex();
