@@ -80,6 +80,13 @@ export class FairQueue {
     return this.#running;
   }
 
+  /** Tasks waiting for a slot, every key together. */
+  get queued(): number {
+    let n = 0;
+    for (const line of this.#lines.values()) n += line.length;
+    return n;
+  }
+
   /**
    * Runs `task` in its turn, or refuses it (QueueRefusedError) when `key`'s line is full or it waited too long.
    * The task is given the performance.now() by which it must have started, for a wait it goes on to.

@@ -73,6 +73,11 @@ export const MIN_THREADED_PASSAGES = 2000;
  * 3.13 ms the first time, 3.31 and 3.21 → 2.72 and 2.81 ms the second (docs/decisions/0088-short-questions-
  * inline.md). Two words: what people type, below feedback's MIN_FEEDBACK_TERMS, ~1–3 ms of search; a long
  * question's ~20 ms would hold the main thread's other requests that long for a hop worth 2% of it.
+ *
+ * Only while the search is also alone in the search queue (SearchService): a search answered here holds the
+ * main thread, so the threads' searches finishing meanwhile find no next one handed to them, and the next
+ * search would see every thread idle and run here too. Without that condition, two-word questions from 4 and 8
+ * connections were served 534/504 and 549/533 a second, against 646/642 and 681/658 all on threads.
  */
 export const INLINE_MAX_TERMS = 2;
 
@@ -204,7 +209,8 @@ export class SearchThreads {
 
   /**
    * The hits of `query` on `index`, from a thread, or on this thread for a small team or a short question
-   * on a team of at most INLINE_MAX_PASSAGES while every thread is idle (INLINE_MAX_TERMS); null when the index
+   * on a team of at most INLINE_MAX_PASSAGES while every thread is idle and the search is `alone` in the
+   * search queue (INLINE_MAX_TERMS); null when the index
    * closed before a thread could read it (the caller asks for the index again). A search handed to a thread
    * busy with another that has not started by `startBy` (performance.now(); by default the queue's timeout
    * from now) is refused then as one that waited too long (QueueRefusedError "timed_out").
@@ -214,12 +220,14 @@ export class SearchThreads {
     query: MatchQuery,
     limit: number,
     startBy: number = performance.now() + this.#options.busyTimeoutMs,
+    alone = true,
   ): Promise<PassageHit[] | null> {
     if (!index.isOpen()) return null;
     const passages = index.counts().chunks;
     if (passages < this.#options.minPassages) return index.find(query, limit);
     if (this.#closed) throw new DomainError("unavailable", "The server is shutting down; try again shortly.");
     if (
+      alone &&
       query.terms.length <= this.#options.inlineMaxTerms &&
       passages <= this.#options.inlineMaxPassages &&
       this.#threads.every((t) => t.jobs.size === 0)

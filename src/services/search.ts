@@ -30,13 +30,15 @@ export interface PassageFinder {
   /**
    * The hits, or null when the index closed before it was read (the search then asks for it again). A search
    * that would wait further where it runs must start by `startBy` (performance.now()), else it is refused as
-   * one that waited too long in the queue (QueueRefusedError).
+   * one that waited too long in the queue (QueueRefusedError). `alone`: no other search is running or waiting
+   * in the queue as this one starts.
    */
   find(
     index: PassageIndex,
     query: MatchQuery,
     limit: number,
     startBy: number,
+    alone: boolean,
   ): PassageHit[] | null | Promise<PassageHit[] | null>;
 }
 
@@ -85,7 +87,7 @@ export class SearchService {
       const index = ready.passages;
       const finder = this.deps.finder ?? inThreadFinder;
       const hits = await this.#inTurn(key.teamId, (startBy) =>
-        index.isOpen() ? finder.find(index, query, request.limit, startBy) : null,
+        index.isOpen() ? finder.find(index, query, request.limit, startBy, this.#alone()) : null,
       );
       if (hits !== null) {
         const corpus = { ...index.counts(), unreadable: ready.unreadable.documents };
@@ -105,6 +107,11 @@ export class SearchService {
       if (attempt === 1 || !(error instanceof DomainError) || error.code !== "not_found") throw error;
       throw new DomainError("unavailable", "The team's index was closed while answering; try again.");
     }
+  }
+
+  /** Whether the search starting now is the only one the queue holds: none other running, none waiting. */
+  #alone(): boolean {
+    return this.deps.queue.running <= 1 && this.deps.queue.queued === 0;
   }
 
   async #inTurn<T>(teamId: string, task: (startBy: number) => T): Promise<T> {

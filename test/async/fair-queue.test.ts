@@ -20,6 +20,19 @@ async function refusal(promise: Promise<unknown>): Promise<QueueRefusedError> {
 }
 
 describe("FairQueue", () => {
+  it("counts the tasks running and the tasks waiting for a slot, every key together", async () => {
+    const queue = new FairQueue({ slots: 1, maxWaiting: 100, timeoutMs: 60_000 });
+    expect([queue.running, queue.queued]).toEqual([0, 0]);
+    const held = gate();
+    const holding = queue.run("a", held.wait);
+    const waiting = [queue.run("a", () => {}), queue.run("b", () => {}), queue.run("b", () => {})];
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect([queue.running, queue.queued]).toEqual([1, 3]);
+    held.open();
+    await Promise.all([holding, ...waiting]);
+    expect([queue.running, queue.queued]).toEqual([0, 0]);
+  });
+
   it("serves the waiting keys in turn, so one key's flood does not go before another key's task", async () => {
     const queue = new FairQueue({ slots: 1, maxWaiting: 100, timeoutMs: 60_000 });
     const held = gate();

@@ -12,6 +12,7 @@ import { matchQuery } from "../../src/index/query.js";
 import { WARM_UP_CUTS } from "../../src/index/snippet-warm-up.js";
 import { chunkDocument } from "../../src/ingest/chunk.js";
 import { SearchThreads } from "../../src/runtime/search-threads.js";
+import type { PassageFinder } from "../../src/services/search.js";
 import { ADMIN_TOKEN, addDocument, buildTestApp, makeTeam, search } from "../support/app.js";
 
 /** Real documents as the app indexes them, ids in their corpus order. */
@@ -234,6 +235,65 @@ describe("two-word questions while the threads are idle", () => {
       expect(await threads.openConnections()).toBe(1);
     } finally {
       index.close();
+      await threads.close();
+    }
+  });
+
+  it("go to a thread when another search is running or waiting in the search queue", async () => {
+    const threads = new SearchThreads({ threads: 2, busyTimeoutMs: 2000, minPassages: 0 });
+    const index = new PassageIndex();
+    index.apply(documents("e"));
+    try {
+      const short = matchQuery("weekend controllers");
+      const notAlone = false;
+      expect(await threads.find(index, short, 10, undefined, notAlone)).toEqual(index.find(short, 10));
+      expect(await threads.openConnections()).toBe(1);
+    } finally {
+      index.close();
+      await threads.close();
+    }
+  });
+
+  it("are told by the search service whether another search is running or waiting", async () => {
+    const threads = new SearchThreads({ threads: 2, busyTimeoutMs: 2000 });
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let holding = () => {};
+    const holdingStarted = new Promise<void>((resolve) => {
+      holding = resolve;
+    });
+    const told: { q: string; alone: boolean }[] = [];
+    const finder: PassageFinder = {
+      slots: threads.slots,
+      find: async (index, q, limit, startBy, alone) => {
+        told.push({ q: q.terms.join(" "), alone });
+        if (q.terms[0] === "hold") {
+          holding();
+          await held;
+        }
+        return threads.find(index, q, limit, startBy, alone);
+      },
+    };
+    const app = await buildTestApp({ finder });
+    try {
+      const { apiKey } = await makeTeam(app);
+      await addDocument(app, apiKey, { title: "Rota", content: "The weekend rota is on the wall: hold it." });
+      await search(app, apiKey, "weekend rota");
+      const first = search(app, apiKey, "hold rota");
+      await holdingStarted;
+      // Asked while the first is still running: not alone.
+      await search(app, apiKey, "rota wall");
+      release();
+      await first;
+      expect(told).toEqual([
+        { q: "weekend rota", alone: true },
+        { q: "hold rota", alone: true },
+        { q: "rota wall", alone: false },
+      ]);
+    } finally {
+      app.close();
       await threads.close();
     }
   });
