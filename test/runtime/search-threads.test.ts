@@ -35,6 +35,15 @@ function manuals(passages: number): { documents: IndexedDocument[]; questions: s
   return { documents, questions: [...short, ...heldOutSentences(corpus, 12)] };
 }
 
+/** An index of one document, "Rota", of one passage `a#0` holding `text`. */
+function rotaIndex(text: string): PassageIndex {
+  const index = new PassageIndex();
+  index.apply([
+    { id: "a", title: "Rota", path: [], passages: [{ chunkId: "a#0", ordinal: 0, heading: "", text }] },
+  ]);
+  return index;
+}
+
 describe("search threads", () => {
   // Every team and every question goes to a thread here, however small: minPassages 0, inlineMaxTerms 0.
   const threads = new SearchThreads({ threads: 2, busyTimeoutMs: 2000, minPassages: 0, inlineMaxTerms: 0 });
@@ -119,15 +128,7 @@ describe("search threads", () => {
   });
 
   it("warms each thread's snippet cutter after its start, while it answers searches", async () => {
-    const index = new PassageIndex();
-    index.apply([
-      {
-        id: "a",
-        title: "Rota",
-        path: [],
-        passages: [{ chunkId: "a#0", ordinal: 0, heading: "", text: "weekend rota for the controllers" }],
-      },
-    ]);
+    const index = rotaIndex("weekend rota for the controllers");
     try {
       const query = matchQuery("weekend rota");
       // The thread's first search is answered without waiting for the whole warm-up.
@@ -147,15 +148,7 @@ describe("search threads", () => {
   });
 
   it("closes every thread's connection to an index when the index closes", async () => {
-    const index = new PassageIndex();
-    index.apply([
-      {
-        id: "a",
-        title: "Rota",
-        path: [],
-        passages: [{ chunkId: "a#0", ordinal: 0, heading: "", text: "weekend rota" }],
-      },
-    ]);
+    const index = rotaIndex("weekend rota");
     const query = matchQuery("rota");
     await Promise.all([threads.find(index, query, 5), threads.find(index, query, 5)]);
     expect(await threads.openConnections()).toBeGreaterThan(0);
@@ -239,19 +232,28 @@ describe("two-word questions while the threads are idle", () => {
     }
   });
 
-  it("go to a thread when another search is running or waiting in the search queue", async () => {
-    const threads = new SearchThreads({ threads: 2, busyTimeoutMs: 2000, minPassages: 0 });
+  /** Asks a two-word question of a fresh 30-document team on a pool made with `options`: its answer is the
+   * index's own, and the count of connections the threads hold afterwards says where it ran (0 here, 1 there). */
+  async function connectionsAfterAsking(
+    options: { inlineMaxPassages?: number },
+    alone: boolean,
+  ): Promise<number> {
+    const threads = new SearchThreads({ threads: 2, busyTimeoutMs: 2000, minPassages: 0, ...options });
     const index = new PassageIndex();
     index.apply(documents("e"));
     try {
       const short = matchQuery("weekend controllers");
-      const notAlone = false;
-      expect(await threads.find(index, short, 10, undefined, notAlone)).toEqual(index.find(short, 10));
-      expect(await threads.openConnections()).toBe(1);
+      expect(await threads.find(index, short, 10, undefined, alone)).toEqual(index.find(short, 10));
+      return await threads.openConnections();
     } finally {
       index.close();
       await threads.close();
     }
+  }
+
+  it("go to a thread when another search is running or waiting in the search queue", async () => {
+    expect(await connectionsAfterAsking({}, true)).toBe(0);
+    expect(await connectionsAfterAsking({}, false)).toBe(1);
   });
 
   it("are told by the search service whether another search is running or waiting", async () => {
@@ -299,22 +301,8 @@ describe("two-word questions while the threads are idle", () => {
   });
 
   it("go to a thread on a team past the inline bound", async () => {
-    const threads = new SearchThreads({
-      threads: 2,
-      busyTimeoutMs: 2000,
-      minPassages: 0,
-      inlineMaxPassages: 29,
-    });
-    const index = new PassageIndex();
-    index.apply(documents("d"));
-    try {
-      const short = matchQuery("weekend controllers");
-      expect(await threads.find(index, short, 10)).toEqual(index.find(short, 10));
-      expect(await threads.openConnections()).toBe(1);
-    } finally {
-      index.close();
-      await threads.close();
-    }
+    expect(await connectionsAfterAsking({ inlineMaxPassages: 30 }, true)).toBe(0);
+    expect(await connectionsAfterAsking({ inlineMaxPassages: 29 }, true)).toBe(1);
   });
 
   it("go to a thread while another search is on one", async () => {
