@@ -2,8 +2,9 @@
 // connection to the passage databases it has searched (one named in-memory database per team, opened by name:
 // src/index/passage-database.ts), so the threads search one copy of a team's index side by side while the
 // main thread writes to it. A small team is searched on the main thread, where a search costs less than a
-// thread's round trip, and so is a two-word question while no thread has a search. A thread that dies is replaced; only its own searches fail, as 503s. Each thread is
-// handed its next search while it answers one, so it never waits for the main thread between two.
+// thread's round trip, and so is a two-word question while no other search runs or waits. A thread that dies
+// is replaced; only its own searches fail, as 503s. Each thread is handed its next search while it answers
+// one, so it never waits for the main thread between two.
 // docs/decisions/0044-search-threads.md, 0062-a-search-queued-ahead.md, 0088-short-questions-inline.md.
 
 import { Worker } from "node:worker_threads";
@@ -125,7 +126,7 @@ export interface SearchThreadsOptions {
   busyTimeoutMs: number;
   /** Teams under this many passages are searched on the main thread (MIN_THREADED_PASSAGES). */
   minPassages?: number;
-  /** Questions of this many words or fewer run on the main thread while no thread has a search (INLINE_MAX_TERMS); 0 never. */
+  /** Questions of this many words or fewer run on the main thread while no other search runs or waits (INLINE_MAX_TERMS); 0 never. */
   inlineMaxTerms?: number;
   /** …on a team of at most this many passages (INLINE_MAX_PASSAGES). */
   inlineMaxPassages?: number;
@@ -266,22 +267,22 @@ export class SearchThreads {
 
   /** Connections the threads hold open, every thread together: none once every index they read has closed. */
   async openConnections(): Promise<number> {
-    let total = 0;
-    for (const thread of [...this.#threads]) {
-      const reply = await this.#askThread(thread, (id) => ({ kind: "connections", id }));
-      if ("connections" in reply) total += reply.connections;
-    }
-    return total;
+    return (await this.#reports()).reduce((total, report) => total + report.connections, 0);
   }
 
   /** The snippet cutter's warm-up cuts each thread has made so far (search-worker.ts), in the order they started. */
   async warmUpCuts(): Promise<number[]> {
-    const cuts: number[] = [];
+    return (await this.#reports()).map((report) => report.warmUpCuts);
+  }
+
+  /** What each thread says of itself (its "connections" reply), in the order they started. */
+  async #reports(): Promise<{ connections: number; warmUpCuts: number }[]> {
+    const reports: { connections: number; warmUpCuts: number }[] = [];
     for (const thread of [...this.#threads]) {
       const reply = await this.#askThread(thread, (id) => ({ kind: "connections", id }));
-      if ("warmUpCuts" in reply) cuts.push(reply.warmUpCuts);
+      if ("connections" in reply) reports.push(reply);
     }
-    return cuts;
+    return reports;
   }
 
   /**
