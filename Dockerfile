@@ -7,7 +7,8 @@
 FROM node:20-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-# Install scripts are not needed to compile (the native libSQL build is a prebuilt optional package).
+# Install scripts are not needed to compile, nor to run: libSQL's native build is a prebuilt optional package, and
+# the indexes' engine (@photostructure/sqlite) carries its prebuilt addons in its own package.
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src

@@ -8,8 +8,8 @@
  * benchmark index byte-identical text.
  */
 import { readFileSync } from "node:fs";
-import Database from "libsql";
 import wordListPath from "word-list";
+import { IndexDatabase } from "../src/index/engine.js";
 
 export interface CorpusDocument {
   title: string;
@@ -387,7 +387,7 @@ export function corpusPassages(docs: CorpusDocument[]): CorpusPassage[] {
  */
 export function absentWordDrawer(random: () => number): { draw(): string; close(): void } {
   const words = allWords();
-  const db = new Database(":memory:");
+  const db = new IndexDatabase(":memory:");
   db.exec(`CREATE VIRTUAL TABLE vocabulary USING fts5(words, tokenize = '${INDEX_TOKENIZER}')`);
   const insert = db.prepare("INSERT INTO vocabulary (words) VALUES (?)");
   db.transaction(() => {

@@ -1,4 +1,4 @@
-// `npx tsx bench/engine-threads.ts [passages=20000] [ms=4000] [rounds=2] [another binding's path]`: how well the index's SQL engine
+// `npx tsx bench/engine-threads.ts [passages=20000] [ms=4000] [rounds=2] [another engine's package]`: how well the index's SQL engine
 // itself answers on two threads at once, with nothing of memoria's around it. The plain FTS5 OR floor
 // (bench/floor.ts) over the real suite's Debian passages answers the suite's long and short questions in a
 // closed loop on one thread, then on two at once: each thread with its own private in-memory copy of the
@@ -11,7 +11,16 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
-import { CREATE_TABLE, INSERT, loadedQueryFloor, plainOrExpression, SEARCH, SEARCH_LIMIT } from "./floor.js";
+import type { CorpusPassage } from "./corpus.js";
+import {
+  CREATE_TABLE,
+  FLOOR_ENGINE,
+  floorRows,
+  INSERT,
+  plainOrExpression,
+  SEARCH,
+  SEARCH_LIMIT,
+} from "./floor.js";
 import { benchCorpus, QUESTIONS } from "./real-corpora.js";
 import { median } from "./stats.js";
 
@@ -22,13 +31,15 @@ import { median } from "./stats.js";
  */
 const THREAD = `
 const { workerData, parentPort } = require("node:worker_threads");
-const Database = require(workerData.driver);
 const { name, passages, expressions, ms, warm, limit, createTable, insertRow, searchSql } = workerData;
-const db = new Database(name ?? ":memory:");
+const engine = require(workerData.driver);
+const db = engine.DatabaseSync ? new engine.DatabaseSync(name ?? ":memory:") : new engine(name ?? ":memory:");
 if (!name) {
   db.exec(createTable);
   const insert = db.prepare(insertRow);
-  db.transaction(() => passages.forEach((p, i) => insert.run(p.heading, p.body, p.title, p.path, "c" + i, "d" + i, 0)))();
+  db.exec("BEGIN");
+  passages.forEach((p, i) => insert.run(p.heading, p.body, p.title, p.path, "c" + i, "d" + i, 0));
+  db.exec("COMMIT");
   db.exec("INSERT INTO passages (passages) VALUES ('optimize')");
 }
 const search = db.prepare(searchSql);
@@ -47,16 +58,17 @@ async function main(): Promise<void> {
   const passages = Number(process.argv[2] ?? 20_000);
   const ms = Number(process.argv[3] ?? 4000);
   const rounds = Number(process.argv[4] ?? 2);
-  // Another binding with the same synchronous API (better-sqlite3, say, installed beside the project): its
-  // private copies are timed instead, for an engine built otherwise. It cannot open libSQL's named database.
-  const driver = process.argv[5] ?? createRequire(import.meta.url).resolve("libsql");
-  const layouts = process.argv[5] ? (["private"] as const) : (["private", "shared"] as const);
+  // Another engine, by package name ("libsql", which memoria's indexes ran on before decision 0089, or a
+  // binding with its synchronous API): timed instead of the indexes' own, for a build made otherwise.
+  const require = createRequire(import.meta.url);
+  const driver = process.argv[5] ? require.resolve(process.argv[5]) : FLOOR_ENGINE;
+  const layouts = ["private", "shared"] as const;
   const corpus = benchCorpus("debian", passages);
   console.log(`load average before: ${loadAverage()}`);
   console.log(`${corpus.passages.length} passages; ${rounds} rounds of ${ms / 1000} s a level; ${driver}`);
   const name = `file:/engine-threads-${randomBytes(8).toString("hex")}?vfs=memdb`;
   // Held open for the whole run: memdb drops a named database when its last connection closes.
-  const keeper = loadedQueryFloor(corpus.passages, name);
+  const keeper = sharedFloor(require(driver), name, corpus.passages);
 
   const run = (task: object, threads: number) =>
     Promise.all(
@@ -115,6 +127,28 @@ async function main(): Promise<void> {
 }
 
 await main();
+
+/** The floor's table in the named database, built in this thread by `engine` as each thread builds its own. */
+function sharedFloor(engine: EngineModule, name: string, passages: readonly CorpusPassage[]) {
+  const db = engine.DatabaseSync ? new engine.DatabaseSync(name) : new engine(name);
+  db.exec(CREATE_TABLE);
+  const insert = db.prepare(INSERT);
+  db.exec("BEGIN");
+  for (const row of floorRows(passages)) insert.run(...row);
+  db.exec("COMMIT");
+  db.exec("INSERT INTO passages (passages) VALUES ('optimize')");
+  return { db };
+}
+
+/** node:sqlite's API (the indexes' engine) or better-sqlite3's (libsql's): what sharedFloor uses of each. */
+interface EngineDatabase {
+  exec(sql: string): void;
+  prepare(sql: string): { run(...values: unknown[]): unknown };
+  close(): void;
+}
+type EngineModule = { DatabaseSync?: new (name: string) => EngineDatabase } & (new (
+  name: string,
+) => EngineDatabase);
 
 function loadAverage(): string {
   return readFileSync("/proc/loadavg", "utf8").trim();

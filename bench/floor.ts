@@ -3,9 +3,16 @@
  * way — one fresh in-memory FTS5 table, one transaction, one prepared insert reused for every passage. No
  * real index build can be faster, so benchmarks report their times against this one.
  */
-import Database from "libsql";
+import { createRequire } from "node:module";
+import { IndexDatabase } from "../src/index/engine.js";
 import { queryTerms } from "../src/index/query.js";
 import type { CorpusPassage } from "./corpus.js";
+
+/**
+ * The package a bench worker thread requires to build the floor as this file does: the indexes' own engine
+ * (src/index/engine.ts), node:sqlite's API, so the floor and memoria run the same SQLite.
+ */
+export const FLOOR_ENGINE = createRequire(import.meta.url).resolve("@photostructure/sqlite");
 
 /** The same table shape and tokenizer as the search index, so the engine does the same work per passage. */
 export const CREATE_TABLE = `CREATE VIRTUAL TABLE passages USING fts5(heading, body, title, path, chunk_id UNINDEXED, document_id UNINDEXED, ordinal UNINDEXED, tokenize = 'porter unicode61')`;
@@ -40,7 +47,7 @@ export function measureFloor(passages: readonly CorpusPassage[]): { ms: number }
   const params = floorRows(passages);
   const start = performance.now();
   // Opening the database and creating the table are part of a fresh index build, so they are timed too.
-  const db = new Database(":memory:");
+  const db = new IndexDatabase(":memory:");
   try {
     db.exec(CREATE_TABLE);
     const insert = db.prepare(INSERT);
@@ -77,7 +84,7 @@ export const SEARCH_LIMIT = 20;
  * bench/engine-threads.ts).
  */
 export function loadedQueryFloor(passages: readonly CorpusPassage[], filename = ":memory:") {
-  const db = new Database(filename);
+  const db = new IndexDatabase(filename);
   db.exec(CREATE_TABLE);
   const insert = db.prepare(INSERT);
   const params = floorRows(passages);
@@ -98,7 +105,7 @@ export function growingQueryFloor(): {
   /** Commits, merges, and answers a question with the plain OR. */
   done(): (question: string) => unknown[];
 } {
-  const db = new Database(":memory:");
+  const db = new IndexDatabase(":memory:");
   db.exec(CREATE_TABLE);
   const insert = db.prepare(INSERT);
   db.exec("BEGIN");

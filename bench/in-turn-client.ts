@@ -25,11 +25,13 @@ import { latency } from "./stats.js";
  */
 const THREAD = `
 const { workerData, parentPort } = require("node:worker_threads");
-const Database = require(workerData.driver);
-const db = new Database(":memory:");
+const { DatabaseSync } = require(workerData.driver);
+const db = new DatabaseSync(":memory:");
 db.exec(workerData.createTable);
 const insert = db.prepare(workerData.insertRow);
-db.transaction(() => { for (const row of workerData.rows) insert.run(...row); })();
+db.exec("BEGIN");
+for (const row of workerData.rows) insert.run(...row);
+db.exec("COMMIT");
 db.exec("INSERT INTO passages (passages) VALUES ('optimize')");
 const search = db.prepare(workerData.searchSql);
 const limit = workerData.limit;

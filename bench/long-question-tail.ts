@@ -8,7 +8,7 @@
 // questions and of the slowest ten. A third argument, question numbers, prints each ranking expression those
 // questions ask and its time.
 
-import Database from "libsql";
+import { IndexDatabase } from "../src/index/engine.js";
 import { FEEDBACK } from "../src/index/feedback.js";
 import { type IndexedDocument, PassageIndex } from "../src/index/passage-index.js";
 import { matchQuery } from "../src/index/query.js";
@@ -74,14 +74,14 @@ function timeSpan(prototype: object, method: string, part: string, into: () => M
 /** Times every statement of every connection opened after it is called, into `into` by part. */
 function timeStatements(into: () => Map<string, number>): void {
   const sqlOf = new WeakMap<object, string>();
-  const prepare = Database.prototype.prepare;
-  const timedPrepare = function (this: Database.Database, sql: string) {
+  const prepare = IndexDatabase.prototype.prepare;
+  const timedPrepare = function (this: IndexDatabase, sql: string) {
     const statement = prepare.call(this, sql);
     sqlOf.set(statement, sql);
     return statement;
   };
-  Database.prototype.prepare = timedPrepare as typeof prepare;
-  const probe = new Database(":memory:");
+  IndexDatabase.prototype.prepare = timedPrepare as typeof prepare;
+  const probe = new IndexDatabase(":memory:");
   const statementPrototype = Object.getPrototypeOf(prepare.call(probe, "SELECT 1")) as Record<
     string,
     (...args: unknown[]) => unknown

@@ -9,7 +9,7 @@
 // pool, with none of memoria's code around it. Each runs in its own process, so neither shares caches or
 // heap with the other. The memory path is reported as a ratio to it.
 
-import Database from "libsql";
+import { IndexDatabase } from "../src/index/engine.js";
 import { EntryIndex } from "../src/index/entry-index.js";
 import { matchQuery } from "../src/index/query.js";
 import { renderBlock } from "../src/memory/block.js";
@@ -28,7 +28,7 @@ const stats = (xs: number[]) => {
 };
 
 function floorDatabase(entries: ReturnType<typeof generateEntries>) {
-  const db = new Database(":memory:");
+  const db = new IndexDatabase(":memory:");
   db.exec(`CREATE TABLE meta (rowid INTEGER PRIMARY KEY, id TEXT, created_at TEXT, project TEXT, type TEXT,
       title TEXT, impact TEXT, body TEXT);
     CREATE INDEX newest ON meta (created_at, id);

@@ -19,11 +19,10 @@
 
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BENCH_ADMIN } from "./app-config.js";
-import { openQueryFloor } from "./floor.js";
+import { FLOOR_ENGINE, openQueryFloor } from "./floor.js";
 import { type InTurnClient, openInTurnClient } from "./in-turn-client.js";
 import { type PeerFigures, peerFigures, peerInputText, REAL_ENGINES } from "./peers.js";
 import {
@@ -227,7 +226,7 @@ async function benchCorpusOverHttp(corpus: BenchCorpus, peers: boolean): Promise
   const floor = openQueryFloor(corpus.passages);
   printLists(corpus, floor);
   floor.close();
-  const client = await openInTurnClient(corpus.passages, createRequire(import.meta.url).resolve("libsql"));
+  const client = await openInTurnClient(corpus.passages, FLOOR_ENGINE);
   const scratch = mkdtempSync(join(tmpdir(), "memoria-bench-real-"));
   const server = startMemoriaEntry(scratch);
   let running = server;

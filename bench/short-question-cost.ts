@@ -5,7 +5,7 @@
 // hits' text blocks inflated alone. Prints medians and p99 as
 // ratios to the floor of the same run.
 
-import Database from "libsql";
+import { IndexDatabase } from "../src/index/engine.js";
 import { InflatedBlocks } from "../src/index/inflated-blocks.js";
 import { TRAIL_SEPARATOR } from "../src/index/passage-document.js";
 import { PassageIndex } from "../src/index/passage-index.js";
@@ -62,7 +62,7 @@ export function benchShortQuestionCost(passages: number, rounds: number): void {
     questions.push(`${terms[0]?.term} ${terms[1]?.term}`);
     if (questions.length >= QUESTIONS) break;
   }
-  const snippetDb = new Database(":memory:");
+  const snippetDb = new IndexDatabase(":memory:");
   const snippets = new SnippetTable(snippetDb);
   const floor: number[] = [];
   const find: number[] = [];

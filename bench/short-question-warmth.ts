@@ -7,9 +7,9 @@
 // same questions cost once those caches hold them.
 
 import { mkdtempSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { FLOOR_ENGINE } from "./floor.js";
 import { openInTurnClient } from "./in-turn-client.js";
 import { benchCorpus } from "./real-corpora.js";
 import { askInTurn, makeTeam } from "./real-http.js";
@@ -21,7 +21,7 @@ const SETTLE_MS = 3000;
 const passages = Number(process.argv[2] ?? "20000");
 const passes = Number(process.argv[3] ?? "3");
 const corpus = benchCorpus("debian", passages);
-const client = await openInTurnClient(corpus.passages, createRequire(import.meta.url).resolve("libsql"));
+const client = await openInTurnClient(corpus.passages, FLOOR_ENGINE);
 const scratch = mkdtempSync(join(tmpdir(), "memoria-bench-warmth-"));
 const server = startMemoriaEntry(scratch);
 try {

@@ -208,8 +208,9 @@ function checkCrons(config, problems, passed) {
 // ---- Checks on the bundle ----
 
 const builtins = new Set(builtinModules.flatMap((name) => [name, name.split("/")[0]]));
-/** Native storage drivers: none may reach the Worker, which never touches storage. */
-const nativePackages = /(^|\/)node_modules\/(libsql|@libsql\/[^/]+|better-sqlite3|sqlite3|@neon-rs\/[^/]+)\//;
+/** Native SQL engines (storage's and the indexes'): none may reach the Worker, which never touches either. */
+const nativePackages =
+  /(^|\/)node_modules\/(libsql|@libsql\/[^/]+|@photostructure\/sqlite|better-sqlite3|sqlite3|@neon-rs\/[^/]+)\//;
 /** memoria's own storage and index code: the containers' business, never the Worker's. */
 const storageSources = /^src\/(store|index|teams)\//;
 

@@ -58,7 +58,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
 const LEAVES = ["errors.ts", "ids.ts", "api-key.ts", "clock.ts", "logger.ts", "config.ts"];
 
 /** Packages the pure core must not import: the HTTP framework and the database drivers. */
-const NOT_IN_THE_CORE = /^(hono|@hono\/.*|@libsql\/.*|libsql)(\/.*)?$/;
+const NOT_IN_THE_CORE = /^(hono|@hono\/.*|@libsql\/.*|libsql|@photostructure\/sqlite)(\/.*)?$/;
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -148,7 +148,9 @@ describe("source layout", () => {
     expect(all.filter((i) => i.from === "memory/gather.ts" && !i.isPackage).map((i) => i.to)).toContain(
       "memory/constants.ts",
     );
-    expect(all.filter((i) => i.from === "index/entry-index.ts").map((i) => i.to)).toContain("libsql");
+    expect(all.filter((i) => i.from === "index/engine.ts").map((i) => i.to)).toContain(
+      "@photostructure/sqlite",
+    );
   });
 
   it("names the folders and files of a cycle", () => {
@@ -184,6 +186,13 @@ describe("source layout", () => {
       })
       .map((i) => `${i.from} -> ${i.to}`);
     expect(outside).toEqual([]);
+  });
+
+  it("opens the indexes' SQL engine in index/engine.ts alone", () => {
+    const importers = all
+      .filter((i) => i.isPackage && i.to.startsWith("@photostructure/sqlite"))
+      .map((i) => i.from);
+    expect(importers).toEqual(["index/engine.ts"]);
   });
 
   it("keeps Hono and libSQL out of memory/ and the query builder, also through what they import", () => {

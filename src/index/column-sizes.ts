@@ -8,7 +8,7 @@
 // because databases written by old releases must open in new ones; test/index/column-sizes.test.ts checks
 // the numbers against bm25() itself.
 
-import type Database from "libsql";
+import type { IndexDatabase, IndexStatement } from "./engine.js";
 
 /** FTS5's averages record lives at this rowid of `<table>_data` (FTS5_AVERAGES_ROWID in fts5Int.h). */
 const AVERAGES_ROWID = 1;
@@ -38,11 +38,11 @@ export function readVarints(record: Uint8Array | ArrayBuffer): number[] {
 }
 
 export class ColumnSizes {
-  readonly #lengths: Database.Statement;
-  readonly #averages: Database.Statement;
+  readonly #lengths: IndexStatement;
+  readonly #averages: IndexStatement;
 
   /** `table` is the FTS5 table's name, which the caller owns (never user input). */
-  constructor(db: Database.Database, table: string) {
+  constructor(db: IndexDatabase, table: string) {
     this.#lengths = db.prepare(
       `SELECT id, sz FROM ${table}_docsize WHERE id IN (SELECT value FROM json_each(?))`,
     );

@@ -2,10 +2,10 @@
 // plain table of id, created_at, project and type for the recency and project reads. Like the passage index
 // it is opened as ":memory:" and nothing else, since FTS5 keeps its postings in plaintext.
 
-import Database from "libsql";
 import { z } from "zod";
 import type { MemoryEntry } from "../memory/entry.js";
 import type { EntrySource } from "../memory/gather.js";
+import { IndexDatabase, type IndexStatement } from "./engine.js";
 import { databaseBytes, INDEX_OVERHEAD_BYTES } from "./memory-accounting.js";
 import { type MatchQuery, matchQuery } from "./query.js";
 import {
@@ -98,19 +98,19 @@ export interface EntryIndexRestore {
 
 /** A team's entries as working memory reads them (EntrySource), held in FTS5. */
 export class EntryIndex implements EntrySource<MatchQuery> {
-  readonly #db: Database.Database;
+  readonly #db: IndexDatabase;
   readonly #rowids = new Map<string, number>();
-  readonly #insertMeta: Database.Statement;
-  readonly #insertText: Database.Statement;
-  readonly #removeMeta: Database.Statement;
-  readonly #removeText: Database.Statement;
-  readonly #stored: Database.Statement;
-  readonly #newest: Database.Statement;
-  readonly #newestOfProject: Database.Statement;
-  readonly #summary: Database.Statement;
-  readonly #rank: Database.Statement;
-  readonly #matchByRowid: Database.Statement;
-  readonly #rankWithTies: Database.Statement;
+  readonly #insertMeta: IndexStatement;
+  readonly #insertText: IndexStatement;
+  readonly #removeMeta: IndexStatement;
+  readonly #removeText: IndexStatement;
+  readonly #stored: IndexStatement;
+  readonly #newest: IndexStatement;
+  readonly #newestOfProject: IndexStatement;
+  readonly #summary: IndexStatement;
+  readonly #rank: IndexStatement;
+  readonly #matchByRowid: IndexStatement;
+  readonly #rankWithTies: IndexStatement;
   /** The newest entry ever inserted; one older than it, inserted after it, breaks rowid order. */
   #latest: { createdAt: string; id: string } | null = null;
   /** Entries inserted out of recency order; while there are none, rowid order is recency order. */
@@ -122,7 +122,7 @@ export class EntryIndex implements EntrySource<MatchQuery> {
   readonly #projectCache = new Map<string, { limit: number; entries: readonly EntrySummary[] }>();
 
   constructor() {
-    this.#db = new Database(":memory:");
+    this.#db = new IndexDatabase(":memory:");
     // A large sort may otherwise spill to a temporary file, and every row here is plaintext.
     this.#db.exec("PRAGMA temp_store = MEMORY");
     for (const statement of schema) this.#db.exec(statement);

@@ -4,8 +4,8 @@
 // stored passages; this file owns nothing of its storage but a vocabulary view for the expansion words'
 // counts. docs/decisions/0027-feedback-rescoring.md, 0036-feedback-by-length.md.
 
-import type Database from "libsql";
 import type { ColumnSizes } from "./column-sizes.js";
+import type { IndexDatabase, IndexStatement } from "./engine.js";
 import { type ExpansionTerm, expansionTerms, type FeedbackParameters, feedbackScore } from "./feedback.js";
 import type { RankedRow } from "./pruned-ranking.js";
 import type { MatchQuery } from "./query.js";
@@ -33,10 +33,10 @@ export class FeedbackRescoring {
   readonly #source: FeedbackSource;
   /** Passage counts of feedback's tokens (#tokenCount), forgotten on every change to the index. */
   readonly #tokenCounts = new Map<string, number>();
-  readonly #tokenRows: Database.Statement;
-  readonly #tokensRows: Database.Statement;
+  readonly #tokenRows: IndexStatement;
+  readonly #tokensRows: IndexStatement;
 
-  constructor(db: Database.Database, parameters: FeedbackParameters, source: FeedbackSource) {
+  constructor(db: IndexDatabase, parameters: FeedbackParameters, source: FeedbackSource) {
     this.#p = parameters;
     this.#source = source;
     // In the temp schema: a snapshot copies the main schema's tables, and this one holds nothing of its own.

@@ -2,7 +2,7 @@
 // pages, read from the header, plus a fixed overhead an index measured once. Shared by the passage and the
 // entry index.
 
-import type Database from "libsql";
+import type { IndexDatabase } from "./engine.js";
 
 /**
  * What an empty index costs beyond its database pages: the SQLite connection, its page cache's slack and the
@@ -13,7 +13,7 @@ import type Database from "libsql";
 export const INDEX_OVERHEAD_BYTES = 150 * 1024;
 
 /** The bytes of a database's pages: page_count × page_size, two pragma reads of the header. */
-export function databaseBytes(db: Database.Database): number {
+export function databaseBytes(db: IndexDatabase): number {
   const count = (db.prepare("PRAGMA page_count").get() as { page_count: number }).page_count;
   const size = (db.prepare("PRAGMA page_size").get() as { page_size: number }).page_size;
   return count * size;

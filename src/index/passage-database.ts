@@ -8,9 +8,9 @@
 // unless its journal and its temporary store are in memory (decision 0045).
 
 import { randomBytes } from "node:crypto";
-import Database from "libsql";
+import { IndexDatabase } from "./engine.js";
 
-/** The memdb VFS's name for a database (libsql's build registers it). */
+/** The memdb VFS's name for a database (the engine's build registers it, engine.ts). */
 const MEMDB_PREFIX = "file:/memoria-passages-";
 
 /**
@@ -45,9 +45,9 @@ export class UnsafeConnectionError extends Error {
  * start in journal_mode MEMORY, but a connection may switch it to DELETE (a journal FILE of old pages): it is
  * set, and read back, on every connection.
  */
-export function openPassageConnection(name: string, options: PassageConnectionOptions): Database.Database {
+export function openPassageConnection(name: string, options: PassageConnectionOptions): IndexDatabase {
   if (!isPassageDatabaseName(name)) throw new RangeError("not a passage database's name");
-  const db = new Database(name);
+  const db = new IndexDatabase(name);
   try {
     // First: every later statement reads the schema, which waits for a writer's commit like any read.
     db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs))}`);
@@ -72,17 +72,6 @@ export function openPassageConnection(name: string, options: PassageConnectionOp
  * the database's own pages stay in memdb's buffer, and a later read copies what it needs again (one memcpy a
  * page). SQLite frees only pages no statement holds, so this is safe between any two statements.
  */
-export function releasePageCache(db: Database.Database): void {
+export function releasePageCache(db: IndexDatabase): void {
   db.exec("PRAGMA shrink_memory");
-}
-
-/** Whether SQLite refused a statement because another connection held the lock past the busy timeout. */
-export function isBusy(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === "SQLITE_BUSY" || code === "SQLITE_LOCKED";
-}
-
-/** Whether the database reached memdb's size bound (SQLITE_MEMDB_DEFAULT_MAXSIZE, 1 GiB in libsql's build). */
-export function isFull(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === "SQLITE_FULL";
 }

@@ -6,11 +6,12 @@
 // FTS5 keeps its term postings in plaintext, so this database must never be a file (passage-database.ts).
 // Why the synchronous engine: docs/decisions/0002-index-engine.md.
 
-import type Database from "libsql";
 import { DomainError } from "../errors.js";
+import type { IndexDatabase, IndexStatement } from "./engine.js";
+import { isFull } from "./engine.js";
 import type { ExpansionTerm, FeedbackParameters } from "./feedback.js";
 import { databaseBytes, INDEX_OVERHEAD_BYTES } from "./memory-accounting.js";
-import { isFull, openPassageConnection, passageDatabaseName, releasePageCache } from "./passage-database.js";
+import { openPassageConnection, passageDatabaseName, releasePageCache } from "./passage-database.js";
 import {
   type IndexedDocument,
   type PassageHit,
@@ -87,21 +88,21 @@ export const MAX_INDEX_BYTES = 1024 * 1024 * 1024;
 
 export class PassageIndex {
   readonly #name = passageDatabaseName();
-  readonly #db: Database.Database;
+  readonly #db: IndexDatabase;
   readonly #feedbackParameters: FeedbackParameters | null;
   readonly #documents = new Map<string, DocumentEntry>();
-  readonly #insert: Database.Statement;
-  readonly #remove: Database.Statement;
-  readonly #insertRow: Database.Statement;
-  readonly #removeRow: Database.Statement;
-  readonly #insertText: Database.Statement;
-  readonly #removeText: Database.Statement;
-  readonly #documentText: Database.Statement;
-  readonly #putDocument: Database.Statement;
-  readonly #dropDocument: Database.Statement;
-  readonly #writeState: Database.Statement;
-  readonly #wholeMergeStep: Database.Statement;
-  readonly #totalChanges: Database.Statement;
+  readonly #insert: IndexStatement;
+  readonly #remove: IndexStatement;
+  readonly #insertRow: IndexStatement;
+  readonly #removeRow: IndexStatement;
+  readonly #insertText: IndexStatement;
+  readonly #removeText: IndexStatement;
+  readonly #documentText: IndexStatement;
+  readonly #putDocument: IndexStatement;
+  readonly #dropDocument: IndexStatement;
+  readonly #writeState: IndexStatement;
+  readonly #wholeMergeStep: IndexStatement;
+  readonly #totalChanges: IndexStatement;
   /** The searcher over this thread's own connection, made at the first search. */
   #searcher: PassageSearcher | null = null;
   /** Called once when the index closes: the search threads close their connections to its database. */

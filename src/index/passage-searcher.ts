@@ -4,8 +4,8 @@
 // connection: the same code both ways, so both answer alike to the last bit
 // (docs/decisions/0044-search-threads.md).
 
-import type Database from "libsql";
 import { ColumnSizes } from "./column-sizes.js";
+import type { IndexDatabase, IndexStatement } from "./engine.js";
 import type { ExpansionTerm, FeedbackParameters } from "./feedback.js";
 import { FeedbackRescoring } from "./feedback-rescoring.js";
 import { InflatedBlocks } from "./inflated-blocks.js";
@@ -44,14 +44,14 @@ interface IndexState {
 }
 
 export class PassageSearcher {
-  readonly #db: Database.Database;
-  readonly #rank: Database.Statement;
-  readonly #rankWithTies: Database.Statement;
-  readonly #rankByRowid: Database.Statement;
-  readonly #hits: Database.Statement;
-  readonly #termCount: Database.Statement;
-  readonly #anyRow: Database.Statement;
-  readonly #state: Database.Statement;
+  readonly #db: IndexDatabase;
+  readonly #rank: IndexStatement;
+  readonly #rankWithTies: IndexStatement;
+  readonly #rankByRowid: IndexStatement;
+  readonly #hits: IndexStatement;
+  readonly #termCount: IndexStatement;
+  readonly #anyRow: IndexStatement;
+  readonly #state: IndexStatement;
   readonly #snippets: SnippetTable;
   readonly #inflated = new InflatedBlocks();
   /** Feedback's rescoring, or null when it is off. */
@@ -70,7 +70,7 @@ export class PassageSearcher {
   #current: IndexState = { passages: 0, unordered: 0, generation: -1 };
 
   /** `db` is a connection to a passage database whose tables exist (passage-index.ts creates them). */
-  constructor(db: Database.Database, feedback: FeedbackParameters | null = null) {
+  constructor(db: IndexDatabase, feedback: FeedbackParameters | null = null) {
     this.#db = db;
     this.#rank = db.prepare(rankSql);
     this.#rankWithTies = db.prepare(rankWithTiesSql);

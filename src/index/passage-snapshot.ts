@@ -2,7 +2,7 @@
 // writer's bookkeeping (passage-state.ts), each document's title, path, tags and rowids in the compact shape a
 // snapshot carries.
 
-import type Database from "libsql";
+import type { IndexDatabase } from "./engine.js";
 import { type PassageIndexState, passageIndexStateSchema } from "./passage-state.js";
 import {
   exportTables,
@@ -39,7 +39,7 @@ export interface RestoredBookkeeping {
 
 /** The index's tables `pageRows` at a time, and its bookkeeping when asked (after the pages are read). */
 export function snapshotPassageIndex(
-  db: Database.Database,
+  db: IndexDatabase,
   pageRows: number,
   bookkeeping: () => PassageBookkeeping,
 ): IndexSnapshot<PassageIndexState> {
@@ -74,7 +74,7 @@ function stateOf({ documents, nextUnorderedRowid }: PassageBookkeeping): Passage
  */
 export function restorePassageIndex<Index extends { close(): void }>(
   index: Index,
-  db: Database.Database,
+  db: IndexDatabase,
   adopt: (restored: RestoredBookkeeping) => void,
 ): PassageIndexRestore<Index> {
   const tables = new TableRestore(db);

@@ -12,7 +12,7 @@
 // FTS5's 'rebuild', which indexes every row of it in one statement. Against two single-row INSERTs a row, it
 // takes 7–15% off cutting twenty hits' snippets (docs/decisions/0055-short-questions.md).
 
-import type Database from "libsql";
+import type { IndexDatabase, IndexStatement } from "./engine.js";
 
 /** Rows a multi-row INSERT carries: a search's 20 hits in one, and few statements prepared for any limit. */
 const ROWS_PER_INSERT = 25;
@@ -21,19 +21,19 @@ const ROWS_PER_INSERT = 25;
 export const SCRATCH_PREFIX = "returned";
 
 export class ScratchTable {
-  readonly #insertRow: Database.Statement;
-  readonly #insertIndex: Database.Statement;
-  readonly #clearIndex: Database.Statement;
-  readonly #clearRows: Database.Statement;
-  readonly #rebuildIndex: Database.Statement;
-  readonly #db: Database.Database;
+  readonly #insertRow: IndexStatement;
+  readonly #insertIndex: IndexStatement;
+  readonly #clearIndex: IndexStatement;
+  readonly #clearRows: IndexStatement;
+  readonly #rebuildIndex: IndexStatement;
+  readonly #db: IndexDatabase;
   readonly #name: string;
   readonly #columns: readonly string[];
   /** INSERTs of n rows at once into the plain table, by n, prepared when first needed. */
-  readonly #insertRowsOf = new Map<number, Database.Statement>();
+  readonly #insertRowsOf = new Map<number, IndexStatement>();
 
   /** `name` (which must start with SCRATCH_PREFIX) and `<name>_rows`, with these text columns in order. */
-  constructor(db: Database.Database, name: string, columns: readonly string[]) {
+  constructor(db: IndexDatabase, name: string, columns: readonly string[]) {
     if (!name.startsWith(SCRATCH_PREFIX))
       throw new RangeError(`a scratch table's name starts ${SCRATCH_PREFIX}`);
     db.exec(
@@ -66,7 +66,7 @@ export class ScratchTable {
     this.#rebuildIndex.run();
   }
 
-  #insertRows(count: number): Database.Statement {
+  #insertRows(count: number): IndexStatement {
     let statement = this.#insertRowsOf.get(count);
     if (!statement) {
       const row = `(?, ${this.#columns.map(() => "?").join(", ")})`;
@@ -95,6 +95,6 @@ export class ScratchTable {
  * Runs `fill` in a transaction: the caller's, when a search already holds one open (its read of the index and
  * its scratch rows then end together), or one of its own.
  */
-export function inTransaction<T>(db: Database.Database, fill: () => T): T {
+export function inTransaction<T>(db: IndexDatabase, fill: () => T): T {
   return db.inTransaction ? fill() : db.transaction(fill)();
 }

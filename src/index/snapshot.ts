@@ -13,7 +13,7 @@
 
 import { isUtf8 } from "node:buffer";
 import { createHash } from "node:crypto";
-import type Database from "libsql";
+import type { IndexDatabase, IndexStatement } from "./engine.js";
 import { SCRATCH_PREFIX } from "./scratch-table.js";
 
 /**
@@ -75,7 +75,7 @@ function quoted(name: string): string {
 }
 
 /** The index's own tables that hold its rows: every plain table, FTS5 shadow tables included. */
-function copiedTables(db: Database.Database): CopiedTable[] {
+function copiedTables(db: IndexDatabase): CopiedTable[] {
   const tables = db
     .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table' ORDER BY name")
     .all() as { name: string; sql: string }[];
@@ -100,7 +100,7 @@ function copiedTables(db: Database.Database): CopiedTable[] {
  * What a snapshot must match to be restored into this database: SQLite's version (FTS5's record formats are
  * its own) and a hash of every CREATE statement of the index, scratch tables left out.
  */
-export function schemaFingerprint(db: Database.Database): string {
+export function schemaFingerprint(db: IndexDatabase): string {
   const version = (db.prepare("SELECT sqlite_version() AS v").all() as { v: string }[])[0]?.v ?? "";
   const statements = db
     .prepare("SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY type, name")
@@ -111,24 +111,18 @@ export function schemaFingerprint(db: Database.Database): string {
 }
 
 /** Every row of the index's tables, `pageRows` at a time (one storage-free read per step). */
-export function* exportTables(db: Database.Database, pageRows: number): Generator<TablePage> {
+export function* exportTables(db: IndexDatabase, pageRows: number): Generator<TablePage> {
   for (const table of copiedTables(db)) {
     const columns = table.columns.map(quoted).join(", ");
     if (!table.withRowid) {
-      const all = db
-        .prepare(`SELECT ${columns} FROM ${quoted(table.name)}`)
-        .raw()
-        .safeIntegers(true);
+      const all = db.prepareRaw(`SELECT ${columns} FROM ${quoted(table.name)}`);
       yield { table: table.name, columns: table.columns, rows: all.all() as SqlValue[][] };
       continue;
     }
     // `_rowid_` names the rowid even where a column is called rowid (entry_meta's alias is).
-    const page = db
-      .prepare(
-        `SELECT _rowid_, ${columns} FROM ${quoted(table.name)} WHERE _rowid_ > ? ORDER BY _rowid_ LIMIT ?`,
-      )
-      .raw()
-      .safeIntegers(true);
+    const page = db.prepareRaw(
+      `SELECT _rowid_, ${columns} FROM ${quoted(table.name)} WHERE _rowid_ > ? ORDER BY _rowid_ LIMIT ?`,
+    );
     let after: bigint = -(2n ** 63n);
     for (;;) {
       const rows = page.all(after, pageRows) as SqlValue[][];
@@ -146,12 +140,12 @@ export function* exportTables(db: Database.Database, pageRows: number): Generato
  * exactly the columns it has, are written: a page naming anything else fails the restore.
  */
 export class TableRestore {
-  readonly #db: Database.Database;
+  readonly #db: IndexDatabase;
   readonly #tables = new Map<string, CopiedTable>();
   /** Per table, one insert per pattern of text columns in a row (few: a column holds one type as a rule). */
-  readonly #inserts = new Map<string, Map<string, Database.Statement>>();
+  readonly #inserts = new Map<string, Map<string, IndexStatement>>();
 
-  constructor(db: Database.Database) {
+  constructor(db: IndexDatabase) {
     this.#db = db;
     for (const table of copiedTables(db)) {
       this.#tables.set(table.name, table);
@@ -172,7 +166,7 @@ export class TableRestore {
     const statements = inserts;
     const width = table.columns.length;
     const names = table.columns.map(quoted).join(", ");
-    const insertFor = (texts: string, rows: number): Database.Statement => {
+    const insertFor = (texts: string, rows: number): IndexStatement => {
       const name = `${texts}/${rows}`;
       let insert = statements.get(name);
       if (!insert) {
@@ -192,11 +186,11 @@ export class TableRestore {
       let batchRows = 0;
       const flush = () => {
         if (batchRows === 0) return;
-        if (batchRows === perInsert) insertFor(batchTexts, batchRows).run(batch);
+        if (batchRows === perInsert) insertFor(batchTexts, batchRows).run(...batch);
         else {
           // A short tail goes a row at a time, so at most two statements a pattern are ever prepared.
           for (let r = 0; r < batchRows; r++)
-            insertFor(batchTexts, 1).run(batch.slice(r * width, (r + 1) * width));
+            insertFor(batchTexts, 1).run(...batch.slice(r * width, (r + 1) * width));
         }
         batch = [];
         batchRows = 0;

@@ -6,8 +6,8 @@
 // so the same passages in a table of twenty rows give the same snippets, for a fraction of the cost. Same
 // columns in the same order, so a passage matched only by its heading still gets its body's start.
 
-import type Database from "libsql";
 import { asciiPhrases, asciiSnippet, TokenEdges } from "./ascii-snippet.js";
+import type { IndexDatabase, IndexStatement } from "./engine.js";
 import { inTransaction, ScratchTable } from "./scratch-table.js";
 import { MATCH_CLOSE, MATCH_OPEN, renderSnippet, SNIPPET_ELLIPSIS, SNIPPET_TOKENS } from "./snippet.js";
 
@@ -19,14 +19,14 @@ export interface SnippetSource {
 }
 
 export class SnippetTable {
-  readonly #db: Database.Database;
+  readonly #db: IndexDatabase;
   readonly #rows: ScratchTable;
-  readonly #snippets: Database.Statement;
+  readonly #snippets: IndexStatement;
   /** The bodies cut in JS reuse one pair of token arrays (ascii-snippet.ts). */
   readonly #edges = new TokenEdges();
 
   /** Lives in the connection's temp schema of the team's own in-memory database: the text never leaves it. */
-  constructor(db: Database.Database) {
+  constructor(db: IndexDatabase) {
     this.#db = db;
     this.#rows = new ScratchTable(db, "returned", ["heading", "body", "title", "path"]);
     this.#snippets = db.prepare(`SELECT rowid,

@@ -4,7 +4,7 @@
 // on — no second stemmer in JavaScript that could disagree with FTS5's porter. It lives inside the team's own
 // in-memory database, like the snippet table, and is emptied in the same transaction that fills it.
 
-import type Database from "libsql";
+import type { IndexDatabase, IndexStatement } from "./engine.js";
 import { inTransaction, ScratchTable } from "./scratch-table.js";
 import type { SnippetSource } from "./snippet-table.js";
 import { columnWeights } from "./weights.js";
@@ -23,13 +23,13 @@ interface InstanceCount {
 }
 
 export class TermTable {
-  readonly #db: Database.Database;
+  readonly #db: IndexDatabase;
   readonly #rows: ScratchTable;
-  readonly #instances: Database.Statement;
-  readonly #instancesOf: Database.Statement;
-  readonly #allInstances: Database.Statement;
+  readonly #instances: IndexStatement;
+  readonly #instancesOf: IndexStatement;
+  readonly #allInstances: IndexStatement;
 
-  constructor(db: Database.Database) {
+  constructor(db: IndexDatabase) {
     this.#db = db;
     this.#rows = new ScratchTable(db, "returned_terms", COLUMNS);
     db.exec(

@@ -9,6 +9,7 @@
 import { setImmediate } from "node:timers";
 import type { Clock } from "../clock.js";
 import { newId } from "../ids.js";
+import { engineErrorCode } from "../index/engine.js";
 import { EntryIndex } from "../index/entry-index.js";
 import { PassageIndex, type PassageIndexOptions } from "../index/passage-index.js";
 import { decodePage, encodePage } from "../index/snapshot.js";
@@ -144,12 +145,14 @@ export class Snapshots {
     } catch (error) {
       // Whatever stopped it — a part that does not open, a page that does not fit, storage failing — the rows
       // are the truth: the caller rebuilds from them (and a storage failure then surfaces there).
+      // The engine's own name for its error ("SQLITE_CORRUPT"), never its message, which may quote a row.
       const reason =
-        error instanceof Error && "code" in error && typeof error.code === "string"
+        engineErrorCode(error) ??
+        (error instanceof Error && "code" in error && typeof error.code === "string"
           ? error.code
           : error instanceof Error
             ? error.name
-            : "unknown";
+            : "unknown");
       return ignore(reason);
     }
   }

@@ -4,8 +4,9 @@
 // only: its message could quote the question.
 
 import { parentPort, workerData } from "node:worker_threads";
-import type Database from "libsql";
-import { isBusy, openPassageConnection, releasePageCache } from "../index/passage-database.js";
+import type { IndexDatabase } from "../index/engine.js";
+import { isBusy } from "../index/engine.js";
+import { openPassageConnection, releasePageCache } from "../index/passage-database.js";
 import { PassageSearcher } from "../index/passage-searcher.js";
 import { IdleCollection } from "./idle-collection.js";
 import type { SearchThreadData, SearchThreadReply, SearchThreadRequest } from "./search-threads.js";
@@ -23,7 +24,7 @@ const started = new BigInt64Array(data.started);
  * its old generation, which V8 lets grow to about twice what it holds before collecting it.
  */
 const THREAD_GROWTH_BYTES = 8 * 1024 * 1024;
-const open = new Map<string, { db: Database.Database; searcher: PassageSearcher }>();
+const open = new Map<string, { db: IndexDatabase; searcher: PassageSearcher }>();
 
 /**
  * Once idle after searches, each connection's page cache goes back to malloc (releasePageCache): a burst

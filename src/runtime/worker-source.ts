@@ -11,7 +11,7 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 
 /** Packages the bundle leaves to the thread's require(): native addons esbuild cannot bundle. */
-const NATIVE_PACKAGES = ["libsql"];
+const NATIVE_PACKAGES = ["libsql", "@photostructure/sqlite"];
 
 const bundles = new Map<string, Promise<string>>();
 

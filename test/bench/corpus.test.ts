@@ -1,4 +1,3 @@
-import Database from "libsql";
 import { describe, expect, it } from "vitest";
 import {
   corpusPassages,
@@ -10,6 +9,7 @@ import {
   SECTION_MIN_CHARS,
 } from "../../bench/corpus.js";
 import { measureFloor } from "../../bench/floor.js";
+import { IndexDatabase } from "../../src/index/engine.js";
 
 /** A sentence: capitalised first word, lowercase words after it, a full stop. */
 const SENTENCE = "[A-Z][a-z]*(?: [a-z]+)*\\.";
@@ -158,7 +158,7 @@ describe("queryMix", () => {
   it("has absent words that the index's stemmer cannot match in the corpus", () => {
     const vocabulary = new Set(loadVocabulary());
     const absent = queries.flatMap((q) => q.split(" ")).filter((w) => !vocabulary.has(w));
-    const db = new Database(":memory:");
+    const db = new IndexDatabase(":memory:");
     try {
       db.exec(
         "CREATE VIRTUAL TABLE passages USING fts5(heading, body, title, path, tokenize = 'porter unicode61')",

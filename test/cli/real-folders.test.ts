@@ -41,13 +41,34 @@ function spread(files: string[], most: number): string[] {
   return Array.from({ length: most }, (_, i) => files[Math.floor(i * step)] as string);
 }
 
-/** The rarest-looking word of a document as the index will hold it: a long one from its longest passage. */
-function wordOf(content: string, format: DocumentFormat): string | null {
+/** A document's long words as the index will hold them: 9 letters or more, not all capitals. */
+function longWordsOf(content: string, format: DocumentFormat): Set<string> {
   const passages = chunkDocument({ title: "x", content, format });
   const words = passages
     .flatMap((p) => p.text.match(/\p{L}{9,}/gu) ?? [])
-    .filter((w) => !/^\p{Lu}+$/u.test(w));
-  return words.sort((a, b) => b.length - a.length || a.localeCompare(b))[0] ?? null;
+    .filter((w) => !/^\p{Lu}+$/u.test(w))
+    .map((w) => w.toLowerCase());
+  return new Set(words);
+}
+
+/**
+ * The word of `own` that the fewest of `all` hold, the longest of those: a word the document has nearly to
+ * itself, so that it is among the first 100 hits. The longest word alone was often a common one
+ * ("documentation"), held by dozens of the READMEs, and a long README with it once ranked below them.
+ */
+function rarestWordOf(own: Set<string>, all: readonly Set<string>[]): string | null {
+  let best: { word: string; holders: number } | null = null;
+  for (const word of own) {
+    const holders = all.reduce((n, words) => n + (words.has(word) ? 1 : 0), 0);
+    if (
+      best === null ||
+      holders < best.holders ||
+      (holders === best.holders &&
+        (word.length > best.word.length || (word.length === best.word.length && word < best.word)))
+    )
+      best = { word, holders };
+  }
+  return best?.word ?? null;
 }
 
 async function importFolder(sources: string[], base: string, format: DocumentFormat) {
@@ -63,8 +84,10 @@ async function importFolder(sources: string[], base: string, format: DocumentFor
     const documents = await s.documents();
     // Found by a word of its own: a document is in the hits for its rarest long word.
     const missing: string[] = [];
-    for (const file of copied.filter((_, i) => i % 8 === 0)) {
-      const word = wordOf(readFileSync(file.source, "utf8"), format);
+    const words = copied.map((file) => longWordsOf(readFileSync(file.source, "utf8"), format));
+    for (const [i, file] of copied.entries()) {
+      if (i % 8 !== 0) continue;
+      const word = rarestWordOf(words[i] ?? new Set(), words);
       if (!word) continue;
       const id = documents.find((d) => d.externalId === `file:notes/${file.relativePath}`)?.id;
       const hits = (await search(s.app, s.apiKey, word, 100)).hits;

@@ -6,7 +6,6 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import fc from "fast-check";
-import Database from "libsql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   asciiPhrases,
@@ -14,6 +13,7 @@ import {
   SEPARATORS_PAST_ASCII,
   TokenEdges,
 } from "../../src/index/ascii-snippet.js";
+import { IndexDatabase } from "../../src/index/engine.js";
 import { matchQuery, queryTerms } from "../../src/index/query.js";
 import { type SnippetSource, SnippetTable } from "../../src/index/snippet-table.js";
 import { manualPassages } from "../support/snippet-passages.js";
@@ -34,7 +34,7 @@ function realPassages(): SnippetSource[] {
 
 /** The passages `expression` matches in some column: what a search's ranked rows are. */
 function matching(passages: readonly SnippetSource[], expression: string): SnippetSource[] {
-  const db = new Database(":memory:");
+  const db = new IndexDatabase(":memory:");
   try {
     db.exec("CREATE VIRTUAL TABLE m USING fts5(heading, body, title, path, tokenize = 'porter unicode61')");
     const insert = db.prepare("INSERT INTO m (rowid, heading, body, title, path) VALUES (?, ?, ?, ?, ?)");
@@ -47,10 +47,10 @@ function matching(passages: readonly SnippetSource[], expression: string): Snipp
 }
 
 describe("snippets cut in JS", () => {
-  let db: Database.Database;
+  let db: IndexDatabase;
   let table: SnippetTable;
   beforeAll(() => {
-    db = new Database(":memory:");
+    db = new IndexDatabase(":memory:");
     table = new SnippetTable(db);
   });
   afterAll(() => db.close());
@@ -140,7 +140,7 @@ describe("snippets cut in JS", () => {
   });
 
   it("treats as a separator only what FTS5's unicode61 does: each listed character splits a word in two", () => {
-    const check = new Database(":memory:");
+    const check = new IndexDatabase(":memory:");
     try {
       check.exec("CREATE VIRTUAL TABLE s USING fts5(w, tokenize = 'porter unicode61')");
       check.exec("CREATE VIRTUAL TABLE v USING fts5vocab(s, 'instance')");

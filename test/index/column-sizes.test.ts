@@ -4,10 +4,10 @@
 
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import Database from "libsql";
 import { describe, expect, it } from "vitest";
 import { clampedShare, IDF_FLOOR, phraseIdf, phraseShare } from "../../src/index/bm25.js";
 import { ColumnSizes, readVarints } from "../../src/index/column-sizes.js";
+import { IndexDatabase } from "../../src/index/engine.js";
 import { bm25Weights, columnWeights } from "../../src/index/weights.js";
 import { readmeRows } from "../support/readme-rows.js";
 
@@ -35,7 +35,7 @@ describe.skipIf(readmes.length === 0)(
   `ColumnSizes and phraseShare against bm25() (${readmes.length} READMEs)`,
   () => {
     it("give every row's length and the table's average exactly, and bm25()'s score to a part in a trillion", () => {
-      const db = new Database(":memory:");
+      const db = new IndexDatabase(":memory:");
       try {
         db.exec(`CREATE VIRTUAL TABLE passages USING fts5(heading, body, title, path, content = '',
         tokenize = 'porter unicode61')`);

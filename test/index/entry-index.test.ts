@@ -6,8 +6,8 @@
 // reads the same bm25 scores from a second, plain FTS5 table and sorts by (rank, createdAt desc, id desc).
 
 import fc from "fast-check";
-import Database from "libsql";
 import { afterEach, describe, expect, it } from "vitest";
+import { IndexDatabase } from "../../src/index/engine.js";
 import { EntryIndex, type EntrySummary, type IndexedEntry } from "../../src/index/entry-index.js";
 import { matchQuery } from "../../src/index/query.js";
 
@@ -80,7 +80,7 @@ function newestFirstInserted(entries: readonly IndexedEntry[]): EntryIndex {
 function oracleMatching(entries: readonly IndexedEntry[], q: string, limit: number): EntrySummary[] {
   const expression = matchQuery(q).expression;
   if (expression === "" || limit <= 0) return [];
-  const db = new Database(":memory:");
+  const db = new IndexDatabase(":memory:");
   try {
     db.exec("CREATE VIRTUAL TABLE t USING fts5(title, impact, body, tokenize = 'porter unicode61')");
     const insert = db.prepare("INSERT INTO t (rowid, title, impact, body) VALUES (?, ?, ?, ?)");

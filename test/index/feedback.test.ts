@@ -4,10 +4,10 @@
 // first pass's candidates — over a generated corpus large enough for feedback to act.
 
 import fc from "fast-check";
-import Database from "libsql";
 import { describe, expect, it } from "vitest";
 import { phraseIdf, phraseShare } from "../../src/index/bm25.js";
 import { ColumnSizes } from "../../src/index/column-sizes.js";
+import { IndexDatabase } from "../../src/index/engine.js";
 import {
   expansionTerms,
   FEEDBACK,
@@ -275,7 +275,7 @@ describe("PassageIndex with feedback", () => {
 
       // And rescoring weighs the word by those five passages: the scores against a rescoring done here from
       // scratch, over a table of the same rows, with every count read from FTS5's vocabulary of tokens.
-      const db = new Database(":memory:");
+      const db = new IndexDatabase(":memory:");
       try {
         db.exec(
           `CREATE VIRTUAL TABLE t USING fts5(heading, body, title, path, tokenize = 'porter unicode61')`,

@@ -5,9 +5,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "libsql";
 import { afterAll, describe, expect, it } from "vitest";
 import { heldOutSentences, indexedDocuments, readDebianManuals } from "../../bench/debian-docs.js";
+import { IndexDatabase } from "../../src/index/engine.js";
 import {
   isPassageDatabaseName,
   openPassageConnection,
@@ -74,11 +74,13 @@ describe("passage databases", () => {
 
     it("the watcher sees a rollback journal where a connection writes one (the control)", async () => {
       const dir = mkdtempSync(join(tmpdir(), "memoria-journal-"));
-      const db = new Database(join(dir, "control.db"));
+      const db = new IndexDatabase(join(dir, "control.db"));
       try {
         db.exec("PRAGMA journal_mode = DELETE");
         db.exec("CREATE TABLE t (x BLOB)");
-        db.exec("INSERT INTO t SELECT randomblob(4096) FROM generate_series(1, 1000)");
+        db.exec(
+          "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000) INSERT INTO t SELECT randomblob(4096) FROM n",
+        );
         const watcher = await watchOpenFiles();
         // Rewriting every page journals each one first: the journal is open for the whole transaction.
         for (let i = 0; i < 3; i++) db.exec("UPDATE t SET x = randomblob(4096)");

@@ -4,8 +4,8 @@
 // or replaced document leaves none of its text behind.
 
 import fc from "fast-check";
-import Database from "libsql";
 import { describe, expect, it } from "vitest";
+import { IndexDatabase } from "../../src/index/engine.js";
 import {
   type IndexedDocument,
   type PassageHit,
@@ -33,7 +33,7 @@ import { storedRows } from "../support/passage-probe.js";
 
 /** The earlier layout, as the reference: one FTS5 table holding every column's text, built from scratch. */
 function oracleSearch(docs: readonly IndexedDocument[], expression: string, limit: number): PassageHit[] {
-  const db = new Database(":memory:");
+  const db = new IndexDatabase(":memory:");
   try {
     db.exec(`CREATE VIRTUAL TABLE passages USING fts5(heading, body, title, path,
       chunk_id UNINDEXED, document_id UNINDEXED, ordinal UNINDEXED,

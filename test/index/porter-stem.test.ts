@@ -4,14 +4,14 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
-import Database from "libsql";
 import { describe, expect, it } from "vitest";
 import { stemPrefix } from "../../src/index/ascii-snippet.js";
+import { IndexDatabase } from "../../src/index/engine.js";
 import { porterStem } from "../../src/index/porter-stem.js";
 
 /** FTS5's tokens for each word: one row a word, read back through an fts5vocab instance table. */
 function fts5Stems(words: readonly string[]): string[] {
-  const db = new Database(":memory:");
+  const db = new IndexDatabase(":memory:");
   try {
     db.exec("CREATE VIRTUAL TABLE t USING fts5(w, tokenize = 'porter unicode61')");
     db.exec("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')");

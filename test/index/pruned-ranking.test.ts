@@ -7,9 +7,9 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
-import Database from "libsql";
 import { describe, expect, it } from "vitest";
 import { ColumnSizes } from "../../src/index/column-sizes.js";
+import { IndexDatabase } from "../../src/index/engine.js";
 import { rankByRowidSql, schema } from "../../src/index/passage-layout.js";
 import {
   canonicalOrder,
@@ -53,7 +53,7 @@ function sentences(rows: readonly Row[]): string[] {
 
 /** An index of `rows` as the passage index lays it out, with the source pruning reads, counting its calls. */
 function indexOf(rows: readonly Row[]) {
-  const db = new Database(":memory:");
+  const db = new IndexDatabase(":memory:");
   for (const sql of schema) db.exec(sql);
   const insert = db.prepare(
     "INSERT INTO passages (rowid, heading, body, title, path) VALUES (?, ?, ?, ?, ?)",

@@ -3,8 +3,8 @@
 // (rowid ranges and unordered documents included), and a page that does not fit the index, or bookkeeping
 // not in its shape, is refused. The page codec round-trips every SQLite value exactly.
 
-import Database from "libsql";
 import { afterEach, describe, expect, it } from "vitest";
+import { IndexDatabase } from "../../src/index/engine.js";
 import { EntryIndex, type IndexedEntry } from "../../src/index/entry-index.js";
 import { type IndexedDocument, PassageIndex } from "../../src/index/passage-index.js";
 import { matchQuery } from "../../src/index/query.js";
@@ -130,7 +130,7 @@ describe("a passage index restored from its snapshot", () => {
     expect([...tables].some((t) => t.startsWith("returned"))).toBe(false);
     expect(tables.has("passages_data")).toBe(true);
 
-    const db = new Database(":memory:");
+    const db = new IndexDatabase(":memory:");
     db.exec("CREATE VIRTUAL TABLE passages USING fts5(heading, body)");
     const before = schemaFingerprint(db);
     db.exec("CREATE TABLE returned_rows (x)");
@@ -204,7 +204,7 @@ describe("the page codec", () => {
   });
 
   it("reads 64-bit rowids out of an index's tables exactly", () => {
-    const db = new Database(":memory:");
+    const db = new IndexDatabase(":memory:");
     db.exec("CREATE TABLE big (id INTEGER PRIMARY KEY, v TEXT)");
     db.exec("CREATE TABLE plain (v TEXT)");
     db.prepare("INSERT INTO big VALUES (?, ?)").run(9007199254740993n, "x");
@@ -218,10 +218,10 @@ describe("the page codec", () => {
   });
 
   it("restores text as text, byte for byte, and refuses text that is not UTF-8", () => {
-    const source = new Database(":memory:");
+    const source = new IndexDatabase(":memory:");
     source.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, v)");
     source.prepare("INSERT INTO t VALUES (1, ?), (2, ?), (3, ?), (4, ?)").run("漢字 🙂 é", "", null, 7n);
-    const target = new Database(":memory:");
+    const target = new IndexDatabase(":memory:");
     target.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, v)");
     const restore = new TableRestore(target);
     for (const page of exportTables(source, 2)) restore.write(decodePage(encodePage(page)));

@@ -4,8 +4,8 @@
 // rows: matched only by heading, title or path, empty bodies, CJK, very long bodies, markers in the text,
 // more rows than one INSERT carries.
 
-import Database from "libsql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { IndexDatabase } from "../../src/index/engine.js";
 import { matchQuery, queryTerms } from "../../src/index/query.js";
 import { MATCH_CLOSE, MATCH_OPEN } from "../../src/index/snippet.js";
 import { type SnippetSource, SnippetTable } from "../../src/index/snippet-table.js";
@@ -19,10 +19,10 @@ function twoWordsOf(p: SnippetSource): string {
 }
 
 describe("snippet table", () => {
-  let db: Database.Database;
+  let db: IndexDatabase;
   let table: SnippetTable;
   beforeAll(() => {
-    db = new Database(":memory:");
+    db = new IndexDatabase(":memory:");
     table = new SnippetTable(db);
   });
   afterAll(() => db.close());

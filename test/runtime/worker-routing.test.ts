@@ -2,12 +2,12 @@
 // reads keys, bearer headers and paths exactly as the app does, the container's environment and its checks
 // (with the messages the Node entry gives), and the registry of active teams over a real SQLite.
 
-import Database from "libsql";
 import { describe, expect, it } from "vitest";
 import { formatApiKey, teamIdOfApiKey } from "../../src/api-key.js";
 import { ConfigError, parseConfig } from "../../src/config.js";
 import { bearerToken } from "../../src/http/bearer.js";
 import { newId } from "../../src/ids.js";
+import { IndexDatabase } from "../../src/index/engine.js";
 import { withLocalSecrets } from "../../src/runtime/local-secrets.js";
 import {
   REGISTRY_RETENTION_MS,
@@ -353,7 +353,7 @@ describe("recording active teams", () => {
   });
 
   it("keeps, per team, the latest time seen, and lists the teams seen since a time", () => {
-    const db = new Database(":memory:");
+    const db = new IndexDatabase(":memory:");
     const sql: SqlExec = {
       exec(query, ...bindings) {
         const statement = db.prepare(query);

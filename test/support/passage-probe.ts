@@ -3,11 +3,11 @@
 // trusting the index's code. The probe closes before returning, so it never keeps a closed index's database
 // alive.
 
-import type Database from "libsql";
+import type { IndexDatabase } from "../../src/index/engine.js";
 import { openPassageConnection } from "../../src/index/passage-database.js";
 import type { PassageIndex } from "../../src/index/passage-index.js";
 
-function probe<T>(index: PassageIndex, read: (db: Database.Database) => T): T {
+function probe<T>(index: PassageIndex, read: (db: IndexDatabase) => T): T {
   const db = openPassageConnection(index.databaseName, { busyTimeoutMs: 1000 });
   try {
     return read(db);

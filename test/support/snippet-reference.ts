@@ -2,7 +2,7 @@
 // against: its own FTS5 table holding the passages as content (the index's four columns, its tokenizer), one
 // INSERT a row, snippet() of the body for every row the expression matches, and "" for a row it does not.
 
-import Database from "libsql";
+import { IndexDatabase } from "../../src/index/engine.js";
 import {
   MATCH_CLOSE,
   MATCH_OPEN,
@@ -13,7 +13,7 @@ import {
 import type { SnippetSource } from "../../src/index/snippet-table.js";
 
 export function referenceSnippets(passages: readonly SnippetSource[], expression: string): string[] {
-  const db = new Database(":memory:");
+  const db = new IndexDatabase(":memory:");
   try {
     db.exec("CREATE VIRTUAL TABLE ref USING fts5(heading, body, title, path, tokenize = 'porter unicode61')");
     const insert = db.prepare("INSERT INTO ref (rowid, heading, body, title, path) VALUES (?, ?, ?, ?, ?)");
