@@ -33,6 +33,9 @@ export class IndexDatabase {
     // Not defensive: a snapshot's restore writes FTS5's shadow tables itself (snapshot.ts), which the
     // defensive flag forbids.
     this.#db = new DatabaseSync(filename, { defensive: false });
+    // This build's default for temporary tables and sort space is a file (SQLITE_TEMP_STORE=1; libSQL's was
+    // memory), and an index's sort spills plaintext: every connection starts with them in memory.
+    this.#db.exec("PRAGMA temp_store = MEMORY");
   }
 
   exec(sql: string): void {

@@ -26,6 +26,16 @@ describe("the indexes' SQL engine", () => {
     }
   });
 
+  it("keeps every connection's temporary tables and sort space in memory, where this build defaults to a file", () => {
+    const db = new IndexDatabase(":memory:");
+    try {
+      expect(compileOptions(db)).toContain("TEMP_STORE=1");
+      expect((db.prepare("PRAGMA temp_store").get() as { temp_store: number }).temp_store).toBe(2);
+    } finally {
+      db.close();
+    }
+  });
+
   it("lets two connections of the process read one named in-memory database", () => {
     const name = passageDatabaseName();
     const writer = new IndexDatabase(name);
