@@ -14,6 +14,17 @@ import { warmSnippetCutter } from "./warm-up.js";
 
 const port = parentPort;
 if (!port) throw new Error("search-worker runs as a worker thread of the search pool");
+
+/**
+ * Lets the thread end once its connections are closed. On Node, closing the port empties the event loop and
+ * the thread exits; Deno's port (2.9) has no close(), and calling it threw in every thread at each shutdown, so
+ * there the thread ends as a web worker ends itself.
+ */
+function endThread(): void {
+  const closable = port as { close?: () => void } | null;
+  if (typeof closable?.close === "function") closable.close();
+  else (globalThis as { close?: () => void }).close?.();
+}
 const data = workerData as SearchThreadData;
 const { busyTimeoutMs } = data;
 const started = new BigInt64Array(data.started);
@@ -81,7 +92,7 @@ port.on(
       for (const name of [...open.keys()]) close(name);
       warmUp.stop();
       collection.stop();
-      port.close();
+      endThread();
       return;
     }
     let reply: SearchThreadReply;

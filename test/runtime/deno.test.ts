@@ -169,6 +169,47 @@ describe("the Deno entry", () => {
   );
 
   it.skipIf(unavailable)(
+    "searches a team large enough for the search threads on them, and stops the threads cleanly on SIGTERM",
+    async () => {
+      const tmp = tempDir();
+      cleanups.push(tmp.cleanup);
+      const child = startDeno({ ...environment(tmp.dbUrl), MEMORIA_SEARCH_THREADS: "2" });
+      cleanups.push(() => child.kill("SIGKILL"));
+      const done = finished(child);
+      const port = await listening(child);
+      const call = client(port);
+
+      const team = await call("/v1/teams", { method: "POST", token: ADMIN_TOKEN, json: { name: "Acme" } });
+      const { apiKey } = team.body as { apiKey: string };
+      const upload = await call(`/v1/documents?${new URLSearchParams({ title: "Harbour log" })}`, {
+        method: "POST",
+        token: apiKey,
+        headers: { "content-type": "text/markdown" },
+        body: largeMarkdown(),
+      });
+      expect(upload.status).toBe(201);
+      // Past the size below which a search stays on the server's thread (MIN_THREADED_PASSAGES).
+      expect((upload.body as { document: { chunks: number } }).document.chunks).toBeGreaterThan(2000);
+
+      // Eight at once, of more than two words: none is answered on the server's own thread.
+      const questions = Array.from({ length: 8 }, (_, i) => `crane operator delay pier ${i + 3}`);
+      const answers = await Promise.all(
+        questions.map((q) => call(`/v1/search?${new URLSearchParams({ q })}`, { token: apiKey })),
+      );
+      for (const answer of answers) {
+        expect(answer.status).toBe(200);
+        expect((answer.body as { hits: unknown[] }).hits.length).toBeGreaterThan(0);
+      }
+
+      child.kill("SIGTERM");
+      const { code, stderr } = await done;
+      expect(code).toBe(0);
+      expect(stderr).not.toMatch(/Uncaught|error:/i);
+    },
+    TIMEOUT_MS,
+  );
+
+  it.skipIf(unavailable)(
     "lets a request in flight at SIGTERM finish before exiting 0",
     async () => {
       const tmp = tempDir();
