@@ -8,6 +8,16 @@ function compileOptions(db: IndexDatabase): string[] {
   );
 }
 
+/** What `act` threw (it must throw). */
+function thrownBy(act: () => void): unknown {
+  try {
+    act();
+  } catch (error) {
+    return error;
+  }
+  throw new Error("it did not throw");
+}
+
 function values(db: IndexDatabase): number[] {
   return (db.prepare("SELECT x FROM t ORDER BY x").all() as { x: number }[]).map((r) => r.x);
 }
@@ -106,23 +116,12 @@ describe("the indexes' SQL engine", () => {
       other.exec("PRAGMA busy_timeout = 0");
       writer.exec("BEGIN IMMEDIATE");
       writer.exec("INSERT INTO t VALUES (1)");
-      let busy: unknown;
-      try {
-        other.exec("INSERT INTO t VALUES (2)");
-      } catch (error) {
-        busy = error;
-      }
+      const busy = thrownBy(() => other.exec("INSERT INTO t VALUES (2)"));
       expect(busy).toBeInstanceOf(Error);
       expect(isBusy(busy)).toBe(true);
       expect(isFull(busy)).toBe(false);
       writer.exec("COMMIT");
-      let syntax: unknown;
-      try {
-        other.exec("INSERT INTO");
-      } catch (error) {
-        syntax = error;
-      }
-      expect(isBusy(syntax)).toBe(false);
+      expect(isBusy(thrownBy(() => other.exec("INSERT INTO")))).toBe(false);
       expect(isBusy(new Error("SQLITE_BUSY"))).toBe(false);
     } finally {
       other.close();
@@ -136,12 +135,9 @@ describe("the indexes' SQL engine", () => {
       db.exec("CREATE TABLE t (x BLOB)");
       // memdb's bound for one database, lowered for the test (SQLite's max_page_count).
       db.exec("PRAGMA max_page_count = 8");
-      let full: unknown;
-      try {
+      const full = thrownBy(() => {
         for (let i = 0; i < 100; i++) db.exec("INSERT INTO t VALUES (randomblob(4000))");
-      } catch (error) {
-        full = error;
-      }
+      });
       expect(isFull(full)).toBe(true);
       expect(isBusy(full)).toBe(false);
     } finally {

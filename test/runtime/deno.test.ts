@@ -70,6 +70,20 @@ describe("the Deno entry", () => {
     for (const c of cleanups.splice(0)) c();
   });
 
+  /** The entry started over a fresh database (with `extra` in its environment), and a team made on it. */
+  async function withTeam(extra: Record<string, string> = {}) {
+    const tmp = tempDir();
+    cleanups.push(tmp.cleanup);
+    const child = startDeno({ ...environment(tmp.dbUrl), ...extra });
+    cleanups.push(() => child.kill("SIGKILL"));
+    const done = finished(child);
+    const call = client(await listening(child));
+    const team = await call("/v1/teams", { method: "POST", token: ADMIN_TOKEN, json: { name: "Acme" } });
+    expect(team.status).toBe(201);
+    const { apiKey } = team.body as { apiKey: string };
+    return { child, done, call, apiKey };
+  }
+
   it.skipIf(unavailable)(
     "serves teams, documents, search, entries, memory and MCP over HTTP, and exits 0 on SIGTERM",
     async () => {
@@ -171,16 +185,7 @@ describe("the Deno entry", () => {
   it.skipIf(unavailable)(
     "searches a team large enough for the search threads on them, and stops the threads cleanly on SIGTERM",
     async () => {
-      const tmp = tempDir();
-      cleanups.push(tmp.cleanup);
-      const child = startDeno({ ...environment(tmp.dbUrl), MEMORIA_SEARCH_THREADS: "2" });
-      cleanups.push(() => child.kill("SIGKILL"));
-      const done = finished(child);
-      const port = await listening(child);
-      const call = client(port);
-
-      const team = await call("/v1/teams", { method: "POST", token: ADMIN_TOKEN, json: { name: "Acme" } });
-      const { apiKey } = team.body as { apiKey: string };
+      const { child, done, call, apiKey } = await withTeam({ MEMORIA_SEARCH_THREADS: "2" });
       const upload = await call(`/v1/documents?${new URLSearchParams({ title: "Harbour log" })}`, {
         method: "POST",
         token: apiKey,
@@ -212,16 +217,7 @@ describe("the Deno entry", () => {
   it.skipIf(unavailable)(
     "lets a request in flight at SIGTERM finish before exiting 0",
     async () => {
-      const tmp = tempDir();
-      cleanups.push(tmp.cleanup);
-      const child = startDeno(environment(tmp.dbUrl));
-      cleanups.push(() => child.kill("SIGKILL"));
-      const done = finished(child);
-      const port = await listening(child);
-      const call = client(port);
-
-      const team = await call("/v1/teams", { method: "POST", token: ADMIN_TOKEN, json: { name: "Acme" } });
-      const { apiKey } = team.body as { apiKey: string };
+      const { child, done, call, apiKey } = await withTeam();
 
       const content = new TextEncoder().encode(largeMarkdown());
       // The signal goes once the whole body has been handed to the socket: the server is then working on it
