@@ -8,7 +8,7 @@
 // bench/engine-threads.ts over 20,002 passages of Debian's manuals, the plain FTS5 OR statement on two
 // threads sharing one memdb database: 1.92–2.05× one thread's questions a second here, 1.49–1.66× on libSQL;
 // and one thread answers a long question in 33.3 ms against 37.0, a two-word one in 0.61 against 0.76–0.85
-// (docs/decisions/0089-index-engine.md). Storage stays on libSQL (@libsql/client): only the indexes, which
+// (docs/decisions/0089-index-engine-without-memory-statistics.md). Storage stays on libSQL (@libsql/client): only the indexes, which
 // never touch a file, run here.
 //
 // The rest of index/ is written against the small part of the API below: `exec`, `prepare` and its
@@ -26,6 +26,10 @@ const SQLITE_FULL = 13;
 
 export class IndexDatabase {
   readonly #db: DatabaseSyncInstance;
+  /** Prepared once: every search is a read transaction, and exec() parses its SQL each time. */
+  readonly #begin: IndexStatement;
+  readonly #commit: IndexStatement;
+  readonly #rollback: IndexStatement;
   #savepoints = 0;
 
   /** `filename` is ":memory:" or a memdb URI (passage-database.ts); index/ opens nothing else. */
@@ -36,6 +40,9 @@ export class IndexDatabase {
     // This build's default for temporary tables and sort space is a file (SQLITE_TEMP_STORE=1; libSQL's was
     // memory), and an index's sort spills plaintext: every connection starts with them in memory.
     this.#db.exec("PRAGMA temp_store = MEMORY");
+    this.#begin = this.#db.prepare("BEGIN");
+    this.#commit = this.#db.prepare("COMMIT");
+    this.#rollback = this.#db.prepare("ROLLBACK");
   }
 
   exec(sql: string): void {
@@ -61,13 +68,13 @@ export class IndexDatabase {
   transaction<A extends unknown[], T>(fill: (...args: A) => T): (...args: A) => T {
     return (...args: A): T => {
       if (!this.#db.isTransaction) {
-        this.#db.exec("BEGIN");
+        this.#begin.run();
         try {
           const result = fill(...args);
-          this.#db.exec("COMMIT");
+          this.#commit.run();
           return result;
         } catch (error) {
-          if (this.#db.isTransaction) this.#db.exec("ROLLBACK");
+          if (this.#db.isTransaction) this.#rollback.run();
           throw error;
         }
       }

@@ -122,9 +122,8 @@ export class EntryIndex implements EntrySource<MatchQuery> {
   readonly #projectCache = new Map<string, { limit: number; entries: readonly EntrySummary[] }>();
 
   constructor() {
+    // Its temporary tables and sort space are in memory, as on every index connection (engine.ts).
     this.#db = new IndexDatabase(":memory:");
-    // A large sort may otherwise spill to a temporary file, and every row here is plaintext.
-    this.#db.exec("PRAGMA temp_store = MEMORY");
     for (const statement of schema) this.#db.exec(statement);
     this.#insertMeta = this.#db.prepare(
       "INSERT INTO entry_meta (id, created_at, project, type, title, impact, body) VALUES (?, ?, ?, ?, ?, ?, ?)",

@@ -52,8 +52,8 @@ export function openPassageConnection(name: string, options: PassageConnectionOp
     // First: every later statement reads the schema, which waits for a writer's commit like any read.
     db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs))}`);
     const journal = db.prepare("PRAGMA journal_mode = MEMORY").get() as { journal_mode: string };
-    // A large sort or a temporary table would otherwise spill to a temporary file.
-    db.exec("PRAGMA temp_store = MEMORY");
+    // A large sort or a temporary table would otherwise spill to a temporary file: IndexDatabase sets them in
+    // memory as it opens, and the setting is read back here.
     const temp = (db.prepare("PRAGMA temp_store").get() as { temp_store: number }).temp_store;
     if (journal.journal_mode !== "memory" || temp !== 2)
       throw new UnsafeConnectionError("the passage database's journal or temporary store is not in memory");
