@@ -19,7 +19,7 @@ import {
   titleColumnText,
 } from "./passage-document.js";
 import { schema, writeStateSql } from "./passage-layout.js";
-import { PassageSearcher } from "./passage-searcher.js";
+import { FULL_RANKING_ROWS_PER_LIMIT, PassageSearcher } from "./passage-searcher.js";
 import { type PassageIndexRestore, restorePassageIndex, snapshotPassageIndex } from "./passage-snapshot.js";
 import type { PassageIndexState } from "./passage-state.js";
 import { packBlock, type StoredPassage, textBlocks, unpackBlock } from "./passage-text.js";
@@ -48,6 +48,12 @@ export interface PassageIndexOptions {
    * (WRITER_BUSY_TIMEOUT_MS by default).
    */
   writerBusyTimeoutMs?: number;
+  /**
+   * Rows summed per result up to which this thread's searches skip pruning (FULL_RANKING_ROWS_PER_LIMIT in
+   * passage-searcher.ts); only the tests and the bench that set pruning against the full expression change
+   * it. The search threads keep the default: either way the answer is the same to the bit.
+   */
+  fullRankingRowsPerLimit?: number;
 }
 
 /** The index database's page size; see the constructor for why not SQLite's default 4 KiB. */
@@ -90,6 +96,7 @@ export class PassageIndex {
   readonly #name = passageDatabaseName();
   readonly #db: IndexDatabase;
   readonly #feedbackParameters: FeedbackParameters | null;
+  readonly #fullRankingRowsPerLimit: number;
   readonly #documents = new Map<string, DocumentEntry>();
   readonly #insert: IndexStatement;
   readonly #remove: IndexStatement;
@@ -121,6 +128,7 @@ export class PassageIndex {
   constructor(options: PassageIndexOptions = {}) {
     this.#ranges = new OrderedRanges(options.rowidGap);
     this.#feedbackParameters = options.feedback ?? null;
+    this.#fullRankingRowsPerLimit = options.fullRankingRowsPerLimit ?? FULL_RANKING_ROWS_PER_LIMIT;
     this.#db = openPassageConnection(this.#name, {
       busyTimeoutMs: options.writerBusyTimeoutMs ?? WRITER_BUSY_TIMEOUT_MS,
     });
@@ -204,7 +212,7 @@ export class PassageIndex {
 
   /** The searcher over this thread's connection (the in-thread search path, and the tests'). */
   #ownSearcher(): PassageSearcher {
-    this.#searcher ??= new PassageSearcher(this.#db, this.#feedbackParameters);
+    this.#searcher ??= new PassageSearcher(this.#db, this.#feedbackParameters, this.#fullRankingRowsPerLimit);
     return this.#searcher;
   }
 

@@ -25,14 +25,17 @@ const termCountSql = "SELECT count(*) AS n FROM passages WHERE passages MATCH ?"
 
 /**
  * A query whose terms match this many rows a result or fewer, summed, is ranked by its full expression in one
- * statement: pruning's threshold list and partial lists (two to four statements) cannot spare FTS5 more than
- * walking those few rows costs. Its answer is the one pruning gives, to the bit: the same expression in the
- * same canonical order, which is pruning's own fallback. Measured on two-word questions over 19k passages of
- * Debian's manuals (a word in 2–200 passages with another, 100 pairs × 3 rounds, alternated in one process,
- * load 4–6, p50 of the whole search): the other word in 2–200 passages 2.34 ms pruned, 2.00 full; 200–500
- * 3.10 and 2.74; 500–1,000 3.30 and 3.44; 1,000–2,000 4.32 and 4.94 (docs/decisions/0057-rare-terms-unpruned.md).
+ * statement: up to there, pruning's threshold list and partial lists (two to four statements, each scoring
+ * its own rows) cost more than FTS5 walking every matched row once. Its answer is the one pruning gives, to
+ * the bit: the same expression in the same canonical order, which is pruning's own fallback. Measured on
+ * SQLite 3.53 (bench/rare-terms.ts: 20,024 passages of Debian's manuals, limit 20, the real suite's 200
+ * two-word questions, 100 of its long ones and 300 of 2–4 words from held-out sentences, both paths
+ * alternated in one process, p50 of the whole search, full ÷ pruned): rows summed under 500 0.78×, 500–1,000
+ * 0.75×, 1,000–1,500 0.92×, 1,500–2,000 0.93×, 2,000–2,500 1.01×, 2,500–3,000 0.98×, 3,000–4,000 1.21×, past
+ * 4,000 1.82×. So the full expression wins up to 2,000 rows at 20 hits and pruning from ~3,000; on libSQL's
+ * SQLite 3.45 the crossing was at ~500 (docs/decisions/0090-rare-terms-bound-on-3.53.md, amending 0057).
  */
-const FULL_RANKING_ROWS_PER_LIMIT = 25;
+export const FULL_RANKING_ROWS_PER_LIMIT = 100;
 // Whether an expression matches any row: FTS5 stops at the first, and scores none (pruning's NEAR check).
 const anyRowSql = "SELECT 1 FROM passages WHERE passages MATCH ? LIMIT 1";
 
@@ -69,9 +72,21 @@ export class PassageSearcher {
   /** The state the current read transaction sees (read first in every search). */
   #current: IndexState = { passages: 0, unordered: 0, generation: -1 };
 
-  /** `db` is a connection to a passage database whose tables exist (passage-index.ts creates them). */
-  constructor(db: IndexDatabase, feedback: FeedbackParameters | null = null) {
+  /** Rows summed per result up to which a query skips pruning (FULL_RANKING_ROWS_PER_LIMIT). */
+  readonly #fullRankingRowsPerLimit: number;
+
+  /**
+   * `db` is a connection to a passage database whose tables exist (passage-index.ts creates them).
+   * `fullRankingRowsPerLimit`: FULL_RANKING_ROWS_PER_LIMIT but in the tests and the bench that hold or time
+   * pruning against the full expression through find().
+   */
+  constructor(
+    db: IndexDatabase,
+    feedback: FeedbackParameters | null = null,
+    fullRankingRowsPerLimit = FULL_RANKING_ROWS_PER_LIMIT,
+  ) {
     this.#db = db;
+    this.#fullRankingRowsPerLimit = fullRankingRowsPerLimit;
     this.#rank = db.prepare(rankSql);
     this.#rankWithTies = db.prepare(rankWithTiesSql);
     this.#rankByRowid = db.prepare(rankByRowidSql);
@@ -168,7 +183,7 @@ export class PassageSearcher {
     // Pruning merges lists by rowid for ties, which is the contract's order only while every document's rowids
     // are ordered (rowids.ts); until a rebuild restores that, the full expression answers. Its phrases in
     // pruning's order, so the scores are the ones a pruned search of the same data gives, to the last bit.
-    if (this.#current.unordered > 0 || rows <= FULL_RANKING_ROWS_PER_LIMIT * limit) {
+    if (this.#current.unordered > 0 || rows <= this.#fullRankingRowsPerLimit * limit) {
       const ordered = canonicalOrder(terms, counts);
       return this.#rankExpression(orExpression(ordered, ordered), limit);
     }
