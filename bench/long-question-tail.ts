@@ -71,40 +71,39 @@ function timeSpan(prototype: object, method: string, part: string, into: () => M
   };
 }
 
-/** Times every statement of every connection opened after it is called, into `into` by part. */
+/**
+ * Times every statement prepared after it is called, into `into` by part. Each statement gets timed methods of
+ * its own: the engine's statement methods are fixed on its prototype (neither writable nor configurable), and
+ * an own property is looked up first.
+ */
 function timeStatements(into: () => Map<string, number>): void {
-  const sqlOf = new WeakMap<object, string>();
   const prepare = IndexDatabase.prototype.prepare;
   const timedPrepare = function (this: IndexDatabase, sql: string) {
     const statement = prepare.call(this, sql);
-    sqlOf.set(statement, sql);
+    for (const method of ["all", "get", "run"] as const) {
+      const original = statement[method] as (...args: unknown[]) => unknown;
+      Object.defineProperty(statement, method, {
+        value(this: object, ...parameters: unknown[]) {
+          if (span !== null) return original.apply(this, parameters);
+          const t = performance.now();
+          try {
+            return original.apply(this, parameters);
+          } finally {
+            const part = partOf(sql, parameters);
+            if (tracing && part.startsWith("rank"))
+              console.log(
+                `    ${part} ${ms(performance.now() - t)} ms: ${String(parameters[0]).slice(0, 400)}`,
+              );
+            const parts = into();
+            parts.set(part, (parts.get(part) ?? 0) + performance.now() - t);
+            calls.set(part, (calls.get(part) ?? 0) + 1);
+          }
+        },
+      });
+    }
     return statement;
   };
   IndexDatabase.prototype.prepare = timedPrepare as typeof prepare;
-  const probe = new IndexDatabase(":memory:");
-  const statementPrototype = Object.getPrototypeOf(prepare.call(probe, "SELECT 1")) as Record<
-    string,
-    (...args: unknown[]) => unknown
-  >;
-  probe.close();
-  for (const method of ["all", "get", "run"] as const) {
-    const original = statementPrototype[method];
-    if (!original) continue;
-    statementPrototype[method] = function (this: object, ...parameters: unknown[]) {
-      if (span !== null) return original.apply(this, parameters);
-      const t = performance.now();
-      try {
-        return original.apply(this, parameters);
-      } finally {
-        const part = partOf(sqlOf.get(this) ?? "", parameters);
-        if (tracing && part.startsWith("rank"))
-          console.log(`    ${part} ${ms(performance.now() - t)} ms: ${String(parameters[0]).slice(0, 400)}`);
-        const parts = into();
-        parts.set(part, (parts.get(part) ?? 0) + performance.now() - t);
-        calls.set(part, (calls.get(part) ?? 0) + 1);
-      }
-    };
-  }
 }
 
 /** Statements run by part, over the whole run (warm-up and rounds). */
