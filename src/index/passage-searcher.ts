@@ -30,10 +30,11 @@ const termCountSql = "SELECT count(*) AS n FROM passages WHERE passages MATCH ?"
  * the bit: the same expression in the same canonical order, which is pruning's own fallback. Measured on
  * SQLite 3.53 (bench/rare-terms.ts: 20,024 passages of Debian's manuals, limit 20, the real suite's 200
  * two-word questions, 100 of its long ones and 300 of 2–4 words from held-out sentences, both paths
- * alternated in one process, p50 of the whole search, full ÷ pruned): rows summed under 500 0.78×, 500–1,000
- * 0.75×, 1,000–1,500 0.92×, 1,500–2,000 0.93×, 2,000–2,500 1.01×, 2,500–3,000 0.98×, 3,000–4,000 1.21×, past
- * 4,000 1.82×. So the full expression wins up to 2,000 rows at 20 hits and pruning from ~3,000; on libSQL's
- * SQLite 3.45 the crossing was at ~500 (docs/decisions/0090-rare-terms-bound-on-3.53.md, amending 0057).
+ * alternated in one process, p50 of the whole search, full ÷ pruned): rows summed under 500 0.85×, 500–1,000
+ * 0.83×, 1,000–1,500 0.84×, then 0.98× in each band of 500 to 3,000, 3,000–4,000 1.14×, past 4,000 1.80×. So
+ * the full expression wins up to 1,500 rows, the two are even to 3,000 and pruning wins past it: 100 a result
+ * (2,000 rows at 20 hits) stops inside the even band. On libSQL's SQLite 3.45 they were even at ~500
+ * (docs/decisions/0090-rare-terms-bound-on-3.53.md, amending 0057).
  */
 export const FULL_RANKING_ROWS_PER_LIMIT = 100;
 // Whether an expression matches any row: FTS5 stops at the first, and scores none (pruning's NEAR check).
