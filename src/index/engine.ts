@@ -8,8 +8,8 @@
 // bench/engine-threads.ts over 20,002 passages of Debian's manuals, the plain FTS5 OR statement on two
 // threads sharing one memdb database: 1.92–2.05× one thread's questions a second here, 1.49–1.66× on libSQL;
 // and one thread answers a long question in 33.3 ms against 37.0, a two-word one in 0.61 against 0.76–0.85
-// (docs/decisions/0089-index-engine-without-memory-statistics.md). Storage stays on libSQL (@libsql/client): only the indexes, which
-// never touch a file, run here.
+// (docs/decisions/0089-index-engine-without-memory-statistics.md). Storage stays on libSQL (@libsql/client):
+// only the indexes, which never touch a file, run here.
 //
 // The rest of index/ is written against the small part of the API below: `exec`, `prepare` and its
 // statements (node:sqlite's StatementSync), and better-sqlite3's `transaction(fn)` shape, which index/ used

@@ -4,8 +4,7 @@
 // only: its message could quote the question.
 
 import { parentPort, workerData } from "node:worker_threads";
-import type { IndexDatabase } from "../index/engine.js";
-import { isBusy } from "../index/engine.js";
+import { type IndexDatabase, isBusy } from "../index/engine.js";
 import { openPassageConnection, releasePageCache } from "../index/passage-database.js";
 import { PassageSearcher } from "../index/passage-searcher.js";
 import { IdleCollection } from "./idle-collection.js";
