@@ -66,11 +66,13 @@ function indexOf(rows: readonly Row[]) {
   const anyRow = db.prepare("SELECT 1 FROM passages WHERE passages MATCH ? LIMIT 1");
   const terms = new TermTable(db);
   const sizes = new ColumnSizes(db, "passages");
-  const calls = { termCounts: 0, nearLists: 0 };
+  const calls = { termCounts: 0, nearLists: 0, notLists: 0, andLists: 0 };
   const source: RankingSource = {
     rank: (expression, n) => {
       // The NEAR list; the full expression holds its NEAR group as an OR operand instead.
       if (expression.includes(") AND NEAR(")) calls.nearLists++;
+      if (expression.includes(") NOT (")) calls.notLists++;
+      if (expression.includes(") AND (")) calls.andLists++;
       return rank.all(expression, n) as RankedRow[];
     },
     matchingAtLeast: (term) => (count.get(`"${term}"`) as { n: number }).n,
@@ -139,6 +141,51 @@ describe("clamped shares added outside FTS5 (real README text)", () => {
         { numRuns: 150 },
       );
       expect(calls.termCounts).toBeGreaterThan(0);
+    } finally {
+      db.close();
+    }
+  });
+
+  it("takes a rare word's threshold list for the NOT list, and still answers exactly, ties at the cut included", () => {
+    // Every row twice, so scores tie at the cut. Two words, one rarer than the other, as a person asks: the
+    // threshold query is the rarer word alone, which is also the only essential term when the other's bound
+    // stays under the threshold, and then no NOT list is asked.
+    const doubled = [...rows, ...rows];
+    const { db, source, full, calls } = indexOf(doubled);
+    const counted = [...new Set(questions.flatMap((q) => queryTerms(q.toLowerCase())))]
+      .map((word) => ({ word, n: source.matchingAtLeast(word) }))
+      .filter(({ n }) => n > 0)
+      .sort((a, b) => a.n - b.n || (a.word < b.word ? -1 : 1));
+    const rarer = counted.filter(({ n }) => n >= 40 && n <= 400).map(({ word }) => word);
+    const common = counted.filter(({ n }) => n > 400).map(({ word }) => word);
+    try {
+      expect(rarer.length).toBeGreaterThan(10);
+      expect(common.length).toBeGreaterThan(10);
+      let pruned = 0;
+      let withoutNot = 0;
+      fc.assert(
+        fc.property(
+          fc.constantFrom(...rarer),
+          fc.constantFrom(...common, "node", "the"),
+          fc.boolean(),
+          fc.integer({ min: 1, max: 30 }),
+          (rare, other, rareFirst, limit) => {
+            const terms = rareFirst ? [rare, other] : [other, rare];
+            const before = { ...calls };
+            expect(prunedRanking(terms, limit, source), terms.join(" ")).toEqual(full(terms, limit));
+            // Split into an essential and a non-essential word, the AND list is asked; the NOT list with it,
+            // unless the threshold list stood in for it.
+            if (calls.andLists > before.andLists) {
+              pruned++;
+              if (calls.notLists === before.notLists) withoutNot++;
+            }
+          },
+        ),
+        { numRuns: 200 },
+      );
+      // Not vacuous: most of these questions prune, and most of those take the threshold list's place.
+      expect(pruned).toBeGreaterThan(100);
+      expect(withoutNot).toBeGreaterThan(pruned / 2);
     } finally {
       db.close();
     }
