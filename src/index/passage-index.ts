@@ -50,8 +50,9 @@ export interface PassageIndexOptions {
   writerBusyTimeoutMs?: number;
   /**
    * Rows summed per result up to which this thread's searches skip pruning (FULL_RANKING_ROWS_PER_LIMIT in
-   * passage-searcher.ts); only the tests and the bench that set pruning against the full expression change
-   * it. The search threads keep the default: either way the answer is the same to the bit.
+   * passage-searcher.ts); 0 prunes every question that matches a row, two words of close bounds too
+   * (boundsTooClose in prune.ts). Only the tests and the bench that set pruning against the full expression
+   * change it. The search threads keep the default: either way the answer is the same to the bit.
    */
   fullRankingRowsPerLimit?: number;
 }

@@ -12,6 +12,7 @@ import { InflatedBlocks } from "./inflated-blocks.js";
 import { type PassageHit, TRAIL_SEPARATOR, titleColumnText } from "./passage-document.js";
 import { hitsSql, rankByRowidSql, rankSql, rankWithTiesSql, stateSql } from "./passage-layout.js";
 import type { StoredPassage } from "./passage-text.js";
+import { boundsTooClose } from "./prune.js";
 import { canonicalOrder, prunedRanking, type RankedRow, type RowTermCounts } from "./pruned-ranking.js";
 import { type MatchQuery, orExpression } from "./query.js";
 import { SnippetTable } from "./snippet-table.js";
@@ -34,7 +35,9 @@ const termCountSql = "SELECT count(*) AS n FROM passages WHERE passages MATCH ?"
  * 0.83×, 1,000–1,500 0.84×, then 0.98× in each band of 500 to 3,000, 3,000–4,000 1.14×, past 4,000 1.80×. So
  * the full expression wins up to 1,500 rows, the two are even to 3,000 and pruning wins past it: 100 a result
  * (2,000 rows at 20 hits) stops inside the even band. On libSQL's SQLite 3.45 they were even at ~500
- * (docs/decisions/0090-rare-terms-bound-on-3.53.md, amending 0057).
+ * (docs/decisions/0090-rare-terms-bound-on-3.53.md, amending 0057). Measured again once a rarer word's
+ * threshold list stood in for the NOT list (0091): 0.84–0.89× under 1,500, 1.02–1.07× from 1,500 to 2,000, so
+ * the crossing moved down to 1,500–2,000 rows and 100 a result still stops at it.
  */
 export const FULL_RANKING_ROWS_PER_LIMIT = 100;
 // Whether an expression matches any row: FTS5 stops at the first, and scores none (pruning's NEAR check).
@@ -184,7 +187,7 @@ export class PassageSearcher {
     // Pruning merges lists by rowid for ties, which is the contract's order only while every document's rowids
     // are ordered (rowids.ts); until a rebuild restores that, the full expression answers. Its phrases in
     // pruning's order, so the scores are the ones a pruned search of the same data gives, to the last bit.
-    if (this.#current.unordered > 0 || rows <= this.#fullRankingRowsPerLimit * limit) {
+    if (this.#current.unordered > 0 || this.#ranksWhole(terms, counts, rows, limit)) {
       const ordered = canonicalOrder(terms, counts);
       return this.#rankExpression(orExpression(ordered, ordered), limit);
     }
@@ -195,6 +198,22 @@ export class PassageSearcher {
       passages: this.#current.passages,
       termCounts: (rowids, words) => this.#termCounts(rowids, words),
     });
+  }
+
+  /**
+   * Whether a question of these terms is ranked by its full expression rather than pruned: few rows a result
+   * (FULL_RANKING_ROWS_PER_LIMIT), or two words whose bounds are too close for pruning to pay (boundsTooClose).
+   * A bound of 0 rows a result prunes every question that matches any row: the oracle tests and the bench that
+   * hold or time pruning through find().
+   */
+  #ranksWhole(
+    terms: readonly string[],
+    counts: ReadonlyMap<string, number>,
+    rows: number,
+    limit: number,
+  ): boolean {
+    if (rows <= this.#fullRankingRowsPerLimit * limit) return true;
+    return this.#fullRankingRowsPerLimit > 0 && boundsTooClose(terms, counts, this.#current.passages);
   }
 
   /** What bm25() reads of some rows for some one-token terms: pruning adds the clamped shares with it. */

@@ -96,3 +96,33 @@ export function splitByThreshold(
     nonEssential: terms.filter((t) => below.has(t)),
   };
 }
+
+/**
+ * How close the commoner of a two-word question's bounds must come to the rarer's for pruning to be skipped.
+ * With two terms the threshold query is the rarer word alone, and pruning pays only where the commoner word's
+ * bound falls under the threshold's k-th score; where the two bounds are close it nearly never does, and then
+ * the threshold query was spent before the full expression runs anyway. Measured on 20,024 passages of
+ * Debian's manuals (167 two-word questions matching 2,000–8,000 rows summed, best of three askings, limit 20),
+ * by the commoner bound ÷ the rarer: under 0.6 every question pruned usefully, at 2.2–2.6 ms against the full
+ * expression's 3.5–5.4; 0.6–0.8, 22 of 29 (pruning ahead on the whole: 2.8–3.0 ms against 3.4–3.5 where it
+ * pays, 0.6 ms behind where it does not); 0.8–0.9, 8 of 19 did not (5.2 ms against the full expression's 3.8,
+ * while the 11 that did saved 0.4 ms each); from 0.9, 16 of 19 did not (5.1 against 3.8). So from 0.8 the full
+ * expression ranks them (docs/decisions/0092-close-bounds-unpruned.md). Only time moves: the full expression
+ * is pruning's own fallback and its proven equal.
+ */
+export const CLOSE_BOUNDS_RATIO = 0.8;
+
+/**
+ * Whether a question of two terms (two phrases of two different terms) has bounds so close that pruning it
+ * would nearly always end in the full expression anyway (CLOSE_BOUNDS_RATIO). `matching` is each term's row
+ * count.
+ */
+export function boundsTooClose(
+  terms: readonly string[],
+  matching: ReadonlyMap<string, number>,
+  passages: number,
+): boolean {
+  if (terms.length !== 2 || matching.size !== 2) return false;
+  const [rarer, commoner] = [...matching.values()].map((n) => phraseBound(passages, n)).sort((a, b) => b - a);
+  return rarer !== undefined && commoner !== undefined && commoner >= CLOSE_BOUNDS_RATIO * rarer;
+}

@@ -10,6 +10,8 @@ import { IDF_FLOOR, phraseIdf } from "../../src/index/bm25.js";
 import { type IndexedDocument, type PassageHit, PassageIndex } from "../../src/index/passage-index.js";
 import {
   BOUND_MARGIN,
+  boundsTooClose,
+  CLOSE_BOUNDS_RATIO,
   phraseBound,
   splitByThreshold,
   THRESHOLD_ROWS_CAP_PER_LIMIT,
@@ -68,6 +70,92 @@ describe("planning", () => {
       essential: ["walrus"],
       nonEssential: ["cell", "cell"],
     });
+  });
+
+  it("leaves two words of close bounds to the full expression, and prunes a rarer one with a commoner", () => {
+    const passages = 20_000;
+    expect(CLOSE_BOUNDS_RATIO).toBe(0.8);
+    const of = (counts: [string, number][]) => new Map(counts);
+    // 1,223 and 1,627 rows: bounds 6.01 and 5.33 (0.89 of the rarer's).
+    expect(
+      boundsTooClose(
+        ["availability", "important"],
+        of([
+          ["availability", 1223],
+          ["important", 1627],
+        ]),
+        passages,
+      ),
+    ).toBe(true);
+    // 707 and 6,420 rows: 0.38.
+    expect(
+      boundsTooClose(
+        ["refers", "usual"],
+        of([
+          ["usual", 707],
+          ["refers", 6420],
+        ]),
+        passages,
+      ),
+    ).toBe(false);
+    // Just past and just short of the ratio, whichever word is typed first.
+    const rarer = phraseBound(passages, 1000);
+    const atRatio = (n: number) => phraseBound(passages, n) / rarer;
+    let n = 1000;
+    while (atRatio(n + 1) >= CLOSE_BOUNDS_RATIO) n++;
+    expect(
+      boundsTooClose(
+        ["b", "a"],
+        of([
+          ["a", 1000],
+          ["b", n],
+        ]),
+        passages,
+      ),
+    ).toBe(true);
+    expect(
+      boundsTooClose(
+        ["b", "a"],
+        of([
+          ["a", 1000],
+          ["b", n + 1],
+        ]),
+        passages,
+      ),
+    ).toBe(false);
+    // A clamped word's bound is ~1e-6 of any other: pruned.
+    expect(
+      boundsTooClose(
+        ["a", "the"],
+        of([
+          ["a", 1000],
+          ["the", 15_000],
+        ]),
+        passages,
+      ),
+    ).toBe(false);
+    // Only two phrases of two terms: three words, or one word typed twice beside another, are left to pruning.
+    expect(
+      boundsTooClose(
+        ["a", "b", "c"],
+        of([
+          ["a", 1000],
+          ["b", 1000],
+          ["c", 1000],
+        ]),
+        passages,
+      ),
+    ).toBe(false);
+    expect(
+      boundsTooClose(
+        ["a", "a", "b"],
+        of([
+          ["a", 1000],
+          ["b", 1000],
+        ]),
+        passages,
+      ),
+    ).toBe(false);
   });
 
   it("takes the rarest terms for the threshold query until their rows reach a multiple of the limit", () => {
@@ -304,6 +392,44 @@ describe("the FTS5 facts pruning relies on", () => {
       expect(hit.score).toBe(sum);
       expect(hit.score).toBeLessThanOrEqual(full.get(hit.chunkId)?.score ?? 0);
     }
+  });
+});
+
+describe("two words of close bounds, ranked whole", () => {
+  it("property: a searcher that leaves them to the full expression answers as one that prunes them, to the bit", () => {
+    const term = fc.constantFrom(...vocabulary, "absentword");
+    let rankedWhole = 0;
+    fc.assert(
+      fc.property(
+        fc.integer(),
+        fc.array(fc.tuple(term, term), { minLength: 4, maxLength: 12 }),
+        (seed, pairs) => {
+          const docs = corpus({ seed, documents: 150, sections: 3 });
+          // A bound of 1 row a result: past it, two words of close bounds are ranked whole, the rest pruned.
+          const chooses = new PassageIndex({ fullRankingRowsPerLimit: 1 });
+          const prunes = new PassageIndex(PRUNING_ALWAYS);
+          try {
+            chooses.apply(docs);
+            prunes.apply(docs);
+            const passages = prunes.counts().chunks;
+            const rows = (t: string) => prunes.search(`"${t}"`, 100_000).length;
+            for (const [a, b] of pairs) {
+              const q = matchQuery(`${a} ${b}`);
+              expect(chooses.find(q, 10), `${a} ${b}`).toEqual(prunes.find(q, 10));
+              const matching = new Map(q.terms.map((t) => [t, rows(t)]));
+              const summed = [...matching.values()].reduce((x, y) => x + y, 0);
+              if (summed > 10 && boundsTooClose(q.terms, matching, passages)) rankedWhole++;
+            }
+          } finally {
+            chooses.close();
+            prunes.close();
+          }
+        },
+      ),
+      { numRuns: 15 },
+    );
+    // Not vacuous: neighbouring words of the vocabulary have close bounds.
+    expect(rankedWhole).toBeGreaterThan(10);
   });
 });
 
