@@ -12,7 +12,7 @@ import { InflatedBlocks } from "./inflated-blocks.js";
 import { type PassageHit, TRAIL_SEPARATOR, titleColumnText } from "./passage-document.js";
 import { hitsSql, rankByRowidSql, rankSql, rankWithTiesSql, stateSql } from "./passage-layout.js";
 import type { StoredPassage } from "./passage-text.js";
-import { boundsTooClose } from "./prune.js";
+import { ranksWhole } from "./prune.js";
 import { canonicalOrder, prunedRanking, type RankedRow, type RowTermCounts } from "./pruned-ranking.js";
 import { type MatchQuery, orExpression } from "./query.js";
 import { SnippetTable } from "./snippet-table.js";
@@ -36,7 +36,7 @@ const termCountSql = "SELECT count(*) AS n FROM passages WHERE passages MATCH ?"
  * the full expression wins up to 1,500 rows, the two are even to 3,000 and pruning wins past it: 100 a result
  * (2,000 rows at 20 hits) stops inside the even band. On libSQL's SQLite 3.45 they were even at ~500
  * (docs/decisions/0090-rare-terms-bound-on-3.53.md, amending 0057). Measured again once a rarer word's
- * threshold list stood in for the NOT list (0091): 0.84–0.89× under 1,500, 1.02–1.07× from 1,500 to 2,000, so
+ * threshold list stood in for the NOT list (0091): 0.77–0.89× under 1,500, 1.02–1.07× from 1,500 to 2,000, so
  * the crossing moved down to 1,500–2,000 rows and 100 a result still stops at it.
  */
 export const FULL_RANKING_ROWS_PER_LIMIT = 100;
@@ -182,12 +182,12 @@ export class PassageSearcher {
     const terms = query.terms;
     if (terms.length < 2) return this.#rankExpression(orExpression(terms, terms), limit);
     const counts = new Map(terms.map((t) => [t, this.#exactCount(t)]));
-    let rows = 0;
-    for (const n of counts.values()) rows += n;
     // Pruning merges lists by rowid for ties, which is the contract's order only while every document's rowids
     // are ordered (rowids.ts); until a rebuild restores that, the full expression answers. Its phrases in
     // pruning's order, so the scores are the ones a pruned search of the same data gives, to the last bit.
-    if (this.#current.unordered > 0 || this.#ranksWhole(terms, counts, rows, limit)) {
+    // Few rows a result, or two words of close bounds (ranksWhole): pruning would cost more than it saves.
+    const whole = ranksWhole(terms, counts, limit, this.#current.passages, this.#fullRankingRowsPerLimit);
+    if (this.#current.unordered > 0 || whole) {
       const ordered = canonicalOrder(terms, counts);
       return this.#rankExpression(orExpression(ordered, ordered), limit);
     }
@@ -198,22 +198,6 @@ export class PassageSearcher {
       passages: this.#current.passages,
       termCounts: (rowids, words) => this.#termCounts(rowids, words),
     });
-  }
-
-  /**
-   * Whether a question of these terms is ranked by its full expression rather than pruned: few rows a result
-   * (FULL_RANKING_ROWS_PER_LIMIT), or two words whose bounds are too close for pruning to pay (boundsTooClose).
-   * A bound of 0 rows a result prunes every question that matches any row: the oracle tests and the bench that
-   * hold or time pruning through find().
-   */
-  #ranksWhole(
-    terms: readonly string[],
-    counts: ReadonlyMap<string, number>,
-    rows: number,
-    limit: number,
-  ): boolean {
-    if (rows <= this.#fullRankingRowsPerLimit * limit) return true;
-    return this.#fullRankingRowsPerLimit > 0 && boundsTooClose(terms, counts, this.#current.passages);
   }
 
   /** What bm25() reads of some rows for some one-token terms: pruning adds the clamped shares with it. */

@@ -305,7 +305,8 @@ export function canonicalOrder(terms: readonly string[], matching: ReadonlyMap<s
  * which is what it comes in with, and it stays out of the top k. So the merge's top k is the one the NOT list
  * gives, and a statement is saved: on two-word questions of a rare word and a common one (20,024 passages of
  * Debian's manuals: "usual refers", 707 and 6,420 rows) the NOT list was 0.7–1.1 ms of a 3.3–4.6 ms search.
- * test/index/prune.test.ts's oracles hold the answers to the full expression's.
+ * test/index/pruned-ranking.test.ts holds the answers to the full expression's to the bit, ties at the cut
+ * included, and test/index/prune.test.ts's oracles through find().
  */
 function thresholdIsNotList(thresholdExpression: string, essential: readonly string[]): boolean {
   return thresholdExpression === orExpression(essential, []);

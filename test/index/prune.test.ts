@@ -7,12 +7,16 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { mulberry32 } from "../../bench/corpus.js";
 import { IDF_FLOOR, phraseIdf } from "../../src/index/bm25.js";
+import { openPassageConnection } from "../../src/index/passage-database.js";
 import { type IndexedDocument, type PassageHit, PassageIndex } from "../../src/index/passage-index.js";
+import { rankByRowidSql } from "../../src/index/passage-layout.js";
+import { PassageSearcher } from "../../src/index/passage-searcher.js";
 import {
   BOUND_MARGIN,
   boundsTooClose,
   CLOSE_BOUNDS_RATIO,
   phraseBound,
+  ranksWhole,
   splitByThreshold,
   THRESHOLD_ROWS_CAP_PER_LIMIT,
   THRESHOLD_ROWS_PER_LIMIT,
@@ -87,7 +91,7 @@ describe("planning", () => {
         passages,
       ),
     ).toBe(true);
-    // 707 and 6,420 rows: 0.38.
+    // 707 and 6,420 rows: 0.23.
     expect(
       boundsTooClose(
         ["refers", "usual"],
@@ -156,6 +160,38 @@ describe("planning", () => {
         passages,
       ),
     ).toBe(false);
+  });
+
+  it("ranks whole at few rows a result or two words of close bounds; at 0 rows a result never, at infinity always", () => {
+    const passages = 20_000;
+    const close = new Map([
+      ["availability", 1223],
+      ["important", 1627],
+    ]);
+    const apart = new Map([
+      ["usual", 707],
+      ["refers", 6420],
+    ]);
+    const terms = (m: Map<string, number>) => [...m.keys()];
+    // 2,850 and 7,127 rows: past 100 a result at 20 hits, under it at 400.
+    expect(ranksWhole(terms(close), close, 20, passages, 100)).toBe(true);
+    expect(ranksWhole(terms(apart), apart, 20, passages, 100)).toBe(false);
+    expect(ranksWhole(terms(apart), apart, 400, passages, 100)).toBe(true);
+    // 0: every question that matches a row is pruned, close bounds or not; only one matching none is not.
+    expect(ranksWhole(terms(close), close, 20, passages, 0)).toBe(false);
+    expect(
+      ranksWhole(
+        ["a", "b"],
+        new Map([
+          ["a", 0],
+          ["b", 0],
+        ]),
+        20,
+        passages,
+        0,
+      ),
+    ).toBe(true);
+    expect(ranksWhole(terms(apart), apart, 20, passages, Number.POSITIVE_INFINITY)).toBe(true);
   });
 
   it("takes the rarest terms for the threshold query until their rows reach a multiple of the limit", () => {
@@ -430,6 +466,58 @@ describe("two words of close bounds, ranked whole", () => {
     );
     // Not vacuous: neighbouring words of the vocabulary have close bounds.
     expect(rankedWhole).toBeGreaterThan(10);
+  });
+
+  it("asks one ranking statement for two words of close bounds, and pruning's several for a rarer with a commoner", () => {
+    const docs = corpus({ seed: 7, documents: 200, sections: 3 });
+    const index = new PassageIndex();
+    index.apply(docs);
+    const db = openPassageConnection(index.databaseName, { busyTimeoutMs: 1000 });
+    // The searcher's own statements on a real connection; the ranking one counts the expressions it runs.
+    const ranked: string[] = [];
+    const prepare = db.prepare.bind(db);
+    db.prepare = (sql: string) => {
+      const statement = prepare(sql);
+      if (sql !== rankByRowidSql) return statement;
+      const all = statement.all.bind(statement);
+      return new Proxy(statement, {
+        get: (target, key) =>
+          key === "all"
+            ? (...args: Parameters<typeof all>) => {
+                ranked.push(String(args[0]));
+                return all(...args);
+              }
+            : Reflect.get(target, key, target),
+      });
+    };
+    try {
+      const searcher = new PassageSearcher(db, null, 1);
+      const rows = (t: string) => index.search(`"${t}"`, 100_000).length;
+      const passages = index.counts().chunks;
+      let whole = 0;
+      let pruned = 0;
+      for (let i = 1; i < vocabulary.length; i++) {
+        for (const j of [i + 1, i + 12]) {
+          const a = vocabulary[i] as string;
+          const b = vocabulary[j] as string | undefined;
+          if (b === undefined) continue;
+          const q = matchQuery(`${a} ${b}`);
+          const matching = new Map(q.terms.map((t) => [t, rows(t)]));
+          if (rows(a) + rows(b) <= 10) continue;
+          ranked.length = 0;
+          searcher.find(q, 10);
+          if (boundsTooClose(q.terms, matching, passages)) {
+            whole++;
+            expect(ranked, q.expression).toHaveLength(1);
+          } else if (ranked.length > 1) pruned++;
+        }
+      }
+      expect(whole).toBeGreaterThan(5);
+      expect(pruned).toBeGreaterThan(5);
+    } finally {
+      db.close();
+      index.close();
+    }
   });
 });
 
