@@ -90,36 +90,45 @@ describe("trec_eval semantics", () => {
   });
 });
 
+/**
+ * Our three means for `run` against `qrelText`, and what the collection's script prints for the same files
+ * written into `dir`: each pair as [ours, printed].
+ */
+function beside(dir: string, run: Map<string, Retrieved[]>, qrelText: string) {
+  writeFileSync(join(dir, "qrels.tsv"), qrelText);
+  writeFileSync(join(dir, "run.trec"), trecRunText(run, "t"));
+  const ours = evaluate(run, parseJudgments(qrelText));
+  const printed = execFileSync("python3", [SCRIPT, join(dir, "run.trec"), join(dir, "qrels.tsv")], {
+    encoding: "utf8",
+  });
+  const number = (name: string) => Number(printed.match(new RegExp(`${name} ([0-9.]+)`))?.[1]);
+  const means: [string, number, number][] = [
+    ["nDCG@10", ours.ndcg10, number("nDCG@10")],
+    ["Recall@100", ours.recall100, number("Recall@100")],
+    ["MAP@100", ours.map100, number("MAP@100")],
+  ];
+  return { ours, printed, means };
+}
+
+/**
+ * The script prints four decimals, rounding an exact half to even: a mean of 0.03125 prints as 0.0312, exactly
+ * half a unit of the last place away (toBeCloseTo's bound is strict). So within half a unit, and a hair for
+ * the sums' last bits.
+ */
+const HALF_A_PRINTED_UNIT = 0.5e-4 + 1e-12;
+
 describe.skipIf(!existsSync(SCRIPT) || !hasPython())("against the collection's own ndcg.py", () => {
   it("agrees with a mean the script rounds half to even (0.03125 printed as 0.0312)", () => {
     // fast-check's counterexample (seed 940668466): one query's MAP@100 is 1/32, printed to four decimals.
     const qrelText = ["6\t37\t1", "1\t1\t1", "2\t1\t1", "6\t1\t1", "5\t1\t1"].join("\n");
-    const run = new Map<string, Retrieved[]>([
-      [
-        "6",
-        [
-          { docId: "17", score: 0 },
-          { docId: "15", score: 0 },
-          { docId: "5", score: 0 },
-          { docId: "1", score: 0 },
-        ],
-      ],
-    ]);
+    const ranked = ["17", "15", "5", "1"].map((docId) => ({ docId, score: 0 }));
     const dir = mkdtempSync(join(tmpdir(), "memoria-metrics-"));
     try {
-      writeFileSync(join(dir, "qrels.tsv"), qrelText);
-      writeFileSync(join(dir, "run.trec"), trecRunText(run, "t"));
-      const ours = evaluate(run, parseJudgments(qrelText));
-      const printed = execFileSync("python3", [SCRIPT, join(dir, "run.trec"), join(dir, "qrels.tsv")], {
-        encoding: "utf8",
-      });
-      const number = (name: string) => Number(printed.match(new RegExp(`${name} ([0-9.]+)`))?.[1]);
-      const means = [ours.ndcg10, ours.recall100, ours.map100];
-      const shown = [number("nDCG@10"), number("Recall@100"), number("MAP@100")];
+      const { means } = beside(dir, new Map([["6", ranked]]), qrelText);
       // The case itself: some mean lies exactly half a unit of the fourth place from what is printed.
-      expect(means.some((m, i) => Math.abs(Math.abs(m - (shown[i] ?? 0)) - 0.5e-4) < 1e-12)).toBe(true);
-      for (const [i, m] of means.entries())
-        expect(Math.abs(m - (shown[i] ?? 0))).toBeLessThanOrEqual(0.5e-4 + 1e-12);
+      expect(means.some(([, ours, shown]) => Math.abs(Math.abs(ours - shown) - 0.5e-4) < 1e-12)).toBe(true);
+      for (const [name, ours, shown] of means)
+        expect(Math.abs(ours - shown), name).toBeLessThanOrEqual(HALF_A_PRINTED_UNIT);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -144,21 +153,9 @@ describe.skipIf(!existsSync(SCRIPT) || !hasPython())("against the collection's o
             for (const [q, d, s] of runRows) {
               run.set(q, [...(run.get(q) ?? []), { docId: d, score: s / 2 }]);
             }
-            writeFileSync(join(dir, "qrels.tsv"), qrelText);
-            writeFileSync(join(dir, "run.trec"), trecRunText(run, "t"));
-            const ours = evaluate(run, parseJudgments(qrelText));
-            const printed = execFileSync("python3", [SCRIPT, join(dir, "run.trec"), join(dir, "qrels.tsv")], {
-              encoding: "utf8",
-            });
-            const number = (name: string) => Number(printed.match(new RegExp(`${name} ([0-9.]+)`))?.[1]);
-            // The script prints four decimals, rounding an exact half to even: a mean of 0.03125 prints as
-            // 0.0312, exactly half a unit of the last place away (toBeCloseTo's bound is strict). So within
-            // half a unit, and a hair for the sums' last bits.
-            const asPrinted = (value: number, name: string) =>
-              expect(Math.abs(value - number(name)), name).toBeLessThanOrEqual(0.5e-4 + 1e-12);
-            asPrinted(ours.ndcg10, "nDCG@10");
-            asPrinted(ours.recall100, "Recall@100");
-            asPrinted(ours.map100, "MAP@100");
+            const { ours, printed, means } = beside(dir, run, qrelText);
+            for (const [name, mean, shown] of means)
+              expect(Math.abs(mean - shown), name).toBeLessThanOrEqual(HALF_A_PRINTED_UNIT);
             expect(printed).toContain(`queries ${ours.queries}, missing from run ${ours.missing}`);
           },
         ),
