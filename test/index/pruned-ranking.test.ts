@@ -184,9 +184,11 @@ describe("clamped shares added outside FTS5 (real README text)", () => {
         ),
         { numRuns: 200 },
       );
-      // Not vacuous: most of these questions prune, and most of those take the threshold list's place.
+      // Not vacuous: most of these questions prune, and about half of those take the threshold list's place
+      // (68–105 of 163–174 in ten runs; the others' threshold query also takes the commoner word, where the
+      // rarer one's rows fall short of 8 × the limit). None would with the substitution off.
       expect(pruned).toBeGreaterThan(100);
-      expect(withoutNot).toBeGreaterThan(pruned / 2);
+      expect(withoutNot).toBeGreaterThan(pruned / 4);
     } finally {
       db.close();
     }
