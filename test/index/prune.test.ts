@@ -80,64 +80,29 @@ describe("planning", () => {
     const passages = 20_000;
     expect(CLOSE_BOUNDS_RATIO).toBe(0.8);
     const of = (counts: [string, number][]) => new Map(counts);
+    /** The question "a b" as typed, a's rows and b's. */
+    const close = (a: string, aRows: number, b: string, bRows: number) =>
+      boundsTooClose(
+        [a, b],
+        new Map([
+          [a, aRows],
+          [b, bRows],
+        ]),
+        passages,
+      );
     // 1,223 and 1,627 rows: bounds 6.01 and 5.33 (0.89 of the rarer's).
-    expect(
-      boundsTooClose(
-        ["availability", "important"],
-        of([
-          ["availability", 1223],
-          ["important", 1627],
-        ]),
-        passages,
-      ),
-    ).toBe(true);
+    expect(close("availability", 1223, "important", 1627)).toBe(true);
     // 707 and 6,420 rows: 0.23.
-    expect(
-      boundsTooClose(
-        ["refers", "usual"],
-        of([
-          ["usual", 707],
-          ["refers", 6420],
-        ]),
-        passages,
-      ),
-    ).toBe(false);
+    expect(close("refers", 6420, "usual", 707)).toBe(false);
     // Just past and just short of the ratio, whichever word is typed first.
     const rarer = phraseBound(passages, 1000);
     const atRatio = (n: number) => phraseBound(passages, n) / rarer;
     let n = 1000;
     while (atRatio(n + 1) >= CLOSE_BOUNDS_RATIO) n++;
-    expect(
-      boundsTooClose(
-        ["b", "a"],
-        of([
-          ["a", 1000],
-          ["b", n],
-        ]),
-        passages,
-      ),
-    ).toBe(true);
-    expect(
-      boundsTooClose(
-        ["b", "a"],
-        of([
-          ["a", 1000],
-          ["b", n + 1],
-        ]),
-        passages,
-      ),
-    ).toBe(false);
+    expect(close("b", n, "a", 1000)).toBe(true);
+    expect(close("b", n + 1, "a", 1000)).toBe(false);
     // A clamped word's bound is ~1e-6 of any other: pruned.
-    expect(
-      boundsTooClose(
-        ["a", "the"],
-        of([
-          ["a", 1000],
-          ["the", 15_000],
-        ]),
-        passages,
-      ),
-    ).toBe(false);
+    expect(close("a", 1000, "the", 15_000)).toBe(false);
     // Only two phrases of two terms: three words, or one word typed twice beside another, are left to pruning.
     expect(
       boundsTooClose(
@@ -269,6 +234,11 @@ const query = fc
   })
   .map((words) => words.join(" "));
 
+/** How many rows hold each term: the index's own search of the quoted term, as the searcher counts it. */
+function rowsHolding(index: PassageIndex, terms: readonly string[]): Map<string, number> {
+  return new Map(terms.map((t) => [t, index.search(`"${t}"`, 100_000).length]));
+}
+
 /**
  * find() against the oracle: the full expression, run as it is, its phrases in the canonical order every
  * search lists them in (canonicalOrder). In the order typed, a row's score may differ in the last bits (0022),
@@ -278,8 +248,7 @@ const query = fc
 function expectAsFullExpression(index: PassageIndex, q: string, limit: number): void {
   const match = matchQuery(q);
   const found = index.find(match, limit);
-  const rows = new Map(match.terms.map((t) => [t, index.search(`"${t}"`, 100_000).length]));
-  const ordered = canonicalOrder(match.terms, rows);
+  const ordered = canonicalOrder(match.terms, rowsHolding(index, match.terms));
   const full =
     match.terms.length === 0 ? [] : index.search(orExpression(ordered, ordered), limit, match.expression);
   const view = (hits: PassageHit[]) => hits.map((h) => ({ ...h, score: 0 }));
@@ -301,7 +270,7 @@ function listsAsked(index: PassageIndex, q: string, limit: number): string[] {
       asked.push(expression);
       return index.search(expression, n).map((h): RankedRow => ({ rowid: rowid(h.chunkId), rank: -h.score }));
     },
-    matchingAtLeast: (term) => index.search(`"${term}"`, 100_000).length,
+    matchingAtLeast: (term) => rowsHolding(index, [term]).get(term) ?? 0,
     passages: index.counts().chunks,
   });
   return asked;
@@ -310,8 +279,7 @@ function listsAsked(index: PassageIndex, q: string, limit: number): string[] {
 /** Whether pruning answered without running the full expression. */
 const prunes = (index: PassageIndex, q: string, limit: number) => {
   const terms = matchQuery(q).terms;
-  const matching = new Map(terms.map((t) => [t, index.search(`"${t}"`, 100_000).length]));
-  const ordered = terms.length < 2 ? terms : canonicalOrder(terms, matching);
+  const ordered = terms.length < 2 ? terms : canonicalOrder(terms, rowsHolding(index, terms));
   return !listsAsked(index, q, limit).includes(orExpression(ordered, ordered));
 };
 
@@ -456,11 +424,10 @@ describe("two words of close bounds, ranked whole", () => {
             chooses.apply(docs);
             prunes.apply(docs);
             const passages = prunes.counts().chunks;
-            const rows = (t: string) => prunes.search(`"${t}"`, 100_000).length;
             for (const [a, b] of pairs) {
               const q = matchQuery(`${a} ${b}`);
               expect(chooses.find(q, 10), `${a} ${b}`).toEqual(prunes.find(q, 10));
-              const matching = new Map(q.terms.map((t) => [t, rows(t)]));
+              const matching = rowsHolding(prunes, q.terms);
               const summed = [...matching.values()].reduce((x, y) => x + y, 0);
               if (summed > 10 && boundsTooClose(q.terms, matching, passages)) rankedWhole++;
             }
@@ -500,7 +467,6 @@ describe("two words of close bounds, ranked whole", () => {
     };
     try {
       const searcher = new PassageSearcher(db, null, 1);
-      const rows = (t: string) => index.search(`"${t}"`, 100_000).length;
       const passages = index.counts().chunks;
       let whole = 0;
       let pruned = 0;
@@ -510,8 +476,8 @@ describe("two words of close bounds, ranked whole", () => {
           const b = vocabulary[j] as string | undefined;
           if (b === undefined) continue;
           const q = matchQuery(`${a} ${b}`);
-          const matching = new Map(q.terms.map((t) => [t, rows(t)]));
-          if (rows(a) + rows(b) <= 10) continue;
+          const matching = rowsHolding(index, q.terms);
+          if ((matching.get(a) ?? 0) + (matching.get(b) ?? 0) <= 10) continue;
           ranked.length = 0;
           searcher.find(q, 10);
           if (boundsTooClose(q.terms, matching, passages)) {
