@@ -148,9 +148,9 @@ export class PassageIndex {
       "INSERT INTO passage_rows (rowid, document_id, ordinal) VALUES (?, ?, ?)",
     );
     this.#removeRow = this.#db.prepare("DELETE FROM passage_rows WHERE rowid = ?");
-    this.#insertText = this.#db.prepare("INSERT INTO passage_text (rowid, passages) VALUES (?, ?)");
+    this.#insertText = this.#db.prepare("INSERT INTO passage_text (rowid, packed) VALUES (?, ?)");
     this.#documentText = this.#db.prepare(
-      "SELECT rowid, passages FROM passage_text WHERE rowid BETWEEN ? AND ?",
+      "SELECT rowid, packed FROM passage_text WHERE rowid BETWEEN ? AND ?",
     );
     this.#removeText = this.#db.prepare("DELETE FROM passage_text WHERE rowid BETWEEN ? AND ?");
     this.#putDocument = this.#db.prepare(
@@ -344,8 +344,8 @@ export class PassageIndex {
       const last = first + doc.rowids.length - 1;
       const path = doc.path.join(TRAIL_SEPARATOR);
       const title = titleColumnText(doc.title, doc.tags);
-      for (const block of this.#documentText.all(first, last) as { rowid: number; passages: Uint8Array }[]) {
-        for (const [i, p] of unpackBlock(block.passages).entries()) {
+      for (const block of this.#documentText.all(first, last) as { rowid: number; packed: ArrayBuffer }[]) {
+        for (const [i, p] of unpackBlock(block.packed).entries()) {
           this.#remove.run(block.rowid + i, p.heading, p.body, title, path);
         }
       }

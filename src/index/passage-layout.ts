@@ -26,8 +26,10 @@ export const schema = [
   )`,
   "CREATE TABLE passage_rows (rowid INTEGER PRIMARY KEY, document_id TEXT NOT NULL, ordinal INTEGER NOT NULL)",
   // rowid: the first passage's rowid. A document's passages hold consecutive rowids (rowids.ts), so the
-  // block holding a passage is the one with the greatest rowid not above it.
-  "CREATE TABLE passage_text (rowid INTEGER PRIMARY KEY, passages BLOB NOT NULL)",
+  // block holding a passage is the one with the greatest rowid not above it. packed: passage-text.ts's
+  // layout, whose column name changed with it, so a snapshot of the JSON blocks before it (column
+  // `passages`) has another schema fingerprint and is never restored into an index that reads this one.
+  "CREATE TABLE passage_text (rowid INTEGER PRIMARY KEY, packed BLOB NOT NULL)",
   // Title, path and tags as JSON (a string, arrays of strings): JSON escapes a lone surrogate, which SQLite's
   // UTF-8 text would turn into U+FFFD. A hit shows them, the snippet and term tables index them.
   "CREATE TABLE passage_documents (id TEXT PRIMARY KEY, title TEXT NOT NULL, path TEXT NOT NULL, tags TEXT NOT NULL)",
@@ -62,7 +64,7 @@ export const rankWithTiesSql = `SELECT passages.rowid AS rowid, bm25(passages, $
 // (docs/decisions/0056-hits-in-one-statement.md). A block shared by several hits comes back with each; it is
 // inflated once (passage-searcher.ts).
 export const hitsSql = `SELECT j.key AS position, j.value AS rowid, r.document_id, r.ordinal,
-    d.title, d.path, d.tags, t.rowid AS block, t.passages
+    d.title, d.path, d.tags, t.rowid AS block, t.packed
   FROM json_each(?) j
   LEFT JOIN passage_rows r ON r.rowid = j.value
   LEFT JOIN passage_documents d ON d.id = r.document_id

@@ -11,7 +11,7 @@ import { FeedbackRescoring } from "./feedback-rescoring.js";
 import { InflatedBlocks } from "./inflated-blocks.js";
 import { type PassageHit, TRAIL_SEPARATOR, titleColumnText } from "./passage-document.js";
 import { hitsSql, rankByRowidSql, rankSql, rankWithTiesSql, stateSql } from "./passage-layout.js";
-import type { StoredPassage } from "./passage-text.js";
+import type { StoredPassage, TextBlock } from "./passage-text.js";
 import { ranksWhole } from "./prune.js";
 import { canonicalOrder, prunedRanking, type RankedRow, type RowTermCounts } from "./pruned-ranking.js";
 import { type MatchQuery, orExpression } from "./query.js";
@@ -255,25 +255,26 @@ export class PassageSearcher {
   }
 
   /**
-   * What a hit shows of each passage, in the given order: its row, its block's text (each block inflated once
-   * however many of its passages were returned, or kept from an earlier search: inflated-blocks.ts) and its
-   * document's title, path and tags (each document parsed once), all read by one statement.
+   * What a hit shows of each passage, in the given order: its row, its own passage of its block's text (each
+   * block inflated once however many of its passages were returned, or kept from an earlier search:
+   * inflated-blocks.ts) and its document's title, path and tags (each document parsed once), all read by one
+   * statement.
    */
   #storedPassages(rowids: readonly number[]): StoredHit[] {
     const found: (HitRow | undefined)[] = rowids.map(() => undefined);
     for (const row of this.#hits.all(JSON.stringify(rowids)) as HitRow[]) found[row.position] = row;
-    const blocks = new Map<number, readonly StoredPassage[]>();
+    const blocks = new Map<number, TextBlock>();
     const documents = new Map<string, DocumentShown | undefined>();
     return rowids.map((rowid, i) => {
       const row = found[i];
       let text: StoredPassage | undefined;
-      if (row?.block != null && row.passages != null) {
-        let passages = blocks.get(row.block);
-        if (!passages) {
-          passages = this.#inflated.passagesOf(row.block, bytesOf(row.passages));
-          blocks.set(row.block, passages);
+      if (row?.block != null && row.packed != null) {
+        let block = blocks.get(row.block);
+        if (!block) {
+          block = this.#inflated.blockOf(row.block, bytesOf(row.packed));
+          blocks.set(row.block, block);
         }
-        text = passages[rowid - row.block];
+        text = block.passage(rowid - row.block);
       }
       const documentId = row?.document_id ?? "";
       if (!documents.has(documentId)) documents.set(documentId, row ? documentOf(row) : undefined);
@@ -301,7 +302,7 @@ interface HitRow {
   path: string | null;
   tags: string | null;
   block: number | null;
-  passages: Uint8Array | ArrayBuffer | null;
+  packed: Uint8Array | ArrayBuffer | null;
 }
 
 /** The driver hands a blob back as an ArrayBuffer from all() (a Buffer from get()): viewed, not copied. */

@@ -36,7 +36,7 @@ describe("inflated blocks", () => {
     const inflated = new InflatedBlocks();
     for (let round = 0; round < 2; round++) {
       for (const [rowid, block] of blocks.entries()) {
-        expect(inflated.passagesOf(rowid, block)).toEqual(unpackBlock(block));
+        expect(inflated.blockOf(rowid, block).passages()).toEqual(unpackBlock(block));
       }
     }
   });
@@ -45,12 +45,12 @@ describe("inflated blocks", () => {
     const inflated = new InflatedBlocks();
     const before = packBlock([{ chunkId: "a", heading: "Old", body: "the old walrus text" }]);
     const after = packBlock([{ chunkId: "b", heading: "New", body: "the new walrus text" }]);
-    const first = inflated.passagesOf(7, before);
-    expect(inflated.passagesOf(7, Uint8Array.from(before))).toBe(first);
-    expect(inflated.passagesOf(7, after)).toEqual([
+    const first = inflated.blockOf(7, before);
+    expect(inflated.blockOf(7, Uint8Array.from(before))).toBe(first);
+    expect(inflated.blockOf(7, after).passages()).toEqual([
       { chunkId: "b", heading: "New", body: "the new walrus text" },
     ]);
-    expect(inflated.passagesOf(7, before)).not.toBe(first);
+    expect(inflated.blockOf(7, before)).not.toBe(first);
   });
 
   it("is not fooled when the buffer it was handed is overwritten after the call", () => {
@@ -59,10 +59,10 @@ describe("inflated blocks", () => {
     const b = packBlock([{ chunkId: "b", heading: "", body: "other text" }]);
     const shared = new Uint8Array(Math.max(a.length, b.length));
     shared.set(a);
-    inflated.passagesOf(1, shared.subarray(0, a.length));
+    inflated.blockOf(1, shared.subarray(0, a.length));
     shared.fill(0);
     shared.set(b);
-    expect(inflated.passagesOf(1, shared.subarray(0, b.length))).toEqual(unpackBlock(b));
+    expect(inflated.blockOf(1, shared.subarray(0, b.length)).passages()).toEqual(unpackBlock(b));
   });
 
   it("keeps no more text than its limit: the least recently used block goes first, a block above it never stays", () => {
@@ -72,15 +72,15 @@ describe("inflated blocks", () => {
     const blocks = ["a", "b", "c"].map(block);
     const [a, b, c] = blocks.map((packed, rowid) => ({ packed, rowid }));
     if (!a || !b || !c) throw new Error("three blocks");
-    const first = inflated.passagesOf(a.rowid, a.packed);
-    const second = inflated.passagesOf(b.rowid, b.packed);
-    expect(inflated.passagesOf(a.rowid, a.packed)).toBe(first); // a is now the latest used
-    inflated.passagesOf(c.rowid, c.packed); // over 2500 characters: b, the least recently used, goes
-    expect(inflated.passagesOf(a.rowid, a.packed)).toBe(first);
-    expect(inflated.passagesOf(b.rowid, b.packed)).not.toBe(second);
+    const first = inflated.blockOf(a.rowid, a.packed);
+    const second = inflated.blockOf(b.rowid, b.packed);
+    expect(inflated.blockOf(a.rowid, a.packed)).toBe(first); // a is now the latest used
+    inflated.blockOf(c.rowid, c.packed); // over 2500 characters: b, the least recently used, goes
+    expect(inflated.blockOf(a.rowid, a.packed)).toBe(first);
+    expect(inflated.blockOf(b.rowid, b.packed)).not.toBe(second);
     const huge = packBlock([{ chunkId: "h", heading: "", body: "y".repeat(3000) }]);
-    const once = inflated.passagesOf(9, huge);
-    expect(inflated.passagesOf(9, huge)).not.toBe(once);
+    const once = inflated.blockOf(9, huge);
+    expect(inflated.blockOf(9, huge)).not.toBe(once);
   });
 
   it("shows a replaced document's new text to the searcher that showed its old text", () => {

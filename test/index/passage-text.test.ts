@@ -1,0 +1,139 @@
+// A text block read without JSON (passage-text.ts): each passage as the whole block unpacks it, on
+// real manuals and generated text; a block that does not hold what its lengths say refused, never misread;
+// and a snapshot of the layout before it never restored into an index that reads this one.
+
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { deflateRawSync } from "node:zlib";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { IndexDatabase } from "../../src/index/engine.js";
+import { schema } from "../../src/index/passage-layout.js";
+import {
+  CorruptTextBlockError,
+  packBlock,
+  type StoredPassage,
+  TextBlock,
+  textBlocks,
+  unpackBlock,
+} from "../../src/index/passage-text.js";
+import { schemaFingerprint } from "../../src/index/snapshot.js";
+import { chunkDocument } from "../../src/ingest/chunk.js";
+
+/** Git's manuals as Debian installs them (.ci/run installs git-doc), cut into blocks as the index cuts them. */
+function realBlocks(): StoredPassage[][] {
+  const gitDoc = "/usr/share/doc/git-doc";
+  return readdirSync(gitDoc)
+    .filter((name) => name.endsWith(".txt"))
+    .sort()
+    .slice(0, 60)
+    .flatMap((name) =>
+      textBlocks(
+        chunkDocument({ title: name, content: readFileSync(join(gitDoc, name), "utf8"), format: "text" }).map(
+          (p, i) => ({ chunkId: `${name}-${i}`, heading: p.heading, body: p.text }),
+        ),
+      ),
+    );
+}
+
+/** A stored block of exactly these inflated bytes, its size prefix as packBlock writes it unless given. */
+function storedOf(inflated: Buffer, size = inflated.length): Uint8Array {
+  const deflated = deflateRawSync(inflated);
+  const stored = Buffer.alloc(4 + deflated.length);
+  stored.writeUInt32LE(size, 0);
+  stored.set(deflated, 4);
+  return stored;
+}
+
+/** The inflated bytes of a block: its count, each field's UTF-8 length, then the fields. */
+function inflatedOf(count: number, lengths: number[], body: string): Buffer {
+  const header = Buffer.alloc(4 * (1 + lengths.length));
+  header.writeUInt32LE(count, 0);
+  for (const [i, n] of lengths.entries()) header.writeUInt32LE(n, 4 * (1 + i));
+  return Buffer.concat([header, Buffer.from(body, "utf8")]);
+}
+
+describe("text blocks", () => {
+  it("decodes each passage of real manuals as it was stored, alone and in any order", () => {
+    const blocks = realBlocks();
+    expect(blocks.length).toBeGreaterThan(50);
+    for (const passages of blocks) {
+      const block = TextBlock.inflate(packBlock(passages));
+      expect(block.count).toBe(passages.length);
+      for (let i = passages.length - 1; i >= 0; i--) expect(block.passage(i)).toEqual(passages[i]);
+      expect(block.passage(passages.length)).toBeUndefined();
+      expect(block.passage(-1)).toBeUndefined();
+      expect(block.passage(0.5)).toBeUndefined();
+    }
+  });
+
+  it("property: any passage of any block is the one the whole block unpacks to, surrogates and all", () => {
+    const stored = fc.record({
+      chunkId: fc.string({ unit: "grapheme", maxLength: 30 }),
+      heading: fc.string({ unit: "binary", maxLength: 40 }),
+      body: fc.string({ unit: "binary", maxLength: 3000 }),
+    });
+    fc.assert(
+      fc.property(fc.array(stored, { minLength: 1, maxLength: 8 }), fc.nat(), (ps, pick) => {
+        const packed = packBlock(ps);
+        const whole = unpackBlock(packed);
+        const i = pick % ps.length;
+        expect(TextBlock.inflate(packed).passage(i)).toEqual(whole[i]);
+        // What the driver hands back from all(): the same bytes as an ArrayBuffer.
+        const copy = new Uint8Array(packed).buffer;
+        expect(TextBlock.inflate(copy).passage(i)).toEqual(whole[i]);
+        // Lone surrogates became U+FFFD on the way, as SQLite's UTF-8 text turns them; nothing else changed.
+        expect(whole[i]?.body).toBe(Buffer.from(ps[i]?.body ?? "", "utf8").toString("utf8"));
+      }),
+    );
+  });
+
+  it("is read from its own bytes when handed a view into a larger buffer", () => {
+    const packed = packBlock([{ chunkId: "a", heading: "H", body: "the walrus text" }]);
+    const larger = new Uint8Array(packed.length + 20).fill(7);
+    larger.set(packed, 10);
+    expect(TextBlock.inflate(larger.subarray(10, 10 + packed.length)).passage(0)).toEqual({
+      chunkId: "a",
+      heading: "H",
+      body: "the walrus text",
+    });
+  });
+
+  it("refuses a block that does not hold what its lengths say, rather than show another passage's text", () => {
+    const good = inflatedOf(1, [1, 1, 3], "abcde");
+    expect(TextBlock.inflate(storedOf(good)).passage(0)).toEqual({ chunkId: "a", heading: "b", body: "cde" });
+    const corrupt = [
+      new Uint8Array(0),
+      new Uint8Array([1, 2]),
+      // The size prefix says more, or less, than the stream holds.
+      storedOf(good, good.length + 1),
+      storedOf(good, good.length - 1),
+      // Lengths past the end, short of it, or a count whose lengths are not there at all.
+      storedOf(inflatedOf(1, [1, 1, 4], "abcde")),
+      storedOf(inflatedOf(1, [1, 1, 2], "abcde")),
+      storedOf(inflatedOf(1000, [1, 1, 3], "abcde")),
+      storedOf(inflatedOf(1, [0xffffffff, 1, 3], "abcde")),
+      storedOf(Buffer.from([1])),
+    ];
+    for (const stored of corrupt) expect(() => TextBlock.inflate(stored)).toThrow(CorruptTextBlockError);
+    // Bytes that are no deflate stream at all: zlib's own error, still no text.
+    expect(() => TextBlock.inflate(new Uint8Array([5, 0, 0, 0, 0xff, 0xff, 0xff]))).toThrow();
+  });
+
+  it("changed the index's schema fingerprint with its layout, so a snapshot of JSON blocks is never restored", () => {
+    const before = "CREATE TABLE passage_text (rowid INTEGER PRIMARY KEY, passages BLOB NOT NULL)";
+    const fingerprintOf = (statements: readonly string[]) => {
+      const db = new IndexDatabase(":memory:");
+      try {
+        for (const statement of statements) db.exec(statement);
+        return schemaFingerprint(db);
+      } finally {
+        db.close();
+      }
+    };
+    const now = fingerprintOf(schema);
+    const old = fingerprintOf(schema.map((s) => (s.includes("passage_text") ? before : s)));
+    expect(schema.filter((s) => s.includes("passage_text"))).toHaveLength(1);
+    expect(old).not.toBe(now);
+  });
+});
