@@ -75,6 +75,10 @@ async function main(): Promise<void> {
         if ("closeIdleConnections" in server) server.closeIdleConnections();
       }),
     (code) => process.exit(code),
+    () => {
+      collection.stop();
+      trim.stop();
+    },
   );
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));

@@ -244,20 +244,26 @@ export function startupFailure(error: unknown): never {
 }
 
 /**
- * The stop both entries make on SIGTERM or SIGINT, once whatever the signals: log it, `drain` (stop accepting
- * and let the requests in flight answer), then close the app (waiting for its background work) and storage,
- * and exit 0. Past SHUTDOWN_GRACE_MS the process exits 1 whatever is still running.
+ * The stop both entries make on SIGTERM or SIGINT, once whatever the signals: log it, stop the entry's own
+ * housekeeping (`quiet`), `drain` (stop accepting and let the requests in flight answer), then close the app
+ * (waiting for its background work) and storage, and exit 0. Past SHUTDOWN_GRACE_MS the process exits 1
+ * whatever is still running.
+ *
+ * `quiet` comes first because the housekeeping acts on what is about to close: an idle moment during a long
+ * drain or a snapshot written at the stop would otherwise ask storage, being closed, to release its page cache.
  */
 export function stopOnce(
   { logger, ...started }: Started,
   drain: () => Promise<void>,
   exit: (code: number) => void,
+  quiet: () => void = () => {},
 ): (signal: string) => void {
   let stopping = false;
   return (signal) => {
     if (stopping) return;
     stopping = true;
     logger.info("shutting down", { signal });
+    quiet();
     setTimeout(() => exit(1), SHUTDOWN_GRACE_MS).unref();
     drain()
       .then(() => closeMemoria({ logger, ...started }))
