@@ -21,7 +21,8 @@ import { latency } from "./stats.js";
  * table as bench/floor.ts's loadedQueryFloor does (the same rows, one transaction, then 'optimize'), then for
  * each question in turn: the floor's plain OR, GET /healthz, and the search, over one keep-alive connection
  * (Node's fetch), each timed on this thread's clock. A search answered other than 200 ends the batch with
- * its status. Before its first question it makes WARM_REQUESTS untimed.
+ * its status. Asked with `bare` (a URL) instead, each question's floor and then one GET of it. Before the
+ * first question to each server it makes WARM_REQUESTS untimed.
  */
 const THREAD = `
 const { workerData, parentPort } = require("node:worker_threads");
@@ -37,13 +38,26 @@ const search = db.prepare(workerData.searchSql);
 const limit = workerData.limit;
 workerData.rows = null;
 parentPort.postMessage({ ready: true });
-let warm = false;
-parentPort.on("message", async ({ base, apiKey, questions }) => {
+const warm = new Set();
+parentPort.on("message", async ({ base, apiKey, questions, bare }) => {
   const floor = [], healthz = [], http = [];
   try {
-    if (!warm) {
-      for (let i = 0; i < workerData.warmRequests; i++) await fetch(base + "/healthz").then((r) => r.arrayBuffer());
-      warm = true;
+    const first = bare ?? base + "/healthz";
+    if (!warm.has(first)) {
+      for (let i = 0; i < workerData.warmRequests; i++) await fetch(first).then((r) => r.arrayBuffer());
+      warm.add(first);
+    }
+    if (bare) {
+      for (const { expression } of questions) {
+        let t = performance.now();
+        search.all(expression, limit);
+        floor.push(performance.now() - t);
+        t = performance.now();
+        await fetch(bare).then((r) => r.arrayBuffer());
+        http.push(performance.now() - t);
+      }
+      parentPort.postMessage({ floor, healthz, http });
+      return;
     }
     for (const { expression, path } of questions) {
       let t = performance.now();
@@ -86,6 +100,11 @@ export interface InTurnClient {
     questions: readonly string[],
     path: (q: string) => string,
   ): Promise<InTurnTimes>;
+  /**
+   * Each question's floor, then one GET of `bare` (bench/bare-server.ts): what a request costs this machine in
+   * the same turn, with none of memoria's code. `http` holds the GET's times, `healthz` nothing.
+   */
+  askBare(bare: string, questions: readonly string[]): Promise<InTurnTimes>;
   close(): Promise<void>;
 }
 
@@ -128,6 +147,14 @@ export async function openInTurnClient(
       if (typeof message.error === "string") throw new Error(message.error);
       const { floor, healthz, http } = message as { floor: number[]; healthz: number[]; http: number[] };
       return { floor: latency(floor), healthz: latency(healthz), http: latency(http) };
+    },
+    async askBare(bare, questions) {
+      const answered = next();
+      worker.postMessage({ bare, questions: questions.map((q) => ({ expression: plainOrExpression(q) })) });
+      const message = await answered;
+      if (typeof message.error === "string") throw new Error(message.error);
+      const { floor, http } = message as { floor: number[]; http: number[] };
+      return { floor: latency(floor), healthz: { p50: Number.NaN, p99: Number.NaN }, http: latency(http) };
     },
     async close() {
       await worker.terminate();

@@ -7,6 +7,8 @@
 // - short questions (two rare words) and long ones (10–20 words for the manuals; Cranfield's own questions;
 //   the synthetic long mix), p50 and p99 over HTTP against the plain FTS5 OR of the same words in process
 //   (bench/floor.ts), and against GET /healthz over the same connection, asked in turn with each question;
+//   then the same turns with a bare node:http server (bench/bare-server.ts) in /healthz's place: what the
+//   machine's loopback costs after each floor's pause, with none of memoria's code;
 // - throughput at 1, 8 and 64 connections, long questions, and p50/p99 under that load against the floor;
 // - another team's search latency while one team floods with 64 connections, and the flood's refusals;
 // - the server restarted over the same database: VmRSS empty, after the first search (its index's build)
@@ -22,6 +24,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BENCH_ADMIN } from "./app-config.js";
+import { startBareServer } from "./bare-server.js";
 import { FLOOR_ENGINE, openQueryFloor } from "./floor.js";
 import { type InTurnClient, openInTurnClient } from "./in-turn-client.js";
 import { type PeerFigures, peerFigures, peerInputText, REAL_ENGINES } from "./peers.js";
@@ -277,6 +280,26 @@ async function benchCorpusOverHttp(corpus: BenchCorpus, peers: boolean): Promise
       );
     }
     const longFloor = asked.get("long")?.floor ?? { p50: Number.NaN, p99: Number.NaN };
+    // The same turns against a server with none of memoria's code: what the machine's loopback costs after
+    // each floor's pause, to read the rows above against (docs/decisions/0094-short-questions-time-by-phase.md).
+    const bare = await startBareServer();
+    try {
+      const parts: string[] = [];
+      for (const [name, questions] of [
+        ["short", corpus.short],
+        ["long", corpus.long.slice(0, QUESTIONS)],
+      ] as const) {
+        const { floor: bf, http: bh } = await client.askBare(`${bare.base}/`, questions);
+        parts.push(
+          `after each ${name} question's floor (p50 ${ms(bf.p50)} ms) p50 ${ms(bh.p50)} ms, p99 ${ms(bh.p99)}`,
+        );
+      }
+      console.log(
+        `a bare node:http server in a process of its own (bench/bare-server.ts), asked as /healthz is: ${parts.join("; ")}`,
+      );
+    } finally {
+      await bare.close();
+    }
 
     const long = corpus.long.slice(0, QUESTIONS);
     await closedLoop(base, apiKey, long, 8, WARM_MS);
