@@ -60,6 +60,8 @@ const SIZE_BYTES = 4;
 const COUNT_BYTES = 4;
 /** chunk id, heading, body. */
 const FIELDS = 3;
+/** Deflate's largest ratio of output to input (258-byte matches in 2-bit codes, ~1,032 to 1). */
+const MAX_DEFLATE_RATIO = 1032;
 
 /**
  * A block as stored. Each field's length is counted in UTF-16 code units, which writing the text as UTF-8 and
@@ -105,8 +107,10 @@ export class TextBlock {
     if (view.length < SIZE_BYTES) throw new CorruptTextBlockError("a text block is shorter than its header");
     const size = view.readUInt32LE(0);
     // One more byte than the block: a chunk that fills exactly makes zlib ask for a second one. Sized so, zlib
-    // writes into one buffer of the block's size, not its default 16 KiB.
-    const bytes = inflateRawSync(view.subarray(SIZE_BYTES), { chunkSize: Math.max(64, size + 1) });
+    // writes into one buffer of the block's size, not its default 16 KiB. Never more than deflate can give
+    // back from these bytes (at most 1,032 to 1), so a size prefix that lies cannot make it allocate more.
+    const chunkSize = Math.max(64, Math.min(size + 1, MAX_DEFLATE_RATIO * view.length));
+    const bytes = inflateRawSync(view.subarray(SIZE_BYTES), { chunkSize, maxOutputLength: size + 1 });
     if (bytes.length !== size) throw new CorruptTextBlockError("a text block inflated to another size");
     if (bytes.length < COUNT_BYTES) throw new CorruptTextBlockError("a text block holds no count");
     const fields = FIELDS * bytes.readUInt32LE(0);

@@ -116,6 +116,10 @@ describe("text blocks", () => {
       storedOf(Buffer.from([1])),
     ];
     for (const stored of corrupt) expect(() => TextBlock.inflate(stored)).toThrow(CorruptTextBlockError);
+    // A size prefix of ~4 GiB before a few bytes: refused without a buffer of that size, or zlib filling one.
+    expect(() => TextBlock.inflate(storedOf(good, 0xfffffff0))).toThrow(CorruptTextBlockError);
+    const bomb = storedOf(Buffer.alloc(8 << 20), 100);
+    expect(() => TextBlock.inflate(bomb)).toThrow();
     // Bytes that are no deflate stream at all: zlib's own error, still no text.
     expect(() => TextBlock.inflate(new Uint8Array([5, 0, 0, 0, 0xff, 0xff, 0xff]))).toThrow();
   });
