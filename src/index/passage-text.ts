@@ -73,7 +73,9 @@ export function packBlock(passages: readonly StoredPassage[]): Uint8Array {
   const header = Buffer.alloc(COUNT_BYTES * (1 + fields.length));
   header.writeUInt32LE(passages.length, 0);
   for (const [i, field] of fields.entries()) header.writeUInt32LE(field.length, COUNT_BYTES * (1 + i));
-  const inflated = Buffer.concat([header, Buffer.from(fields.join(""), "utf8")]);
+  // Each field encoded alone: joined first, a lone high surrogate ending one field and a lone low one starting
+  // the next would make a pair and be kept, where alone each becomes U+FFFD.
+  const inflated = Buffer.concat([header, ...fields.map((f) => Buffer.from(f, "utf8"))]);
   const deflated = deflateRawSync(inflated, { level: DEFLATE_LEVEL });
   const stored = Buffer.allocUnsafe(SIZE_BYTES + deflated.length);
   stored.writeUInt32LE(inflated.length, 0);

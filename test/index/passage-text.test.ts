@@ -83,9 +83,25 @@ describe("text blocks", () => {
         const copy = new Uint8Array(packed).buffer;
         expect(TextBlock.inflate(copy).passage(i)).toEqual(whole[i]);
         // Lone surrogates became U+FFFD on the way, as SQLite's UTF-8 text turns them; nothing else changed.
-        expect(whole[i]?.body).toBe(Buffer.from(ps[i]?.body ?? "", "utf8").toString("utf8"));
+        const utf8 = (text = "") => Buffer.from(text, "utf8").toString("utf8");
+        expect(whole[i]).toEqual({
+          chunkId: utf8(ps[i]?.chunkId),
+          heading: utf8(ps[i]?.heading),
+          body: utf8(ps[i]?.body),
+        });
       }),
     );
+  });
+
+  it("turns a lone surrogate at a field's edge into U+FFFD, never into half of a pair with the next field", () => {
+    const packed = packBlock([
+      { chunkId: "a\ud800", heading: "\udc00b\ud83d", body: "\ude00c" },
+      { chunkId: "\udc00", heading: "", body: "x\ud800" },
+    ]);
+    expect(unpackBlock(packed)).toEqual([
+      { chunkId: "a\ufffd", heading: "\ufffdb\ufffd", body: "\ufffdc" },
+      { chunkId: "\ufffd", heading: "", body: "x\ufffd" },
+    ]);
   });
 
   it("is read from its own bytes when handed a view into a larger buffer", () => {
