@@ -10,6 +10,7 @@
 //   then the same turns with a bare node:http server (bench/bare-server.ts) in /healthz's place: what the
 //   machine's loopback costs after each floor's pause, with none of memoria's code;
 // - throughput at 1, 8 and 64 connections, long questions, and p50/p99 under that load against the floor;
+//   then short questions from 1 and 8 connections at once;
 // - another team's search latency while one team floods with 64 connections, and the flood's refusals;
 // - the server restarted over the same database: VmRSS empty, after the first search (its index's build)
 //   and after 300 long questions, a byte of text;
@@ -70,6 +71,13 @@ const SETTLE_MS = 1500;
 const WARM_MS = 3000;
 /** The connection counts the throughput table runs. */
 const CONNECTIONS = [1, 8, 64] as const;
+/**
+ * The short questions' levels: one agent, then eight asking at once. A two-word question is answered on the
+ * main thread only while it is alone (docs/decisions/0088-short-questions-inline.md), so eight connections
+ * meet the threads and the queue as several agents do. Three seconds each: ~1,000 searches at one connection.
+ */
+const SHORT_CONNECTIONS = [1, 8] as const;
+const SHORT_LOAD_MS = 3000;
 
 const MiB = 1024 * 1024;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -321,6 +329,21 @@ async function benchCorpusOverHttp(corpus: BenchCorpus, peers: boolean): Promise
         `| ${connections} | ${run.perSecond.toFixed(1)} | ${times(run.perSecond / one)} | ${ms(l.p50)} | ${ms(l.p99)} | ` +
           `${times(l.p50 / longFloor.p50)} | ${times(l.p99 / longFloor.p99)} | ` +
           `${run.refused} (${run.withRetryAfter} with Retry-After) | ${run.limited} |`,
+      );
+    }
+
+    console.log(
+      "| connections, short questions (each asked again and again) | searches/s | ÷ 1 connection | p50 ms | p99 ms | refused (503) | 429 |",
+    );
+    console.log("|---|---|---|---|---|---|---|");
+    let shortOne = Number.NaN;
+    for (const connections of SHORT_CONNECTIONS) {
+      const run = await closedLoop(base, apiKey, corpus.short, connections, SHORT_LOAD_MS);
+      if (connections === 1) shortOne = run.perSecond;
+      const l = latency(run.times);
+      console.log(
+        `| ${connections} | ${run.perSecond.toFixed(1)} | ${times(run.perSecond / shortOne)} | ${ms(l.p50)} | ` +
+          `${ms(l.p99)} | ${run.refused} (${run.withRetryAfter} with Retry-After) | ${run.limited} |`,
       );
     }
 
