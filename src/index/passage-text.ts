@@ -112,7 +112,13 @@ export class TextBlock {
     // writes into one buffer of the block's size, not its default 16 KiB. Never more than deflate can give
     // back from these bytes (at most 1,032 to 1), so a size prefix that lies cannot make it allocate more.
     const chunkSize = Math.max(64, Math.min(size + 1, MAX_DEFLATE_RATIO * view.length));
-    const bytes = inflateRawSync(view.subarray(SIZE_BYTES), { chunkSize, maxOutputLength: size + 1 });
+    let bytes: Buffer;
+    try {
+      bytes = inflateRawSync(view.subarray(SIZE_BYTES), { chunkSize, maxOutputLength: size + 1 });
+    } catch (cause) {
+      // No deflate stream, or more than its size prefix says: zlib's own error, as the block's.
+      throw new CorruptTextBlockError("a text block does not inflate to its size", { cause });
+    }
     if (bytes.length !== size) throw new CorruptTextBlockError("a text block inflated to another size");
     if (bytes.length < COUNT_BYTES) throw new CorruptTextBlockError("a text block holds no count");
     const fields = FIELDS * bytes.readUInt32LE(0);

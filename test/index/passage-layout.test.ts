@@ -29,7 +29,7 @@ import {
   withoutMarkers,
 } from "../../src/index/snippet.js";
 import { bm25Weights } from "../../src/index/weights.js";
-import { storedRows } from "../support/passage-probe.js";
+import { checkedTotals, storedRows } from "../support/passage-probe.js";
 
 /** The earlier layout, as the reference: one FTS5 table holding every column's text, built from scratch. */
 function oracleSearch(docs: readonly IndexedDocument[], expression: string, limit: number): PassageHit[] {
@@ -205,6 +205,40 @@ describe("the passage layout", () => {
       expect(storedRows(index)).toEqual({ passages: 0, textBlocks: 0 });
     } finally {
       index.close();
+    }
+  });
+
+  it("removes passages with lone surrogates at their fields' edges as they went in: totals and answers of a fresh build", () => {
+    const odd = (id: string, word: string): IndexedDocument => ({
+      id,
+      title: "T\ud800",
+      path: ["\udc00P"],
+      passages: [
+        {
+          chunkId: `${id}.1.0\ud800`,
+          ordinal: 0,
+          heading: `\udc00${word} head\ud800`,
+          text: `\udc00${word} body\ud83d`,
+        },
+        { chunkId: `\ude00${id}.1.1`, ordinal: 1, heading: "\ud83d", text: `\ude00${word} second \udbff` },
+      ],
+    });
+    const index = new PassageIndex();
+    const fresh = new PassageIndex();
+    try {
+      index.apply([odd("d_a", "walrus"), odd("d_b", "walrus")]);
+      index.apply([odd("d_a", "narwhal")], ["d_b"]);
+      fresh.apply([odd("d_a", "narwhal")]);
+      expect(checkedTotals(index)).toBe(checkedTotals(fresh));
+      expect(index.search('"walrus"', 10)).toEqual([]);
+      for (const expression of ['"narwhal"', '"head"', '"body"', '"second"'])
+        expect(index.search(expression, 10)).toEqual(fresh.search(expression, 10));
+      const [hit] = index.search('"head"', 1);
+      expect(hit?.heading).toBe("\ufffdnarwhal head\ufffd");
+      expect(hit?.chunkId).toBe("d_a.1.0\ufffd");
+    } finally {
+      index.close();
+      fresh.close();
     }
   });
 

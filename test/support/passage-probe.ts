@@ -41,3 +41,17 @@ export function temporaryStorage(index: PassageIndex): { tempStore: string; jour
     return { tempStore: mode === 2 ? "memory" : mode === 1 ? "file" : "default", journal };
   });
 }
+
+/**
+ * FTS5's record of the index's totals (row count and each column's token count, which bm25() averages), as
+ * hex, after its own integrity check has passed: two indexes of the same passages hold the same one, however
+ * each got there.
+ */
+export function checkedTotals(index: PassageIndex): string {
+  return probe(index, (db) => {
+    db.exec("INSERT INTO passages (passages) VALUES ('integrity-check')");
+    return (
+      db.prepare("SELECT hex(block) AS totals FROM passages_data WHERE id = 1").get() as { totals: string }
+    ).totals;
+  });
+}
