@@ -132,8 +132,8 @@ describe("text blocks", () => {
       storedOf(Buffer.from([1])),
     ];
     for (const stored of corrupt) expect(() => TextBlock.inflate(stored)).toThrow(CorruptTextBlockError);
-    // Size prefixes of ~4 GiB before a few bytes: refused without asking zlib for a buffer of that size (one
-    // past Node's largest would be zlib's RangeError, not the block's).
+    // Size prefixes of ~4 GiB before a few bytes: refused as the block's error (the chunk's cap, which spares
+    // the allocation, does not change this outcome).
     for (const size of [0xfffffff0, 0xffffffff])
       expect(() => TextBlock.inflate(storedOf(good, size))).toThrow(CorruptTextBlockError);
     // 8 MiB of zeros under a prefix of 100 bytes: zlib stops past 101, it does not inflate the whole.
