@@ -5,6 +5,7 @@
 // makes (docs/decisions/0094-short-questions-time-by-phase.md).
 
 import { spawn } from "node:child_process";
+import { listeningPort } from "./server.js";
 
 const SOURCE = `
 const server = require("node:http").createServer((req, res) => {
@@ -25,15 +26,7 @@ export interface BareServer {
 export async function startBareServer(): Promise<BareServer> {
   const child = spawn(process.execPath, ["-e", SOURCE], { stdio: ["ignore", "pipe", "inherit"] });
   const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
-  const port = await new Promise<number>((resolve, reject) => {
-    let seen = "";
-    child.stdout.on("data", (d: Buffer) => {
-      seen += d.toString();
-      const match = seen.match(/"message":"listening","port":(\d+)/);
-      if (match) resolve(Number(match[1]));
-    });
-    child.on("exit", (code) => reject(new Error(`the bare server exited with ${code}`)));
-  });
+  const port = await listeningPort(child, "the bare server");
   return {
     base: `http://127.0.0.1:${port}`,
     async close() {

@@ -276,10 +276,11 @@ async function benchCorpusOverHttp(corpus: BenchCorpus, peers: boolean): Promise
       string,
       { floor: { p50: number; p99: number }; http: { p50: number; p99: number } }
     >();
-    for (const [name, questions] of [
+    const inTurn = [
       ["short", corpus.short],
       ["long", corpus.long.slice(0, QUESTIONS)],
-    ] as const) {
+    ] as const;
+    for (const [name, questions] of inTurn) {
       const { floor: lf, healthz: lh, http: ls } = await askInTurn(client, base, apiKey, questions);
       asked.set(name, { floor: lf, http: ls });
       console.log(
@@ -293,10 +294,7 @@ async function benchCorpusOverHttp(corpus: BenchCorpus, peers: boolean): Promise
     const bare = await startBareServer();
     try {
       const parts: string[] = [];
-      for (const [name, questions] of [
-        ["short", corpus.short],
-        ["long", corpus.long.slice(0, QUESTIONS)],
-      ] as const) {
+      for (const [name, questions] of inTurn) {
         const { floor: bf, http: bh } = await client.askBare(`${bare.base}/`, questions);
         parts.push(
           `after each ${name} question's floor (p50 ${ms(bf.p50)} ms) p50 ${ms(bh.p50)} ms, p99 ${ms(bh.p99)}`,

@@ -1,9 +1,10 @@
 // The server a bench measures over loopback HTTP, in a process of its own (so its event loop and memory are
 // apart from the client's), and the client side that starts it and reads its port.
 
-import { spawn } from "node:child_process";
+import { type ChildProcessByStdio, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import type { Readable } from "node:stream";
 import { createApp } from "../src/app.js";
 import { systemClock } from "../src/clock.js";
 import { silentLogger } from "../src/logger.js";
@@ -62,20 +63,38 @@ export async function serveBenchApp(options: {
   });
 }
 
+/**
+ * The port a server process prints once it listens (`{"message":"listening","port":…}` on its standard
+ * output); rejects if it exits first. What it prints after goes on being read and dropped, so the pipe never
+ * fills.
+ */
+export function listeningPort(
+  child: ChildProcessByStdio<null, Readable, null>,
+  name: string,
+): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    let seen = "";
+    const onData = (d: Buffer) => {
+      seen += d.toString();
+      const match = seen.match(/"message":"listening","port":(\d+)/);
+      if (match) {
+        seen = "";
+        child.stdout.off("data", onData);
+        child.stdout.resume();
+        resolve(Number(match[1]));
+      } else if (seen.length > 1 << 16) seen = seen.slice(-4096);
+    };
+    child.stdout.on("data", onData);
+    child.on("exit", (code) => reject(new Error(`${name} exited with ${code} before it listened`)));
+  });
+}
+
 /** Runs `script` with `args` (its server mode) under tsx; resolves its port once it listens. */
 export function startBenchServer(script: string, args: string[]) {
   const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
     stdio: ["ignore", "pipe", "inherit"],
   });
-  const port = new Promise<number>((resolve, reject) => {
-    let seen = "";
-    child.stdout.on("data", (d: Buffer) => {
-      seen += d.toString();
-      const match = seen.match(/"message":"listening","port":(\d+)/);
-      if (match) resolve(Number(match[1]));
-    });
-    child.on("exit", (code) => reject(new Error(`the bench server exited with ${code}: ${seen}`)));
-  });
+  const port = listeningPort(child, "the bench server");
   const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
   return { child, port, exited };
 }
@@ -178,22 +197,7 @@ export function startMemoriaEntry(
       stdio: ["ignore", "pipe", "inherit"],
     },
   );
-  const port = new Promise<number>((resolve, reject) => {
-    let seen = "";
-    const onData = (d: Buffer) => {
-      seen += d.toString();
-      const match = seen.match(/"message":"listening","port":(\d+)/);
-      if (match) {
-        // Its access log goes on being read and dropped, so the pipe never fills.
-        seen = "";
-        child.stdout.off("data", onData);
-        child.stdout.resume();
-        resolve(Number(match[1]));
-      } else if (seen.length > 1 << 16) seen = seen.slice(-4096);
-    };
-    child.stdout.on("data", onData);
-    child.on("exit", (code) => reject(new Error(`memoria exited with ${code} before it listened`)));
-  });
+  const port = listeningPort(child, "memoria");
   const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
   return { child, port, exited, passed: Object.keys(passed), masterKey };
 }
