@@ -10,6 +10,8 @@ export default defineConfig({
   },
   test: {
     include: ["test/**/*.test.ts"],
+    // The default summary, then what was skipped for want of an input from outside the repository, and why.
+    reporters: ["default", "./test/support/skip-notes.ts"],
     // Index builds and sealing are CPU-bound; two workers match this project's 2-core machines.
     maxWorkers: 2,
     testTimeout: 30_000,

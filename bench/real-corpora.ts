@@ -5,10 +5,8 @@
 // documents a client sends, the passages memoria's chunker cuts from them (the floor and the peers hold
 // exactly those), and two kinds of question, chosen by one rule on every corpus.
 
-import { existsSync } from "node:fs";
-import { join } from "node:path";
 import { readCollection } from "../eval/collection.js";
-import { DEFAULT_COLLECTION } from "../eval/paths.js";
+import { cranfieldDir } from "../eval/paths.js";
 import { queryTerms } from "../src/index/query.js";
 import { chunkDocument } from "../src/ingest/chunk.js";
 import type { DocumentFormat } from "../src/ingest/formats.js";
@@ -137,14 +135,6 @@ export function debianCorpus(passages: number): BenchCorpus {
     shortFrom: heldOutSentences(manuals, 4 * QUESTIONS, 6, 40),
     otherTeam: manuals.heldOut.slice(0, OTHER_TEAM_DOCUMENTS).map(strip),
   });
-}
-
-/** Where the Cranfield collection is read from: MEMORIA_EVAL_DIR (as `npm run eval` reads it), else beside us. */
-export function cranfieldDir(env: NodeJS.ProcessEnv = process.env): string {
-  const dir = env.MEMORIA_EVAL_DIR;
-  if (dir === undefined) return DEFAULT_COLLECTION;
-  // MEMORIA_EVAL_DIR may name the collection itself or the folder holding it.
-  return existsSync(join(dir, "corpus.jsonl")) ? dir : join(dir, "cranfield");
 }
 
 /**

@@ -24,6 +24,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { cranfieldDir } from "../eval/paths.js";
 import { BENCH_ADMIN } from "./app-config.js";
 import { startBareServer } from "./bare-server.js";
 import { FLOOR_ENGINE, openQueryFloor } from "./floor.js";
@@ -34,7 +35,6 @@ import {
   type BenchCorpusName,
   type BenchDocument,
   benchCorpus,
-  cranfieldDir,
   MEMORY_QUESTIONS,
   QUESTIONS,
 } from "./real-corpora.js";

@@ -27,7 +27,7 @@ import { type Collection, type CollectionQuery, readCollection } from "./collect
 import { askQueries, DEFAULT_LIMIT, ingestCollection, MAX_LIMIT, type MemoriaRun } from "./memoria-run.js";
 import { evaluate, formatMetrics, type RunMetrics, trecRunText } from "./metrics.js";
 
-import { DEFAULT_COLLECTION } from "./paths.js";
+import { cranfieldDir } from "./paths.js";
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -39,7 +39,7 @@ async function main(): Promise<void> {
       terms: { type: "string" },
     },
   });
-  const dir = values.collection ?? process.env.MEMORIA_EVAL_DIR ?? DEFAULT_COLLECTION;
+  const dir = values.collection ?? cranfieldDir();
   const limit = Number(values.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
     throw new Error(`--limit must be an integer from 1 to ${MAX_LIMIT}`);

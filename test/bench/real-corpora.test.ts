@@ -4,7 +4,7 @@
 // Small sizes: this defends the reader and the arithmetic, not any timing.
 
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -13,7 +13,6 @@ import { openQueryFloor } from "../../bench/floor.js";
 import { peerFigures, peerInputText } from "../../bench/peers.js";
 import {
   cranfieldCorpus,
-  cranfieldDir,
   debianCorpus,
   MEMORY_QUESTIONS,
   passagesHolding,
@@ -23,13 +22,12 @@ import {
 } from "../../bench/real-corpora.js";
 import { batches } from "../../bench/real-http.js";
 import { processRssBytes } from "../../bench/stats.js";
-import { DEFAULT_COLLECTION } from "../../eval/paths.js";
+import { cranfieldDir, DEFAULT_COLLECTION } from "../../eval/paths.js";
+import { needs, outside } from "../support/outside.js";
 
-const manualsPresent = DEBIAN_MANUALS.every(({ root }) => existsSync(join("/usr/share/doc", root)));
-const cranfieldPresent = existsSync(join(cranfieldDir(), "corpus.jsonl"));
 const words = (s: string) => s.split(/\s+/).filter((w) => w !== "").length;
 
-describe.skipIf(!manualsPresent)("the Debian corpus", () => {
+needs(outside.debianManuals).describe("the Debian corpus", () => {
   const corpus = debianCorpus(1_500);
 
   it("indexes at least the passages asked for, from every manual, and holds none of its question documents", () => {
@@ -88,7 +86,7 @@ describe("the Cranfield corpus", () => {
     }
   });
 
-  it.skipIf(!cranfieldPresent)("reads its 1,400 abstracts and asks its 225 judged questions", () => {
+  needs(outside.cranfield).it("reads its 1,400 abstracts and asks its 225 judged questions", () => {
     const corpus = cranfieldCorpus(cranfieldDir());
     expect(corpus.documents).toHaveLength(1_400);
     expect(corpus.long).toHaveLength(225);

@@ -7,12 +7,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type Served as Loopback, serveOnLoopback } from "../http/loopback.js";
 import { addDocument, buildTestApp, makeTeam, newMasterKey, type TestApp, tempDir } from "../support/app.js";
 import { linesOf, teamContent } from "../support/export.js";
-import { type Sqld, sqldBinary, startSqld } from "../support/sqld.js";
+import { needs, outside } from "../support/outside.js";
+import { type Sqld, startSqld } from "../support/sqld.js";
 import { runCli } from "./harness.js";
-
-const missingSqld = sqldBinary() === null;
-if (missingSqld)
-  console.warn("restore-into-sqld test skipped: the sqld binary is not installed for this platform");
 
 /** Real documents in the moved team: enough for varied rankings, few enough to stay cheap on a busy machine. */
 const READMES = 16;
@@ -138,7 +135,7 @@ async function answers(base: string, apiKey: string): Promise<{ searches: unknow
 }
 
 describe("memoria export and restore", () => {
-  it.skipIf(missingSqld)(
+  needs(outside.sqld).it(
     "a team restored into another instance (another master key, sqld instead of a file) answers every search and its working memory the same",
     async () => {
       const source = await fileInstance();

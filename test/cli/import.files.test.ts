@@ -7,14 +7,8 @@ import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { search } from "../support/app.js";
-import {
-  GIT_MV_HTML,
-  hasChromium,
-  hasPandoc,
-  pandocDocx,
-  printPdf,
-  SEMVER_README,
-} from "../support/files.js";
+import { GIT_MV_HTML, pandocDocx, printPdf, SEMVER_README } from "../support/files.js";
+import { needs, outside } from "../support/outside.js";
 import { runCli, summaryOf, withServer } from "./harness.js";
 
 describe("memoria import with PDF and DOCX files", () => {
@@ -23,7 +17,7 @@ describe("memoria import with PDF and DOCX files", () => {
     expect(help.stdout).toMatch(/\.md, \.markdown, \.txt, \.html, \.htm, \.pdf and \.docx/);
   });
 
-  it.skipIf(!hasChromium || !hasPandoc)(
+  needs(outside.chromium, outside.pandoc, outside.gitManuals).it(
     "sends a folder's PDF and DOCX files as they are, found under their own titles, and nothing again on a second run",
     async () => {
       await withServer(async (s) => {

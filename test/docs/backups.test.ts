@@ -16,6 +16,7 @@ import {
   search,
   tempDir,
 } from "../support/app.js";
+import { needs, outside } from "../support/outside.js";
 
 const root = join(import.meta.dirname, "../..");
 const doc = readFileSync(join(root, "docs/backups.md"), "utf8");
@@ -68,7 +69,7 @@ function checkout(): string {
 }
 
 describe("docs/backups.md, as written", () => {
-  it("moves a team to another instance with the commands it gives", async () => {
+  needs(outside.curl).it("moves a team to another instance with the commands it gives", async () => {
     const dir = checkout();
     const old = await buildTestApp({ dbUrl: `file:${join(dir, ".memoria/memoria.db")}` });
     const fresh = await buildTestApp({ masterKey: newMasterKey() });

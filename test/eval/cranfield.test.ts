@@ -3,20 +3,19 @@
 // memoria over loopback HTTP answers every judged query and does not fall below it. The numbers themselves
 // are `npm run eval`'s to print; this defends the harness and memoria's ranking against a silent regression.
 
-import { existsSync } from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, expect, it } from "vitest";
 import { runBaseline } from "../../eval/baseline.js";
 import { readCollection } from "../../eval/collection.js";
 import { runMemoria } from "../../eval/memoria-run.js";
 import { evaluate } from "../../eval/metrics.js";
-import { DEFAULT_COLLECTION } from "../../eval/paths.js";
+import { cranfieldDir } from "../../eval/paths.js";
 import { serveNode } from "../../src/runtime/node-server.js";
 import { ADMIN_TOKEN, buildTestApp, type TestApp } from "../support/app.js";
+import { needs, outside } from "../support/outside.js";
 
 /** ../shared/eval/README.md: the plain FTS5 OR baseline on Cranfield. */
 const PUBLISHED_BASELINE_NDCG10 = 0.3623;
 
-const present = existsSync(DEFAULT_COLLECTION);
 let app: TestApp | null = null;
 let close: (() => void) | null = null;
 
@@ -27,11 +26,10 @@ afterEach(() => {
   close = null;
 });
 
-describe.skipIf(!present)("Cranfield, through the harness", () => {
-  const collection = present ? readCollection(DEFAULT_COLLECTION) : null;
+needs(outside.cranfield).describe("Cranfield, through the harness", () => {
+  const collection = readCollection(cranfieldDir());
 
   it("reproduces the collection's plain FTS5 baseline in process", () => {
-    if (!collection) return;
     const metrics = evaluate(runBaseline(collection, 100).run, collection.judgments);
     expect(metrics.queries).toBe(225);
     expect(metrics.ndcg10).toBeCloseTo(PUBLISHED_BASELINE_NDCG10, 4);
@@ -40,7 +38,6 @@ describe.skipIf(!present)("Cranfield, through the harness", () => {
   // Feedback off keeps the seed's BM25; on (the default), it must lift the collection clearly.
   for (const searchFeedback of [true, false]) {
     it(`memoria over HTTP answers every judged query (feedback ${searchFeedback ? "on, as it ships" : "off"})`, async () => {
-      if (!collection) return;
       // As it ships: no word about feedback in the configuration at all.
       app = await buildTestApp({ config: { rateLimit: 0, ...(searchFeedback ? {} : { searchFeedback }) } });
       const { memoria: served } = app;

@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseJudgments } from "../../eval/collection.js";
@@ -14,17 +14,7 @@ import {
   trecOrder,
   trecRunText,
 } from "../../eval/metrics.js";
-
-const SCRIPT = resolve(import.meta.dirname, "../../../shared/eval/ndcg.py");
-
-function hasPython(): boolean {
-  try {
-    execFileSync("python3", ["--version"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { NDCG_SCRIPT, needs, outside } from "../support/outside.js";
 
 describe("trec_eval semantics", () => {
   it("orders by score descending and breaks ties by document id descending, ignoring the given order", () => {
@@ -98,7 +88,7 @@ function beside(dir: string, run: Map<string, Retrieved[]>, qrelText: string) {
   writeFileSync(join(dir, "qrels.tsv"), qrelText);
   writeFileSync(join(dir, "run.trec"), trecRunText(run, "t"));
   const ours = evaluate(run, parseJudgments(qrelText));
-  const printed = execFileSync("python3", [SCRIPT, join(dir, "run.trec"), join(dir, "qrels.tsv")], {
+  const printed = execFileSync("python3", [NDCG_SCRIPT, join(dir, "run.trec"), join(dir, "qrels.tsv")], {
     encoding: "utf8",
   });
   const number = (name: string) => Number(printed.match(new RegExp(`${name} ([0-9.]+)`))?.[1]);
@@ -117,7 +107,7 @@ function beside(dir: string, run: Map<string, Retrieved[]>, qrelText: string) {
  */
 const HALF_A_PRINTED_UNIT = 0.5e-4 + 1e-12;
 
-describe.skipIf(!existsSync(SCRIPT) || !hasPython())("against the collection's own ndcg.py", () => {
+needs(outside.ndcgScript, outside.python3).describe("against the collection's own ndcg.py", () => {
   it("agrees with a mean the script rounds half to even (0.03125 printed as 0.0312)", () => {
     // fast-check's counterexample (seed 940668466): one query's MAP@100 is 1/32, printed to four decimals.
     const qrelText = ["6\t37\t1", "1\t1\t1", "2\t1\t1", "6\t1\t1", "5\t1\t1"].join("\n");

@@ -7,12 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { extractDocx } from "../../src/extract/docx.js";
 import { ExtractionError } from "../../src/extract/extraction-error.js";
 import { chunkDocument } from "../../src/ingest/chunk.js";
-import { docxZipBomb, hasPandoc, pandocDocx, SEMVER_README, scratchDir, zip } from "../support/files.js";
-
-if (!hasPandoc)
-  console.warn(
-    "SKIPPED part of test/extract/docx.test.ts: /usr/bin/pandoc is absent (apt-get install pandoc)",
-  );
+import { docxZipBomb, pandocDocx, SEMVER_README, scratchDir, zip } from "../support/files.js";
+import { needs, outside } from "../support/outside.js";
 
 function refusal(bytes: Uint8Array, maxPartBytes?: number): ExtractionError {
   try {
@@ -29,7 +25,7 @@ const documentXml = (body: string) =>
     `<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>${body}</w:body></w:document>`,
   );
 
-describe.skipIf(!hasPandoc)("DOCX written by pandoc from a real README", () => {
+needs(outside.pandoc).describe("DOCX written by pandoc from a real README", () => {
   const scratch = scratchDir();
   let titled: Uint8Array;
   let untitled: Uint8Array;

@@ -4,9 +4,10 @@
 // that are not ASCII go through the table and must come out the same too.
 
 import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cranfieldDir } from "../../eval/paths.js";
 import {
   asciiPhrases,
   asciiSnippet,
@@ -16,15 +17,17 @@ import {
 import { IndexDatabase } from "../../src/index/engine.js";
 import { matchQuery, queryTerms } from "../../src/index/query.js";
 import { type SnippetSource, SnippetTable } from "../../src/index/snippet-table.js";
+import { needs, outside } from "../support/outside.js";
 import { manualPassages } from "../support/snippet-passages.js";
 import { referenceSnippets } from "../support/snippet-reference.js";
-
-const CRANFIELD = resolve(import.meta.dirname, "../../../shared/eval/cranfield/corpus.jsonl");
 
 /** git's manuals and READMEs (test/support/snippet-passages.ts), and 600 of Cranfield's abstracts. */
 function realPassages(): SnippetSource[] {
   const passages = manualPassages();
-  const lines = readFileSync(CRANFIELD, "utf8").split("\n").filter(Boolean).slice(0, 600);
+  const lines = readFileSync(join(cranfieldDir(), "corpus.jsonl"), "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .slice(0, 600);
   for (const line of lines) {
     const doc = JSON.parse(line) as { title: string; text: string };
     passages.push({ heading: "", body: doc.text, title: doc.title, path: "cranfield" });
@@ -66,24 +69,27 @@ describe("snippets cut in JS", () => {
     return phrases ? rows.filter((p) => asciiSnippet(p.body, phrases) !== null).length : 0;
   };
 
-  it("cuts real manuals, READMEs and abstracts as FTS5 does: one, two and three words, together or apart", () => {
-    const passages = realPassages();
-    expect(passages.length).toBeGreaterThan(1000);
-    let inJs = 0;
-    for (let start = 0; start + 40 <= passages.length; start += 89) {
-      const batch = passages.slice(start, start + 40);
-      const words = queryTerms((batch[start % 40]?.body ?? "").toLowerCase());
-      if (words.length < 6) continue;
-      const at = start % (words.length - 3);
-      // Words side by side make the NEAR group match; words from far apart mostly do not.
-      inJs += expectAsFts5(batch, `${words[at]} ${words[at + 1]}`);
-      inJs += expectAsFts5(batch, `${words[at]} ${words[words.length - 1]}`);
-      inJs += expectAsFts5(batch, `${words[at + 2]}`);
-      inJs += expectAsFts5(batch, `${words[at]} ${words[at + 1]} ${words[at + 3]}`);
-      inJs += expectAsFts5(batch, `${words[at]} ${words[at]}`);
-    }
-    expect(inJs).toBeGreaterThan(1000);
-  });
+  needs(outside.gitManuals, outside.cranfield).it(
+    "cuts real manuals, READMEs and abstracts as FTS5 does: one, two and three words, together or apart",
+    () => {
+      const passages = realPassages();
+      expect(passages.length).toBeGreaterThan(1000);
+      let inJs = 0;
+      for (let start = 0; start + 40 <= passages.length; start += 89) {
+        const batch = passages.slice(start, start + 40);
+        const words = queryTerms((batch[start % 40]?.body ?? "").toLowerCase());
+        if (words.length < 6) continue;
+        const at = start % (words.length - 3);
+        // Words side by side make the NEAR group match; words from far apart mostly do not.
+        inJs += expectAsFts5(batch, `${words[at]} ${words[at + 1]}`);
+        inJs += expectAsFts5(batch, `${words[at]} ${words[words.length - 1]}`);
+        inJs += expectAsFts5(batch, `${words[at + 2]}`);
+        inJs += expectAsFts5(batch, `${words[at]} ${words[at + 1]} ${words[at + 3]}`);
+        inJs += expectAsFts5(batch, `${words[at]} ${words[at]}`);
+      }
+      expect(inJs).toBeGreaterThan(1000);
+    },
+  );
 
   it("property: generated text with sentence marks, stems, repeats, long tokens and non-ASCII", () => {
     const vocabulary = [

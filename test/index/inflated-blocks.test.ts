@@ -1,46 +1,41 @@
 // The inflated blocks a searcher keeps between searches (inflated-blocks.ts): the same passages as inflating
 // afresh, never a kept block for bytes it was not inflated from, and no more text kept than its limit.
 
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { InflatedBlocks } from "../../src/index/inflated-blocks.js";
 import { PassageIndex } from "../../src/index/passage-index.js";
 import { packBlock, type StoredPassage, textBlocks, unpackBlock } from "../../src/index/passage-text.js";
 import { matchQuery } from "../../src/index/query.js";
 import { chunkDocument } from "../../src/ingest/chunk.js";
+import { gitManualTexts, needs, outside } from "../support/outside.js";
 
 /** Git's manuals as Debian installs them (.ci/run installs git-doc), cut into blocks as the index cuts them. */
 function realBlocks(): StoredPassage[][] {
-  const gitDoc = "/usr/share/doc/git-doc";
-  return readdirSync(gitDoc)
-    .filter((name) => name.endsWith(".txt"))
-    .sort()
-    .flatMap((name) => {
-      const content = readFileSync(join(gitDoc, name), "utf8");
-      const passages: StoredPassage[] = chunkDocument({ title: name, content, format: "text" }).map(
-        (p, i) => ({
-          chunkId: `${name}-${i}`,
-          heading: p.heading,
-          body: p.text,
-        }),
-      );
-      return textBlocks(passages);
-    });
+  return gitManualTexts().flatMap(({ name, content }) => {
+    const passages: StoredPassage[] = chunkDocument({ title: name, content, format: "text" }).map((p, i) => ({
+      chunkId: `${name}-${i}`,
+      heading: p.heading,
+      body: p.text,
+    }));
+    return textBlocks(passages);
+  });
 }
 
 describe("inflated blocks", () => {
-  it("gives every real block's passages as they were stored, the first time and when kept", () => {
-    const blocks = realBlocks();
-    expect(blocks.length).toBeGreaterThan(50);
-    const packed = blocks.map(packBlock);
-    const inflated = new InflatedBlocks();
-    for (let round = 0; round < 2; round++) {
-      for (const [rowid, block] of packed.entries()) {
-        expect(inflated.blockOf(rowid, block).passages()).toEqual(blocks[rowid]);
+  needs(outside.gitManuals).it(
+    "gives every real block's passages as they were stored, the first time and when kept",
+    () => {
+      const blocks = realBlocks();
+      expect(blocks.length).toBeGreaterThan(50);
+      const packed = blocks.map(packBlock);
+      const inflated = new InflatedBlocks();
+      for (let round = 0; round < 2; round++) {
+        for (const [rowid, block] of packed.entries()) {
+          expect(inflated.blockOf(rowid, block).passages()).toEqual(blocks[rowid]);
+        }
       }
-    }
-  });
+    },
+  );
 
   it("inflates a block again when its rowid now holds other bytes, and keeps it when they are the same", () => {
     const inflated = new InflatedBlocks();

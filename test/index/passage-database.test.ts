@@ -20,6 +20,7 @@ import { chunkDocument } from "../../src/ingest/chunk.js";
 import { SearchThreads } from "../../src/runtime/search-threads.js";
 import { mallocInUse } from "../support/malloc-in-use.js";
 import { databaseFiles, watchOpenFiles } from "../support/open-files.js";
+import { needs, outside } from "../support/outside.js";
 import { backingFile, temporaryStorage } from "../support/passage-probe.js";
 
 describe("passage databases", () => {
@@ -43,30 +44,33 @@ describe("passage databases", () => {
     expect(UnsafeConnectionError.name).toBe("UnsafeConnectionError");
   });
 
-  it("a writer's page cache goes back to malloc when released, and the index answers as before", () => {
-    if (mallocInUse() === null) return;
-    const corpus = readDebianManuals(6000);
-    const index = new PassageIndex();
-    try {
-      // One transaction of megabytes: the writer keeps every page it changed (cache_spill off).
-      index.apply(indexedDocuments(corpus));
-      const questions = heldOutSentences(corpus, 20).map((q) => matchQuery(q));
-      const before = questions.map((q) => index.find(q, 20));
-      const held = mallocInUse() ?? 0;
-      index.releaseMemory();
-      const released = held - (mallocInUse() ?? 0);
-      expect(released).toBeGreaterThan(2 * 1024 * 1024);
-      // A second release right after finds (next to) nothing cached: the first one's drop was the cache's.
-      const again = mallocInUse() ?? 0;
-      index.releaseMemory();
-      expect(again - (mallocInUse() ?? 0)).toBeLessThan(released / 8);
-      // The pages were copies of memdb's: read again, they give the same answers.
-      expect(questions.map((q) => index.find(q, 20))).toEqual(before);
-      expect(before.some((hits) => hits.length > 0)).toBe(true);
-    } finally {
-      index.close();
-    }
-  });
+  needs(outside.debianManuals).it(
+    "a writer's page cache goes back to malloc when released, and the index answers as before",
+    () => {
+      if (mallocInUse() === null) return;
+      const corpus = readDebianManuals(6000);
+      const index = new PassageIndex();
+      try {
+        // One transaction of megabytes: the writer keeps every page it changed (cache_spill off).
+        index.apply(indexedDocuments(corpus));
+        const questions = heldOutSentences(corpus, 20).map((q) => matchQuery(q));
+        const before = questions.map((q) => index.find(q, 20));
+        const held = mallocInUse() ?? 0;
+        index.releaseMemory();
+        const released = held - (mallocInUse() ?? 0);
+        expect(released).toBeGreaterThan(2 * 1024 * 1024);
+        // A second release right after finds (next to) nothing cached: the first one's drop was the cache's.
+        const again = mallocInUse() ?? 0;
+        index.releaseMemory();
+        expect(again - (mallocInUse() ?? 0)).toBeLessThan(released / 8);
+        // The pages were copies of memdb's: read again, they give the same answers.
+        expect(questions.map((q) => index.find(q, 20))).toEqual(before);
+        expect(before.some((hits) => hits.length > 0)).toBe(true);
+      } finally {
+        index.close();
+      }
+    },
+  );
 
   describe("never on disk", () => {
     const threads = new SearchThreads({ threads: 2, busyTimeoutMs: 5000, minPassages: 0, inlineMaxTerms: 0 });
@@ -92,7 +96,7 @@ describe("passage databases", () => {
       }
     });
 
-    it("a large write and searches on threads open no file", async () => {
+    needs(outside.debianManuals).it("a large write and searches on threads open no file", async () => {
       const corpus = readDebianManuals(2000);
       const documents = corpus.indexed.map(
         (doc, d): IndexedDocument => ({

@@ -1,14 +1,13 @@
 // What a search returns of its hits and how it ranks a question of rare words (passage-searcher.ts), on Git's
 // manuals as Debian installs them (.ci/run installs git-doc).
 
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { type PassageHit, TRAIL_SEPARATOR } from "../../src/index/passage-document.js";
 import { PassageIndex } from "../../src/index/passage-index.js";
 import { canonicalOrder } from "../../src/index/pruned-ranking.js";
 import { matchQuery, orExpression, queryTerms } from "../../src/index/query.js";
 import { chunkDocument } from "../../src/ingest/chunk.js";
+import { gitManualTexts, needs, outside } from "../support/outside.js";
 import { referenceSnippets } from "../support/snippet-reference.js";
 
 interface Source {
@@ -22,17 +21,11 @@ interface Source {
 
 /** Git's manuals, two documents a manual so hits of one block and of one document come together. */
 function gitManuals(): { index: PassageIndex; sources: Map<string, Source>; rows: Map<string, number> } {
-  const gitDoc = "/usr/share/doc/git-doc";
   const index = new PassageIndex();
   const sources = new Map<string, Source>();
   const rows = new Map<string, number>();
-  const names = readdirSync(gitDoc)
-    .filter((name) => name.endsWith(".txt"))
-    .sort()
-    .slice(0, 120);
   index.apply(
-    names.map((name, d) => {
-      const content = readFileSync(join(gitDoc, name), "utf8");
+    gitManualTexts(120).map(({ name, content }, d) => {
       const path = ["git", name.slice(0, 3)];
       const passages = chunkDocument({ title: name, content, format: "text" }).map((p, i) => {
         const chunkId = `${name}-${i}`;
@@ -68,7 +61,7 @@ function rareQuestions(rows: ReadonlyMap<string, number>, count: number): string
   return questions;
 }
 
-describe("a passage searcher", () => {
+needs(outside.gitManuals).describe("a passage searcher", () => {
   const { index, sources, rows } = gitManuals();
   const questions = rareQuestions(rows, 40);
 

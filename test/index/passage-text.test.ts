@@ -2,8 +2,6 @@
 // real manuals and generated text; a block that does not hold what its lengths say refused, never misread;
 // and a snapshot of the layout before it never restored into an index that reads this one.
 
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { deflateRawSync } from "node:zlib";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -19,21 +17,19 @@ import {
 } from "../../src/index/passage-text.js";
 import { schemaFingerprint } from "../../src/index/snapshot.js";
 import { chunkDocument } from "../../src/ingest/chunk.js";
+import { gitManualTexts, needs, outside } from "../support/outside.js";
 
 /** Git's manuals as Debian installs them (.ci/run installs git-doc), cut into blocks as the index cuts them. */
 function realBlocks(): StoredPassage[][] {
-  const gitDoc = "/usr/share/doc/git-doc";
-  return readdirSync(gitDoc)
-    .filter((name) => name.endsWith(".txt"))
-    .sort()
-    .slice(0, 60)
-    .flatMap((name) =>
-      textBlocks(
-        chunkDocument({ title: name, content: readFileSync(join(gitDoc, name), "utf8"), format: "text" }).map(
-          (p, i) => ({ chunkId: `${name}-${i}`, heading: p.heading, body: p.text }),
-        ),
-      ),
-    );
+  return gitManualTexts(60).flatMap(({ name, content }) =>
+    textBlocks(
+      chunkDocument({ title: name, content, format: "text" }).map((p, i) => ({
+        chunkId: `${name}-${i}`,
+        heading: p.heading,
+        body: p.text,
+      })),
+    ),
+  );
 }
 
 /** A stored block of exactly these inflated bytes, its size prefix as packBlock writes it unless given. */
@@ -54,18 +50,21 @@ function inflatedOf(count: number, lengths: number[], body: string): Buffer {
 }
 
 describe("text blocks", () => {
-  it("decodes each passage of real manuals as it was stored, alone and in any order", () => {
-    const blocks = realBlocks();
-    expect(blocks.length).toBeGreaterThan(50);
-    for (const passages of blocks) {
-      const block = TextBlock.inflate(packBlock(passages));
-      expect(block.count).toBe(passages.length);
-      for (let i = passages.length - 1; i >= 0; i--) expect(block.passage(i)).toEqual(passages[i]);
-      expect(block.passage(passages.length)).toBeUndefined();
-      expect(block.passage(-1)).toBeUndefined();
-      expect(block.passage(0.5)).toBeUndefined();
-    }
-  });
+  needs(outside.gitManuals).it(
+    "decodes each passage of real manuals as it was stored, alone and in any order",
+    () => {
+      const blocks = realBlocks();
+      expect(blocks.length).toBeGreaterThan(50);
+      for (const passages of blocks) {
+        const block = TextBlock.inflate(packBlock(passages));
+        expect(block.count).toBe(passages.length);
+        for (let i = passages.length - 1; i >= 0; i--) expect(block.passage(i)).toEqual(passages[i]);
+        expect(block.passage(passages.length)).toBeUndefined();
+        expect(block.passage(-1)).toBeUndefined();
+        expect(block.passage(0.5)).toBeUndefined();
+      }
+    },
+  );
 
   it("property: any passage of any block is the one the whole block unpacks to, surrogates and all", () => {
     const stored = fc.record({

@@ -1,13 +1,14 @@
 // The Porter stemmer in JS (porter-stem.ts) against FTS5's own porter tokenizer: every ASCII word of git's
 // manuals and of node_modules' markdown, and generated words, must stem to the token FTS5 indexes.
 
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { stemPrefix } from "../../src/index/ascii-snippet.js";
 import { IndexDatabase } from "../../src/index/engine.js";
 import { porterStem } from "../../src/index/porter-stem.js";
+import { gitManualTexts, needs, outside } from "../support/outside.js";
 
 /** FTS5's tokens for each word: one row a word, read back through an fts5vocab instance table. */
 function fts5Stems(words: readonly string[]): string[] {
@@ -31,10 +32,8 @@ function fts5Stems(words: readonly string[]): string[] {
 
 function realWords(): string[] {
   const words = new Set<string>();
-  const gitDoc = "/usr/share/doc/git-doc";
-  for (const name of readdirSync(gitDoc).filter((n) => n.endsWith(".txt"))) {
-    for (const w of readFileSync(join(gitDoc, name), "utf8").match(/[A-Za-z0-9]+/g) ?? [])
-      words.add(w.toLowerCase());
+  for (const { content } of gitManualTexts()) {
+    for (const w of content.match(/[A-Za-z0-9]+/g) ?? []) words.add(w.toLowerCase());
   }
   for (const dir of ["vitest", "hono", "zod", "fast-check", "typescript"]) {
     const readme = join("node_modules", dir, "README.md");
@@ -46,22 +45,28 @@ function realWords(): string[] {
 }
 
 describe("the Porter stemmer", () => {
-  it("stems every ASCII word of git's manuals and of node_modules' READMEs as FTS5 does", () => {
-    const words = realWords();
-    expect(words.length).toBeGreaterThan(5_000);
-    const expected = fts5Stems(words);
-    const differing = words.filter((w, i) => porterStem(w) !== expected[i]);
-    expect(differing).toEqual([]);
-  });
+  needs(outside.gitManuals).it(
+    "stems every ASCII word of git's manuals and of node_modules' READMEs as FTS5 does",
+    () => {
+      const words = realWords();
+      expect(words.length).toBeGreaterThan(5_000);
+      const expected = fts5Stems(words);
+      const differing = words.filter((w, i) => porterStem(w) !== expected[i]);
+      expect(differing).toEqual([]);
+    },
+  );
 
-  it("keeps of every word its stem's first letter and all but its last four, which the JS snippets rely on", () => {
-    const words = realWords();
-    const beyond = words.filter((w) => {
-      const stem = porterStem(w);
-      return !w.startsWith(stemPrefix(stem));
-    });
-    expect(beyond).toEqual([]);
-  });
+  needs(outside.gitManuals).it(
+    "keeps of every word its stem's first letter and all but its last four, which the JS snippets rely on",
+    () => {
+      const words = realWords();
+      const beyond = words.filter((w) => {
+        const stem = porterStem(w);
+        return !w.startsWith(stemPrefix(stem));
+      });
+      expect(beyond).toEqual([]);
+    },
+  );
 
   it("property: generated words of Porter's letters, short, long and past 64 letters, stem as FTS5's", () => {
     const letters = fc.constantFrom(..."aeiouybcdlmnrstvzgx0".split(""));

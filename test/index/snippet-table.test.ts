@@ -9,6 +9,7 @@ import { IndexDatabase } from "../../src/index/engine.js";
 import { matchQuery, queryTerms } from "../../src/index/query.js";
 import { MATCH_CLOSE, MATCH_OPEN } from "../../src/index/snippet.js";
 import { type SnippetSource, SnippetTable } from "../../src/index/snippet-table.js";
+import { needs, outside } from "../support/outside.js";
 import { manualPassages } from "../support/snippet-passages.js";
 import { referenceSnippets } from "../support/snippet-reference.js";
 
@@ -32,22 +33,25 @@ describe("snippet table", () => {
     expect(table.cut(passages, expression)).toEqual(referenceSnippets(passages, expression));
   };
 
-  it("cuts the same snippets as one insert a row on real manuals, batch after batch", () => {
-    const passages = manualPassages();
-    expect(passages.length).toBeGreaterThan(200);
-    let marked = 0;
-    // Twenty consecutive passages a batch, as a search returns them, asked two words of one of them.
-    for (let start = 0; start + 20 <= passages.length; start += 37) {
-      const batch = passages.slice(start, start + 20);
-      const question = twoWordsOf(batch[(start * 7) % 20] as SnippetSource);
-      if (question === "") continue;
-      const expression = matchQuery(question).expression;
-      const fast = table.cut(batch, expression);
-      expect(fast).toEqual(referenceSnippets(batch, expression));
-      marked += fast.filter((s) => s.includes("<mark>")).length;
-    }
-    expect(marked).toBeGreaterThan(20);
-  });
+  needs(outside.gitManuals).it(
+    "cuts the same snippets as one insert a row on real manuals, batch after batch",
+    () => {
+      const passages = manualPassages();
+      expect(passages.length).toBeGreaterThan(200);
+      let marked = 0;
+      // Twenty consecutive passages a batch, as a search returns them, asked two words of one of them.
+      for (let start = 0; start + 20 <= passages.length; start += 37) {
+        const batch = passages.slice(start, start + 20);
+        const question = twoWordsOf(batch[(start * 7) % 20] as SnippetSource);
+        if (question === "") continue;
+        const expression = matchQuery(question).expression;
+        const fast = table.cut(batch, expression);
+        expect(fast).toEqual(referenceSnippets(batch, expression));
+        marked += fast.filter((s) => s.includes("<mark>")).length;
+      }
+      expect(marked).toBeGreaterThan(20);
+    },
+  );
 
   it("gives a row matched only by its heading, title or path its body's start, and a row not matched none", () => {
     const body = "Pension contributions go out on the last day of every month without fail.";
@@ -85,12 +89,15 @@ describe("snippet table", () => {
     expectSameAsReference(passages, "word7 walrus");
   });
 
-  it("matches the reference for more rows than one insert carries, and for none", () => {
-    const passages = manualPassages().slice(0, 83);
-    const question = twoWordsOf(passages[40] as SnippetSource);
-    expectSameAsReference(passages, question);
-    expect(table.cut([], matchQuery(question).expression)).toEqual([]);
-  });
+  needs(outside.gitManuals).it(
+    "matches the reference for more rows than one insert carries, and for none",
+    () => {
+      const passages = manualPassages().slice(0, 83);
+      const question = twoWordsOf(passages[40] as SnippetSource);
+      expectSameAsReference(passages, question);
+      expect(table.cut([], matchQuery(question).expression)).toEqual([]);
+    },
+  );
 
   it("leaves nothing behind: the next cut sees only its own rows, inside a caller's transaction too", () => {
     const first: SnippetSource[] = [{ heading: "", body: "walrus tusks are long", title: "", path: "" }];

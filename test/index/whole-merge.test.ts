@@ -2,12 +2,13 @@
 // batches, as the batch route writes them, the merge ends, leaves the answers exactly as they were and the
 // pages no more than they were, and the count of what was written starts again.
 
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, expect, it } from "vitest";
 import { heldOutSentences, indexedDocuments, readDebianManuals } from "../../bench/debian-docs.js";
 import { PassageIndex, WHOLE_MERGE_MIN_PASSAGES } from "../../src/index/passage-index.js";
 import { matchQuery } from "../../src/index/query.js";
+import { needs, outside } from "../support/outside.js";
 
-describe("a whole merge", () => {
+needs(outside.debianManuals).describe("a whole merge", () => {
   const opened: PassageIndex[] = [];
   afterEach(() => {
     for (const index of opened.splice(0)) index.close();

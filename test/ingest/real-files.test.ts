@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { chunkDocument, defaultChunkLimits } from "../../src/ingest/chunk.js";
 import { codePointLength } from "../../src/text/length.js";
+import { debianHtml, needs } from "../support/outside.js";
 import { htmlVisibleText, markdownVisibleText, missingWords } from "./visible-words.js";
 
 // Enough to cover every dependency's README and CHANGELOG here (~430 files) while keeping the suite fast;
@@ -86,7 +87,7 @@ describe("real markdown files", () => {
 });
 
 describe("real HTML files", () => {
-  it.skipIf(htmlFiles.length === 0)(
+  needs(debianHtml(htmlFiles.length > 0)).it(
     `chunk without error and keep every visible word (${htmlFiles.length} files under /usr/share/doc)`,
     () => {
       const failures: string[] = [];

@@ -3,7 +3,7 @@
 // sidebar, and no passage may hold the site's navigation. A fixed, evenly spaced sample of each site's pages
 // keeps the run short and the same on every machine. A site whose package is absent is skipped, and says so.
 
-import { describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { chunkDocument, type Passage } from "../../src/ingest/chunk.js";
 import { titleOf } from "../../src/ingest/document-title.js";
 import {
@@ -16,6 +16,7 @@ import {
   samplePages,
   sites,
 } from "../support/doc-sites.js";
+import { debianPackage, needs } from "../support/outside.js";
 import { goldenTitles } from "./real-sites.golden.js";
 
 function fileName(path: string): string {
@@ -25,18 +26,14 @@ function fileName(path: string): string {
 describe.each(sites)("the $generator site of $package", (site) => {
   const files = packageFiles(site.package);
   const pages = files ? samplePages(site, files) : [];
-  const absent = pages.length === 0;
-  if (absent)
-    console.warn(
-      `skipped: Debian package ${site.package} is not installed (apt-get install ${site.package})`,
-    );
+  const installed = needs(debianPackage(site.package, pages.length > 0));
   const read = pages.map((page) => {
     const title = titleOf(page.content, "html", fileName(page.path));
     const passages: Passage[] = chunkDocument({ title, content: page.content, format: "html" });
     return { ...page, title, passages };
   });
 
-  it.skipIf(absent)("titles at least 95% of its pages as themselves, not as the site or a sidebar", () => {
+  installed.it("titles at least 95% of its pages as themselves, not as the site or a sidebar", () => {
     const counts = new Map<string, number>();
     for (const page of read) counts.set(page.title, (counts.get(page.title) ?? 0) + 1);
     const notOwn = read.filter(
@@ -51,12 +48,12 @@ describe.each(sites)("the $generator site of $package", (site) => {
     );
   });
 
-  it.skipIf(absent)("titles the pages checked by hand as they title themselves", () => {
+  installed.it("titles the pages checked by hand as they title themselves", () => {
     const checked = read.filter((page) => goldenTitles[page.path] !== undefined);
     for (const page of checked) expect(page.title, page.path).toBe(goldenTitles[page.path]);
   });
 
-  it.skipIf(absent)("keeps its navigation, sidebars and permalink marks out of every passage", () => {
+  installed.it("keeps its navigation, sidebars and permalink marks out of every passage", () => {
     const found: string[] = [];
     for (const page of read) {
       for (const passage of page.passages) {
@@ -73,24 +70,21 @@ describe.each(sites)("the $generator site of $package", (site) => {
 
   // A sidebar's table of contents is a list of the site's pages, the same list on every page; content that
   // pages share (rustdoc's blanket implementations, a licence paragraph) is prose, not list items.
-  it.skipIf(absent)(
-    "keeps no list item that most of its pages repeat (a sidebar's table of contents)",
-    () => {
-      const pagesWithLine = new Map<string, number>();
-      for (const page of read) {
-        const lines = new Set(
-          page.passages.flatMap((passage) =>
-            passage.text
-              .split("\n")
-              .filter((line) => /^\s*- /.test(line))
-              .map((line) => line.replace(/^\s*- /, "").trim()),
-          ),
-        );
-        for (const line of lines)
-          if (/\p{L}{3}/u.test(line)) pagesWithLine.set(line, (pagesWithLine.get(line) ?? 0) + 1);
-      }
-      const repeated = [...pagesWithLine].filter(([, count]) => count > read.length / 2 && read.length >= 10);
-      expect(repeated.map(([line, count]) => `${count}/${read.length}: ${line.slice(0, 80)}`)).toEqual([]);
-    },
-  );
+  installed.it("keeps no list item that most of its pages repeat (a sidebar's table of contents)", () => {
+    const pagesWithLine = new Map<string, number>();
+    for (const page of read) {
+      const lines = new Set(
+        page.passages.flatMap((passage) =>
+          passage.text
+            .split("\n")
+            .filter((line) => /^\s*- /.test(line))
+            .map((line) => line.replace(/^\s*- /, "").trim()),
+        ),
+      );
+      for (const line of lines)
+        if (/\p{L}{3}/u.test(line)) pagesWithLine.set(line, (pagesWithLine.get(line) ?? 0) + 1);
+    }
+    const repeated = [...pagesWithLine].filter(([, count]) => count > read.length / 2 && read.length >= 10);
+    expect(repeated.map(([line, count]) => `${count}/${read.length}: ${line.slice(0, 80)}`)).toEqual([]);
+  });
 });

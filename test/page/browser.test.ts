@@ -7,18 +7,19 @@
 //
 // Skipped, saying so, where /usr/bin/chromium is missing (`apt-get install -y chromium`).
 
-import { existsSync, mkdtempSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Browser, chromium, type Locator, type Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect } from "vitest";
 import { type Served, serveOnLoopback } from "../http/loopback.js";
 import { addDocument, buildTestApp, makeTeam, search, type TestApp } from "../support/app.js";
+import { needs, outside } from "../support/outside.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-const hasChromium = existsSync(CHROMIUM);
+const CHROMIUM = outside.chromium.name;
+const hasChromium = outside.chromium.missing === null;
 /** Headless in a container: no sandbox (no user namespaces), no GPU, no /dev/shm, nothing phoning home. */
 const CHROMIUM_ARGS = [
   "--no-sandbox",
@@ -124,230 +125,241 @@ afterAll(async () => {
 });
 
 describe("the page in Chromium", () => {
-  it("signs in, searches, opens a hit, asks memory, adds a note, refuses a cross-site post, signs out", async (ctx) => {
-    if (!hasChromium) ctx.skip(`${CHROMIUM} is missing: apt-get install -y chromium to run the browser test`);
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
-    const page = await context.newPage();
-    const dialogs: string[] = [];
-    page.on("dialog", async (dialog) => {
-      dialogs.push(dialog.message());
-      await dialog.dismiss();
-    });
+  needs(outside.chromium).it(
+    "signs in, searches, opens a hit, asks memory, adds a note, refuses a cross-site post, signs out",
+    async () => {
+      const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+      const page = await context.newPage();
+      const dialogs: string[] = [];
+      page.on("dialog", async (dialog) => {
+        dialogs.push(dialog.message());
+        await dialog.dismiss();
+      });
 
-    await page.goto(`${served.base}/`);
-    await visible(page.getByLabel("Team key"));
-    await shot(page, "01-signed-out");
+      await page.goto(`${served.base}/`);
+      await visible(page.getByLabel("Team key"));
+      await shot(page, "01-signed-out");
 
-    await signIn(page, `${apiKey}x`);
-    expect(await textOf(page.getByRole("alert"))).toContain("That team key was not accepted");
-    await shot(page, "02-wrong-key");
+      await signIn(page, `${apiKey}x`);
+      expect(await textOf(page.getByRole("alert"))).toContain("That team key was not accepted");
+      await shot(page, "02-wrong-key");
 
-    await signIn(page, apiKey);
-    await visible(page.getByRole("searchbox"));
-    await visible(page.getByRole("button", { name: "Sign out" }));
-    expect(await textOf(page.getByRole("heading", { level: 1 }))).toBe("Acme");
-    expect(await textOf(page.locator(".counts"))).toContain("3 documents (");
-    await visible(page.locator(".recent").getByRole("link", { name: "Welcome" }));
-    await shot(page, "02b-start-page");
-    // The tab icon is this server's own.
-    const icon = await page.request.get(`${served.base}/favicon.ico`);
-    expect(icon.status()).toBe(200);
-    expect(icon.headers()["content-type"]).toBe("image/svg+xml");
-    const cookies = await context.cookies();
-    expect(cookies.map((c) => [c.name, c.httpOnly, c.sameSite])).toEqual([
-      ["memoria_session", true, "Strict"],
-    ]);
-    expect(cookies[0]?.value).not.toContain(apiKey);
+      await signIn(page, apiKey);
+      await visible(page.getByRole("searchbox"));
+      await visible(page.getByRole("button", { name: "Sign out" }));
+      expect(await textOf(page.getByRole("heading", { level: 1 }))).toBe("Acme");
+      expect(await textOf(page.locator(".counts"))).toContain("3 documents (");
+      await visible(page.locator(".recent").getByRole("link", { name: "Welcome" }));
+      await shot(page, "02b-start-page");
+      // The tab icon is this server's own.
+      const icon = await page.request.get(`${served.base}/favicon.ico`);
+      expect(icon.status()).toBe(200);
+      expect(icon.headers()["content-type"]).toBe("image/svg+xml");
+      const cookies = await context.cookies();
+      expect(cookies.map((c) => [c.name, c.httpOnly, c.sameSite])).toEqual([
+        ["memoria_session", true, "Strict"],
+      ]);
+      expect(cookies[0]?.value).not.toContain(apiKey);
 
-    await searchFor(page, "laptop");
-    expect(await textOf(page.getByRole("status"))).toContain(
-      "1 document (1 passage) matched among 3 documents",
-    );
-    await visible(page.getByText("Handbook › Onboarding"));
-    expect(await textOf(page.locator("mark").first())).toBe("laptop");
-    await shot(page, "03-search-hits");
+      await searchFor(page, "laptop");
+      expect(await textOf(page.getByRole("status"))).toContain(
+        "1 document (1 passage) matched among 3 documents",
+      );
+      await visible(page.getByText("Handbook › Onboarding"));
+      expect(await textOf(page.locator("mark").first())).toBe("laptop");
+      await shot(page, "03-search-hits");
 
-    await searchFor(page, "passport");
-    expect(await textOf(page.getByRole("status"))).toContain(
-      'No passage matched "passport" among 3 documents',
-    );
-    await shot(page, "04-search-no-hits");
+      await searchFor(page, "passport");
+      expect(await textOf(page.getByRole("status"))).toContain(
+        'No passage matched "passport" among 3 documents',
+      );
+      await shot(page, "04-search-no-hits");
 
-    // One long document: shown once, three passages named by their trails, stop words unmarked.
-    await searchFor(page, "the cookie");
-    expect(await page.locator("li.hit").count()).toBe(1);
-    const passageLinks = page.locator("li.hit .passage-link");
-    expect(await passageLinks.count()).toBe(3);
-    expect(await textOf(passageLinks.first())).toMatch(/^Cookies › Rules › Rule \d+$/);
-    expect(await page.locator("mark", { hasText: /^the$/i }).count()).toBe(0);
-    await shot(page, "04b-search-grouped");
-    const target = (await passageLinks.nth(1).getAttribute("href")) ?? "";
-    const trail = (await passageLinks.nth(1).textContent()) ?? "";
-    await passageLinks.nth(1).click();
-    await page.waitForURL(/#p\d+$/);
-    const anchor = target.slice(target.indexOf("#"));
-    const section = page.locator(`section${anchor}`);
-    await visible(section);
-    expect(trail.endsWith(await textOf(section.getByRole("heading")))).toBe(true);
-    // Landed at the passage: its section's top is on screen. These functions run in the page, where
-    // globalThis is the window (the casts are only for this file's types, which have no DOM globals).
-    expect(
-      await section.evaluate(
-        (el) =>
-          el.getBoundingClientRect().top < (globalThis as unknown as { innerHeight: number }).innerHeight,
-      ),
-    ).toBe(true);
-    expect(await textOf(section.locator("pre code"))).toContain("bake --cookies");
-    expect(
-      await section
-        .locator("pre code")
-        .evaluate((el) =>
-          (globalThis as unknown as { getComputedStyle(e: unknown): { fontFamily: string } })
-            .getComputedStyle(el)
-            .fontFamily.toLowerCase(),
+      // One long document: shown once, three passages named by their trails, stop words unmarked.
+      await searchFor(page, "the cookie");
+      expect(await page.locator("li.hit").count()).toBe(1);
+      const passageLinks = page.locator("li.hit .passage-link");
+      expect(await passageLinks.count()).toBe(3);
+      expect(await textOf(passageLinks.first())).toMatch(/^Cookies › Rules › Rule \d+$/);
+      expect(await page.locator("mark", { hasText: /^the$/i }).count()).toBe(0);
+      await shot(page, "04b-search-grouped");
+      const target = (await passageLinks.nth(1).getAttribute("href")) ?? "";
+      const trail = (await passageLinks.nth(1).textContent()) ?? "";
+      await passageLinks.nth(1).click();
+      await page.waitForURL(/#p\d+$/);
+      const anchor = target.slice(target.indexOf("#"));
+      const section = page.locator(`section${anchor}`);
+      await visible(section);
+      expect(trail.endsWith(await textOf(section.getByRole("heading")))).toBe(true);
+      // Landed at the passage: its section's top is on screen. These functions run in the page, where
+      // globalThis is the window (the casts are only for this file's types, which have no DOM globals).
+      expect(
+        await section.evaluate(
+          (el) =>
+            el.getBoundingClientRect().top < (globalThis as unknown as { innerHeight: number }).innerHeight,
         ),
-    ).toMatch(/mono/);
-    await shot(page, "04c-document-at-passage");
+      ).toBe(true);
+      expect(await textOf(section.locator("pre code"))).toContain("bake --cookies");
+      expect(
+        await section
+          .locator("pre code")
+          .evaluate((el) =>
+            (globalThis as unknown as { getComputedStyle(e: unknown): { fontFamily: string } })
+              .getComputedStyle(el)
+              .fontFamily.toLowerCase(),
+          ),
+      ).toMatch(/mono/);
+      await shot(page, "04c-document-at-passage");
 
-    await page.getByRole("link", { name: "Search", exact: true }).click();
-    await searchFor(page, "laptop");
-    await page.getByRole("link", { name: "Welcome", exact: true }).click();
-    expect(await textOf(page.getByRole("heading", { level: 1 }))).toBe("Welcome");
-    expect(await textOf(page.getByRole("heading", { level: 2 }))).toBe("First week");
-    expect(await textOf(page.getByRole("heading", { level: 3 }))).toBe("Laptops");
-    await shot(page, "05-document");
+      await page.getByRole("link", { name: "Search", exact: true }).click();
+      await searchFor(page, "laptop");
+      await page.getByRole("link", { name: "Welcome", exact: true }).click();
+      expect(await textOf(page.getByRole("heading", { level: 1 }))).toBe("Welcome");
+      expect(await textOf(page.getByRole("heading", { level: 2 }))).toBe("First week");
+      expect(await textOf(page.getByRole("heading", { level: 3 }))).toBe("Laptops");
+      await shot(page, "05-document");
 
-    await page.getByRole("link", { name: "Working memory" }).click();
-    await page.getByLabel("What the agent is working on (optional)").fill("page");
-    await page.getByLabel("Project (optional)", { exact: true }).fill("memoria");
-    await page.getByLabel("Budget in tokens").fill("500");
-    await page.getByRole("button", { name: "Ask" }).click();
-    expect(await textOf(page.locator("dl.accounting"))).toContain("Candidates1");
-    expect(await textOf(page.locator("pre"))).toContain("Ship the page");
-    await shot(page, "06-working-memory");
+      await page.getByRole("link", { name: "Working memory" }).click();
+      await page.getByLabel("What the agent is working on (optional)").fill("page");
+      await page.getByLabel("Project (optional)", { exact: true }).fill("memoria");
+      await page.getByLabel("Budget in tokens").fill("500");
+      await page.getByRole("button", { name: "Ask" }).click();
+      expect(await textOf(page.locator("dl.accounting"))).toContain("Candidates1");
+      expect(await textOf(page.locator("pre"))).toContain("Ship the page");
+      await shot(page, "06-working-memory");
 
-    await page.getByLabel("Entry title").fill("Group hits by document");
-    await page.getByLabel("Impact (optional)").fill("One README no longer fills the page");
-    await page.getByLabel("Entry project (optional)").fill("memoria");
-    await page.getByLabel("Type (optional)").fill("decision");
-    await page.getByRole("button", { name: "Remember" }).click();
-    expect(await textOf(page.getByRole("status"))).toContain("The entry was remembered.");
-    await visible(page.locator(".entries").getByText("Group hits by document"));
-    await shot(page, "06b-entry-remembered");
-    await page.getByLabel("Budget in tokens").fill("30");
-    await page.getByRole("button", { name: "Ask" }).click();
-    expect(await textOf(page.locator("dl.accounting"))).toContain("Skipped1");
-    expect(await textOf(page.locator("ul.skipped"))).toMatch(/^Ship the page rank 2 · e/);
-    await shot(page, "06c-skipped-named");
-    await page.getByRole("button", { name: "Forget Group hits by document" }).click();
-    expect(await textOf(page.getByRole("status"))).toContain("The entry was forgotten.");
-    expect(await page.locator(".entries").getByText("Group hits by document").count()).toBe(0);
-    await shot(page, "06d-entry-forgotten");
+      await page.getByLabel("Entry title").fill("Group hits by document");
+      await page.getByLabel("Impact (optional)").fill("One README no longer fills the page");
+      await page.getByLabel("Entry project (optional)").fill("memoria");
+      await page.getByLabel("Type (optional)").fill("decision");
+      await page.getByRole("button", { name: "Remember" }).click();
+      expect(await textOf(page.getByRole("status"))).toContain("The entry was remembered.");
+      await visible(page.locator(".entries").getByText("Group hits by document"));
+      await shot(page, "06b-entry-remembered");
+      await page.getByLabel("Budget in tokens").fill("30");
+      await page.getByRole("button", { name: "Ask" }).click();
+      expect(await textOf(page.locator("dl.accounting"))).toContain("Skipped1");
+      expect(await textOf(page.locator("ul.skipped"))).toMatch(/^Ship the page rank 2 · e/);
+      await shot(page, "06c-skipped-named");
+      await page.getByRole("button", { name: "Forget Group hits by document" }).click();
+      expect(await textOf(page.getByRole("status"))).toContain("The entry was forgotten.");
+      expect(await page.locator(".entries").getByText("Group hits by document").count()).toBe(0);
+      await shot(page, "06d-entry-forgotten");
 
-    await page.getByRole("link", { name: "Add a note" }).click();
-    await page.getByLabel("Title", { exact: true }).fill("Parking");
-    await page.getByLabel("Folders (optional)").fill("Handbook / Office");
-    await page.getByLabel("Content (markdown)").fill("# Parking\n\nBikes go in the yard.");
-    await page.getByRole("button", { name: "Add the note" }).click();
-    expect(await textOf(page.getByRole("status"))).toContain("The note was added");
-    await shot(page, "07-note-added");
-    await page.getByRole("link", { name: "Search" }).click();
-    await searchFor(page, "bikes");
-    await visible(page.getByRole("link", { name: "Parking", exact: true }));
+      await page.getByRole("link", { name: "Add a note" }).click();
+      await page.getByLabel("Title", { exact: true }).fill("Parking");
+      await page.getByLabel("Folders (optional)").fill("Handbook / Office");
+      await page.getByLabel("Content (markdown)").fill("# Parking\n\nBikes go in the yard.");
+      await page.getByRole("button", { name: "Add the note" }).click();
+      expect(await textOf(page.getByRole("status"))).toContain("The note was added");
+      await shot(page, "07-note-added");
+      await page.getByRole("link", { name: "Search" }).click();
+      await searchFor(page, "bikes");
+      await visible(page.getByRole("link", { name: "Parking", exact: true }));
 
-    // Delete, after a confirmation page; Keep it goes back, Delete deletes.
-    await page.getByRole("link", { name: "Parking", exact: true }).first().click();
-    await page.getByRole("link", { name: "Delete this document" }).click();
-    expect(await textOf(page.getByRole("heading", { level: 1 }))).toBe("Delete this document?");
-    await shot(page, "07b-confirm-delete");
-    await page.getByRole("link", { name: "Keep it" }).click();
-    expect(await textOf(page.getByRole("heading", { level: 1 }))).toBe("Parking");
-    await page.getByRole("link", { name: "Delete this document" }).click();
-    await page.getByRole("button", { name: "Delete" }).click();
-    expect(await textOf(page.getByRole("status"))).toContain("The document was deleted.");
-    expect((await search(app, apiKey, "bikes")).hits).toEqual([]);
-    await shot(page, "07c-deleted");
+      // Delete, after a confirmation page; Keep it goes back, Delete deletes.
+      await page.getByRole("link", { name: "Parking", exact: true }).first().click();
+      await page.getByRole("link", { name: "Delete this document" }).click();
+      expect(await textOf(page.getByRole("heading", { level: 1 }))).toBe("Delete this document?");
+      await shot(page, "07b-confirm-delete");
+      await page.getByRole("link", { name: "Keep it" }).click();
+      expect(await textOf(page.getByRole("heading", { level: 1 }))).toBe("Parking");
+      await page.getByRole("link", { name: "Delete this document" }).click();
+      await page.getByRole("button", { name: "Delete" }).click();
+      expect(await textOf(page.getByRole("status"))).toContain("The document was deleted.");
+      expect((await search(app, apiKey, "bikes")).hits).toEqual([]);
+      await shot(page, "07c-deleted");
 
-    // A hostile title is text: shown as written, no <img> made of it, no script run.
-    await searchFor(page, "findme");
-    await visible(page.getByRole("link", { name: HOSTILE, exact: true }));
-    await page.getByRole("link", { name: HOSTILE, exact: true }).first().click();
-    expect(await textOf(page.getByRole("heading", { level: 1 }))).toBe(HOSTILE);
-    expect(await page.locator("img").count()).toBe(0);
-    expect(dialogs).toEqual([]);
-    await shot(page, "08-hostile-title");
+      // A hostile title is text: shown as written, no <img> made of it, no script run.
+      await searchFor(page, "findme");
+      await visible(page.getByRole("link", { name: HOSTILE, exact: true }));
+      await page.getByRole("link", { name: HOSTILE, exact: true }).first().click();
+      expect(await textOf(page.getByRole("heading", { level: 1 }))).toBe(HOSTILE);
+      expect(await page.locator("img").count()).toBe(0);
+      expect(dialogs).toEqual([]);
+      await shot(page, "08-hostile-title");
 
-    // Another site's form posts to memoria with the person's cookie (same site, other origin): refused.
-    await page.goto(`${evil.base}/`);
-    await page.getByRole("button", { name: "Win a prize" }).click();
-    expect(await textOf(page.getByRole("heading", { level: 1 }))).toBe("Refused");
-    await shot(page, "09-cross-site-refused");
-    expect((await search(app, apiKey, "smuggled")).hits).toEqual([]);
+      // Another site's form posts to memoria with the person's cookie (same site, other origin): refused.
+      await page.goto(`${evil.base}/`);
+      await page.getByRole("button", { name: "Win a prize" }).click();
+      expect(await textOf(page.getByRole("heading", { level: 1 }))).toBe("Refused");
+      await shot(page, "09-cross-site-refused");
+      expect((await search(app, apiKey, "smuggled")).hits).toEqual([]);
 
-    await page.goto(`${served.base}/`);
-    await page.getByRole("button", { name: "Sign out" }).click();
-    expect(await textOf(page.getByRole("status"))).toContain("You are signed out.");
-    expect(await context.cookies()).toEqual([]);
-    await page.goto(`${served.base}/page/memory`);
-    await visible(page.getByLabel("Team key"));
-    await shot(page, "10-signed-out-again");
-    await context.close();
-  }, 120_000);
+      await page.goto(`${served.base}/`);
+      await page.getByRole("button", { name: "Sign out" }).click();
+      expect(await textOf(page.getByRole("status"))).toContain("You are signed out.");
+      expect(await context.cookies()).toEqual([]);
+      await page.goto(`${served.base}/page/memory`);
+      await visible(page.getByLabel("Team key"));
+      await shot(page, "10-signed-out-again");
+      await context.close();
+    },
+    120_000,
+  );
 
-  it("keeps the person signed in after following a link to memoria from another site", async (ctx) => {
-    if (!hasChromium) ctx.skip(`${CHROMIUM} is missing: apt-get install -y chromium to run the browser test`);
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    await signIn(page, apiKey);
-    await visible(page.getByRole("button", { name: "Sign out" }));
-    const [before] = await context.cookies();
-    expect(before?.name).toBe("memoria_session");
+  needs(outside.chromium).it(
+    "keeps the person signed in after following a link to memoria from another site",
+    async () => {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      await signIn(page, apiKey);
+      await visible(page.getByRole("button", { name: "Sign out" }));
+      const [before] = await context.cookies();
+      expect(before?.name).toBe("memoria_session");
 
-    // localhost and 127.0.0.1 are different sites: the SameSite=Strict cookie stays out of this navigation.
-    await page.goto(`${evil.base.replace("127.0.0.1", "localhost")}/`);
-    await page.getByRole("link", { name: "Read the team's memory" }).click();
-    await page.waitForURL(`${served.base}/**`);
-    await shot(page, "13-arrived-from-another-site");
-    expect((await context.cookies()).map((c) => [c.name, c.value])).toEqual([[before?.name, before?.value]]);
+      // localhost and 127.0.0.1 are different sites: the SameSite=Strict cookie stays out of this navigation.
+      await page.goto(`${evil.base.replace("127.0.0.1", "localhost")}/`);
+      await page.getByRole("link", { name: "Read the team's memory" }).click();
+      await page.waitForURL(`${served.base}/**`);
+      await shot(page, "13-arrived-from-another-site");
+      expect((await context.cookies()).map((c) => [c.name, c.value])).toEqual([
+        [before?.name, before?.value],
+      ]);
 
-    // Typed or bookmarked, the page carries the cookie again: still signed in.
-    await page.goto(`${served.base}/page/memory`);
-    await visible(page.getByRole("button", { name: "Sign out" }));
-    await context.close();
-  }, 120_000);
+      // Typed or bookmarked, the page carries the cookie again: still signed in.
+      await page.goto(`${served.base}/page/memory`);
+      await visible(page.getByRole("button", { name: "Sign out" }));
+      await context.close();
+    },
+    120_000,
+  );
 
-  it("works with JavaScript off: sign in, search, add a note, delete it, remember and forget, sign out", async (ctx) => {
-    if (!hasChromium) ctx.skip(`${CHROMIUM} is missing: apt-get install -y chromium to run the browser test`);
-    const context = await browser.newContext({ javaScriptEnabled: false });
-    const page = await context.newPage();
-    await signIn(page, apiKey);
-    await searchFor(page, "laptop");
-    await visible(page.getByRole("link", { name: "Welcome" }));
-    await shot(page, "11-no-js-search");
+  needs(outside.chromium).it(
+    "works with JavaScript off: sign in, search, add a note, delete it, remember and forget, sign out",
+    async () => {
+      const context = await browser.newContext({ javaScriptEnabled: false });
+      const page = await context.newPage();
+      await signIn(page, apiKey);
+      await searchFor(page, "laptop");
+      await visible(page.getByRole("link", { name: "Welcome" }));
+      await shot(page, "11-no-js-search");
 
-    await page.getByRole("link", { name: "Add a note" }).click();
-    await page.getByLabel("Title", { exact: true }).fill("Printer");
-    await page.getByLabel("Content (markdown)").fill("The printer is on the second floor.");
-    await page.getByRole("button", { name: "Add the note" }).click();
-    expect(await textOf(page.getByRole("status"))).toContain("The note was added");
-    expect((await search(app, apiKey, "printer")).hits.map((h) => h.title)).toEqual(["Printer"]);
-    await shot(page, "12-no-js-note-added");
-    await page.getByRole("link", { name: "Delete this document" }).click();
-    await page.getByRole("button", { name: "Delete" }).click();
-    expect(await textOf(page.getByRole("status"))).toContain("The document was deleted.");
-    expect((await search(app, apiKey, "printer")).hits).toEqual([]);
-    await shot(page, "13-no-js-deleted");
+      await page.getByRole("link", { name: "Add a note" }).click();
+      await page.getByLabel("Title", { exact: true }).fill("Printer");
+      await page.getByLabel("Content (markdown)").fill("The printer is on the second floor.");
+      await page.getByRole("button", { name: "Add the note" }).click();
+      expect(await textOf(page.getByRole("status"))).toContain("The note was added");
+      expect((await search(app, apiKey, "printer")).hits.map((h) => h.title)).toEqual(["Printer"]);
+      await shot(page, "12-no-js-note-added");
+      await page.getByRole("link", { name: "Delete this document" }).click();
+      await page.getByRole("button", { name: "Delete" }).click();
+      expect(await textOf(page.getByRole("status"))).toContain("The document was deleted.");
+      expect((await search(app, apiKey, "printer")).hits).toEqual([]);
+      await shot(page, "13-no-js-deleted");
 
-    await page.getByRole("link", { name: "Working memory" }).click();
-    await page.getByLabel("Entry title").fill("No script needed");
-    await page.getByRole("button", { name: "Remember" }).click();
-    expect(await textOf(page.getByRole("status"))).toContain("The entry was remembered.");
-    await page.getByRole("button", { name: "Forget No script needed" }).click();
-    expect(await textOf(page.getByRole("status"))).toContain("The entry was forgotten.");
-    await shot(page, "14-no-js-memory");
+      await page.getByRole("link", { name: "Working memory" }).click();
+      await page.getByLabel("Entry title").fill("No script needed");
+      await page.getByRole("button", { name: "Remember" }).click();
+      expect(await textOf(page.getByRole("status"))).toContain("The entry was remembered.");
+      await page.getByRole("button", { name: "Forget No script needed" }).click();
+      expect(await textOf(page.getByRole("status"))).toContain("The entry was forgotten.");
+      await shot(page, "14-no-js-memory");
 
-    await page.getByRole("button", { name: "Sign out" }).click();
-    await visible(page.getByLabel("Team key"));
-    await context.close();
-  }, 120_000);
+      await page.getByRole("button", { name: "Sign out" }).click();
+      await visible(page.getByLabel("Team key"));
+      await context.close();
+    },
+    120_000,
+  );
 });

@@ -11,6 +11,7 @@ import { decodeEntities } from "../../src/ingest/entities.js";
 import type { DocumentFormat } from "../../src/ingest/formats.js";
 import { documentBlocks } from "../../src/page/document-blocks.js";
 import { DocumentBody } from "../../src/page/document-body.js";
+import { needs, outside } from "../support/outside.js";
 
 /** Enough real files to meet lists, code, tables, HTML blocks and long sections; few enough to stay quick. */
 const MAX_FILES = 120;
@@ -126,16 +127,19 @@ describe("the document view's passage anchors", () => {
     expect(problems).toEqual([]);
   }, 120_000);
 
-  it(`holds every passage in its #p{ordinal} section (${debianHtml.length} HTML pages under /usr/share/doc)`, (ctx) => {
-    if (debianHtml.length === 0) ctx.skip("no Debian HTML documentation installed");
-    const problems: string[] = [];
-    for (const file of debianHtml) {
-      const content = readFileSync(file, "utf8");
-      for (const p of anchorProblems({ title: "Page", content, format: "html" }))
-        problems.push(`${file}: ${p}`);
-    }
-    expect(problems).toEqual([]);
-  }, 120_000);
+  needs(outside.djangoManual, outside.sdlManual).it(
+    `holds every passage in its #p{ordinal} section (${debianHtml.length} HTML pages under /usr/share/doc)`,
+    () => {
+      const problems: string[] = [];
+      for (const file of debianHtml) {
+        const content = readFileSync(file, "utf8");
+        for (const p of anchorProblems({ title: "Page", content, format: "html" }))
+          problems.push(`${file}: ${p}`);
+      }
+      expect(problems).toEqual([]);
+    },
+    120_000,
+  );
 
   it("anchors every passage of a document of several megabytes", () => {
     const sections = Array.from(

@@ -7,12 +7,10 @@ import { writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { networkInterfaces } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect } from "vitest";
 import { ADMIN_TOKEN, buildTestApp, makeTeam, masterKeyText, newMasterKey, tempDir } from "../support/app.js";
-import { denoUnavailable, type Exit, finished, startDeno, startNode } from "../support/processes.js";
-
-const unavailable = denoUnavailable();
-if (unavailable) console.warn(`Skipping the Node/Deno configuration parity test: ${unavailable}`);
+import { needs, outside } from "../support/outside.js";
+import { type Exit, finished, startDeno, startNode } from "../support/processes.js";
 
 /** Lines a runtime prints on its own that are not memoria's message; none are known today. */
 const noise: RegExp[] = [];
@@ -55,7 +53,7 @@ describe("configuration parity between the Node and Deno entries", () => {
     for (const c of cleanups.splice(0)) await c();
   });
 
-  it.skipIf(unavailable)(
+  needs(outside.deno).it(
     "rejects each bad environment with exit 1 and the same message on both",
     async () => {
       const tmp = tempDir();

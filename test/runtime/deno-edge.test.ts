@@ -1,12 +1,11 @@
 // The Deno entry against a client that sends a body without valid credentials: answered 401 before the
 // body ends, as on Node; and /docs' assets read from node_modules under Deno too.
 
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect } from "vitest";
 import { ADMIN_TOKEN, masterKeyText, newMasterKey, tempDir } from "../support/app.js";
-import { denoUnavailable, listening, startDeno } from "../support/processes.js";
+import { needs, outside } from "../support/outside.js";
+import { listening, startDeno } from "../support/processes.js";
 import { chunk, chunkedPost, rawClient } from "./raw-http.js";
-
-const unavailable = denoUnavailable();
 
 /** Deno's first start compiles the whole app. */
 const TIMEOUT_MS = 120_000;
@@ -17,7 +16,7 @@ describe("the Deno entry's edge", () => {
     for (const c of cleanups.splice(0)) c();
   });
 
-  it.skipIf(unavailable)(
+  needs(outside.deno).it(
     "answers a trickled upload with a wrong key 401 before its body ends, and serves /docs offline",
     async () => {
       const tmp = tempDir();

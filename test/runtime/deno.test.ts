@@ -6,12 +6,10 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect } from "vitest";
 import { ADMIN_TOKEN, masterKeyText, newMasterKey, tempDir } from "../support/app.js";
-import { denoUnavailable, finished, listening, startDeno } from "../support/processes.js";
-
-const unavailable = denoUnavailable();
-if (unavailable) console.warn(`Skipping the Deno entry tests: ${unavailable}`);
+import { needs, outside } from "../support/outside.js";
+import { finished, listening, startDeno } from "../support/processes.js";
 
 /** Deno's first start compiles the whole app; later ones take well under a second. */
 const TIMEOUT_MS = 120_000;
@@ -84,7 +82,7 @@ describe("the Deno entry", () => {
     return { child, done, call, apiKey };
   }
 
-  it.skipIf(unavailable)(
+  needs(outside.deno).it(
     "serves teams, documents, search, entries, memory and MCP over HTTP, and exits 0 on SIGTERM",
     async () => {
       const tmp = tempDir();
@@ -156,7 +154,7 @@ describe("the Deno entry", () => {
     TIMEOUT_MS,
   );
 
-  it.skipIf(unavailable)(
+  needs(outside.deno).it(
     "listens on 127.0.0.1 by default and makes its folder 0700 and its files 0600, as Node does",
     async () => {
       const tmp = tempDir();
@@ -182,7 +180,7 @@ describe("the Deno entry", () => {
     TIMEOUT_MS,
   );
 
-  it.skipIf(unavailable)(
+  needs(outside.deno).it(
     "searches a team large enough for the search threads on them, and stops the threads cleanly on SIGTERM",
     async () => {
       const { child, done, call, apiKey } = await withTeam({ MEMORIA_SEARCH_THREADS: "2" });
@@ -214,7 +212,7 @@ describe("the Deno entry", () => {
     TIMEOUT_MS,
   );
 
-  it.skipIf(unavailable)(
+  needs(outside.deno).it(
     "lets a request in flight at SIGTERM finish before exiting 0",
     async () => {
       const { child, done, call, apiKey } = await withTeam();

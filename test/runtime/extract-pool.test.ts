@@ -6,22 +6,15 @@
 // process instead, which is why the readers bound their inputs first: docs/decisions/0035-extraction-bounds.md.)
 
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { isDomainError } from "../../src/errors.js";
 import { inlineExtractor } from "../../src/extract/extract.js";
 import { ExtractionError } from "../../src/extract/extraction-error.js";
 import { ExtractPool } from "../../src/runtime/extract-pool.js";
-import {
-  GIT_MV_HTML,
-  hasChromium,
-  hasPandoc,
-  pandocDocx,
-  printPdf,
-  SEMVER_README,
-  scratchDir,
-} from "../support/files.js";
+import { GIT_MV_HTML, pandocDocx, printPdf, SEMVER_README, scratchDir } from "../support/files.js";
+import { needs, outside } from "../support/outside.js";
 
-describe.skipIf(!hasPandoc)("the extract pool", () => {
+needs(outside.pandoc).describe("the extract pool", () => {
   const scratch = scratchDir();
   let readme: Uint8Array;
   const pools: ExtractPool[] = [];
@@ -52,7 +45,7 @@ describe.skipIf(!hasPandoc)("the extract pool", () => {
     expect((error as ExtractionError).problem).toBe("not_format");
   });
 
-  it.skipIf(!hasChromium)(
+  needs(outside.chromium, outside.gitManuals).it(
     "refuses a file that outgrows the worker's heap as too_large, and reads the next on a new worker",
     async () => {
       const pdf = await printPdf(GIT_MV_HTML, join(scratch.dir, "git-mv.pdf"));

@@ -3,10 +3,11 @@
 // reach the server, which drains what is in flight, releases its port and exits; nothing may be left behind.
 
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, expect, it } from "vitest";
 import { ADMIN_TOKEN, tempDir } from "../support/app.js";
+import { needs, procfs } from "../support/outside.js";
 import { finished, listening, root } from "../support/processes.js";
 import { halfSentUpload } from "../support/streams.js";
 
@@ -81,7 +82,7 @@ function npmStart(tmp: { dir: string; dbUrl: string }): ChildProcess {
   });
 }
 
-describe.skipIf(!existsSync("/proc/self/stat"))("npm start", () => {
+needs(procfs).describe("npm start", () => {
   const cleanups: (() => void)[] = [];
   afterEach(() => {
     for (const c of cleanups.splice(0)) c();

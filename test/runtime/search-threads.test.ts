@@ -3,7 +3,7 @@
 // index; a lost thread answers 503 and the next search gets a new one.
 
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { heldOutSentences, readDebianManuals } from "../../bench/debian-docs.js";
 import { DomainError } from "../../src/errors.js";
 import { FEEDBACK } from "../../src/index/feedback.js";
@@ -14,6 +14,7 @@ import { chunkDocument } from "../../src/ingest/chunk.js";
 import { SearchThreads } from "../../src/runtime/search-threads.js";
 import type { PassageFinder } from "../../src/services/search.js";
 import { ADMIN_TOKEN, addDocument, buildTestApp, makeTeam, search } from "../support/app.js";
+import { needs, outside } from "../support/outside.js";
 
 /** Real documents as the app indexes them, ids in their corpus order. */
 function manuals(passages: number): { documents: IndexedDocument[]; questions: string[] } {
@@ -49,32 +50,30 @@ describe("search threads", () => {
   const threads = new SearchThreads({ threads: 2, busyTimeoutMs: 2000, minPassages: 0, inlineMaxTerms: 0 });
   afterAll(() => threads.close());
 
-  describe("on real manuals", () => {
-    let index: PassageIndex;
-    let questions: string[];
-    beforeAll(() => {
-      const real = manuals(2500);
-      questions = real.questions;
-      index = new PassageIndex({ feedback: FEEDBACK });
-      index.apply(real.documents);
-    });
-    afterAll(() => index.close());
-
-    it("answers exactly as the main thread does: same hits, scores, order and snippets", async () => {
-      expect(questions.length).toBeGreaterThan(12);
-      let hits = 0;
-      for (const q of questions) {
-        const query = matchQuery(q);
-        const here = index.find(query, 20);
-        // Two at once, so both threads answer some.
-        const [a, b] = await Promise.all([threads.find(index, query, 20), threads.find(index, query, 20)]);
-        expect(a).toEqual(here);
-        expect(b).toEqual(here);
-        hits += here.length;
+  needs(outside.debianManuals).it(
+    "answers on real manuals exactly as the main thread does: same hits, scores, order and snippets",
+    async () => {
+      const { documents, questions } = manuals(2500);
+      const index = new PassageIndex({ feedback: FEEDBACK });
+      try {
+        index.apply(documents);
+        expect(questions.length).toBeGreaterThan(12);
+        let hits = 0;
+        for (const q of questions) {
+          const query = matchQuery(q);
+          const here = index.find(query, 20);
+          // Two at once, so both threads answer some.
+          const [a, b] = await Promise.all([threads.find(index, query, 20), threads.find(index, query, 20)]);
+          expect(a).toEqual(here);
+          expect(b).toEqual(here);
+          hits += here.length;
+        }
+        expect(hits).toBeGreaterThan(questions.length);
+      } finally {
+        index.close();
       }
-      expect(hits).toBeGreaterThan(questions.length);
-    });
-  });
+    },
+  );
 
   it("property: searching while the main thread writes, an answer is always one whole committed state", async () => {
     const perGeneration = 6;

