@@ -188,6 +188,16 @@ describe("source layout", () => {
     expect(outside).toEqual([]);
   });
 
+  it('is the table under README\'s own heading "How the code is laid out", folder for folder', () => {
+    const readme = readFileSync(join(src, "../README.md"), "utf8");
+    const section = readme.split(/^## /m).find((part) => part.startsWith("How the code is laid out\n"));
+    expect(section, "README has no section headed How the code is laid out").toBeDefined();
+    const listed = [...(section ?? "").matchAll(/^\| (`[^|]+`) \|/gm)].flatMap((row) =>
+      [...(row[1] ?? "").matchAll(/`([^`]+)`/g)].map((name) => name[1]),
+    );
+    expect(listed.sort()).toEqual(Object.keys(MAY_IMPORT).sort());
+  });
+
   it("opens the indexes' SQL engine in index/engine.ts alone", () => {
     const importers = all
       .filter((i) => i.isPackage && i.to.startsWith("@photostructure/sqlite"))

@@ -111,52 +111,59 @@ needs(outside.sqld).describe("storage on sqld", () => {
     expect(none).toBeInstanceOf(Error);
   });
 
-  it("as an embedded replica: its own writes read at once, the primary's within the sync interval", async () => {
-    const { sqld } = await server();
-    const replicaDir = tempDir();
-    cleanups.push(replicaDir.cleanup);
-    const primary = await app({ dbUrl: sqld.url, config: { catchupMs: 0 } });
-    const replica = await app({
-      dbUrl: `file:${replicaDir.dir}/replica.db`,
-      db: { syncUrl: sqld.url, syncIntervalSeconds: 1 },
-      masterKey: primary.masterKey,
-      config: { catchupMs: 0 },
-    });
-    // A team made through the replica is written to the primary and readable on the replica at once.
-    const { apiKey } = await makeTeam(replica);
-    const own = await replica.request("/v1/entries", {
-      method: "POST",
-      token: apiKey,
-      json: { title: "Written through the replica" },
-    });
-    expect(own.status).toBe(201);
-    const seen = (await (await replica.request("/v1/memory", { token: apiKey })).json()) as { text: string };
-    expect(seen.text).toContain("Written through the replica");
-    const onPrimary = (await (await primary.request("/v1/memory", { token: apiKey })).json()) as {
-      text: string;
-    };
-    expect(onPrimary.text).toContain("Written through the replica");
-    // A write made on the primary reaches the replica's reads after a sync: poll, never assert a time.
-    const other = await primary.request("/v1/entries", {
-      method: "POST",
-      token: apiKey,
-      json: { title: "Written on the primary" },
-    });
-    expect(other.status).toBe(201);
-    let text = "";
-    for (let i = 0; i < 100 && !text.includes("Written on the primary"); i++) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      text = ((await (await replica.request("/v1/memory", { token: apiKey })).json()) as { text: string })
-        .text;
-    }
-    expect(text).toContain("Written on the primary");
-  }, 60_000);
+  // An embedded replica is libSQL's native client, which loads the system's CA certificates when it connects.
+  needs(outside.caCertificates).it(
+    "as an embedded replica: its own writes read at once, the primary's within the sync interval",
+    async () => {
+      const { sqld } = await server();
+      const replicaDir = tempDir();
+      cleanups.push(replicaDir.cleanup);
+      const primary = await app({ dbUrl: sqld.url, config: { catchupMs: 0 } });
+      const replica = await app({
+        dbUrl: `file:${replicaDir.dir}/replica.db`,
+        db: { syncUrl: sqld.url, syncIntervalSeconds: 1 },
+        masterKey: primary.masterKey,
+        config: { catchupMs: 0 },
+      });
+      // A team made through the replica is written to the primary and readable on the replica at once.
+      const { apiKey } = await makeTeam(replica);
+      const own = await replica.request("/v1/entries", {
+        method: "POST",
+        token: apiKey,
+        json: { title: "Written through the replica" },
+      });
+      expect(own.status).toBe(201);
+      const seen = (await (await replica.request("/v1/memory", { token: apiKey })).json()) as {
+        text: string;
+      };
+      expect(seen.text).toContain("Written through the replica");
+      const onPrimary = (await (await primary.request("/v1/memory", { token: apiKey })).json()) as {
+        text: string;
+      };
+      expect(onPrimary.text).toContain("Written through the replica");
+      // A write made on the primary reaches the replica's reads after a sync: poll, never assert a time.
+      const other = await primary.request("/v1/entries", {
+        method: "POST",
+        token: apiKey,
+        json: { title: "Written on the primary" },
+      });
+      expect(other.status).toBe(201);
+      let text = "";
+      for (let i = 0; i < 100 && !text.includes("Written on the primary"); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        text = ((await (await replica.request("/v1/memory", { token: apiKey })).json()) as { text: string })
+          .text;
+      }
+      expect(text).toContain("Written on the primary");
+    },
+    60_000,
+  );
 
-  it("a start whose master key opens none of the server's teams exits 1 naming it and writes nothing", async () => {
+  /** A server holding one team, and everything a start could write to it, as text. */
+  async function serverWithTeam() {
     const { sqld } = await server();
     const memoria = await app({ dbUrl: sqld.url });
     await makeTeam(memoria, "Remote");
-    // Everything a start could write: the schema's versions and every row of every table, as text.
     const contents = async () => {
       const tables = await memoria.storage.client.execute(
         "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name",
@@ -171,6 +178,11 @@ needs(outside.sqld).describe("storage on sqld", () => {
       }
       return dump;
     };
+    return { sqld, contents };
+  }
+
+  it("a start whose master key opens none of the server's teams exits 1 naming it and writes nothing", async () => {
+    const { sqld, contents } = await serverWithTeam();
     const before = await contents();
     expect(JSON.parse(before.teams ?? "[]")).toHaveLength(1);
     const exit = await exitOf({
@@ -185,20 +197,27 @@ needs(outside.sqld).describe("storage on sqld", () => {
       /^Invalid configuration: MEMORIA_MASTER_KEY does not open the team keys/,
     );
     expect(await contents()).toEqual(before);
-
-    // A fresh embedded replica of the same server pulls before it checks, so it refuses the same key.
-    const replicaDir = tempDir();
-    cleanups.push(replicaDir.cleanup);
-    const replica = await exitOf({
-      NODE_ENV: "production",
-      PORT: "0",
-      MEMORIA_DB_URL: `file:${replicaDir.dir}/replica.db`,
-      MEMORIA_DB_SYNC_URL: sqld.url,
-      MEMORIA_MASTER_KEY: masterKeyText(newMasterKey()),
-      MEMORIA_ADMIN_TOKEN: ADMIN_TOKEN,
-    });
-    expect(replica.code).toBe(1);
-    expect(replica.stderr.trim()).toMatch(/^Invalid configuration: MEMORIA_MASTER_KEY does not open/);
-    expect(await contents()).toEqual(before);
   }, 60_000);
+
+  needs(outside.caCertificates).it(
+    "a fresh embedded replica pulls before it checks, so it refuses that master key too and writes nothing",
+    async () => {
+      const { sqld, contents } = await serverWithTeam();
+      const before = await contents();
+      const replicaDir = tempDir();
+      cleanups.push(replicaDir.cleanup);
+      const replica = await exitOf({
+        NODE_ENV: "production",
+        PORT: "0",
+        MEMORIA_DB_URL: `file:${replicaDir.dir}/replica.db`,
+        MEMORIA_DB_SYNC_URL: sqld.url,
+        MEMORIA_MASTER_KEY: masterKeyText(newMasterKey()),
+        MEMORIA_ADMIN_TOKEN: ADMIN_TOKEN,
+      });
+      expect(replica.code).toBe(1);
+      expect(replica.stderr.trim()).toMatch(/^Invalid configuration: MEMORIA_MASTER_KEY does not open/);
+      expect(await contents()).toEqual(before);
+    },
+    60_000,
+  );
 });

@@ -67,6 +67,16 @@ export const NDCG_SCRIPT = join(cranfield, "..", "ndcg.py");
 
 let deno: OutsideInput | undefined;
 
+/** Where Linux distributions keep their CA bundle, as rustls's native-certs loader probes for it. */
+const CA_BUNDLES = [
+  "/etc/ssl/certs/ca-certificates.crt",
+  "/etc/pki/tls/certs/ca-bundle.crt",
+  "/etc/ssl/ca-bundle.pem",
+  "/etc/pki/tls/cacert.pem",
+  "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem",
+  "/etc/ssl/cert.pem",
+];
+
 export const outside = {
   /** Cranfield 1400, read from ../shared/eval/cranfield beside the clone, or from MEMORIA_EVAL_DIR. */
   cranfield: input(
@@ -104,6 +114,16 @@ export const outside = {
   sqld: input(
     "sqld",
     sqldBinary() ? null : "sqld's binary is absent (the sqld dev dependency ships it for Linux x64 only)",
+  ),
+  /**
+   * The system's CA certificates (Debian's ca-certificates), which libSQL's native client loads whenever it
+   * connects to a server, an embedded replica's primary included: the bundle files it probes for.
+   */
+  caCertificates: input(
+    "CA certificates",
+    [process.env.SSL_CERT_FILE, ...CA_BUNDLES].some((file) => file !== undefined && existsSync(file))
+      ? null
+      : "the system has no CA certificates, which libSQL's native client loads (apt-get install ca-certificates)",
   ),
   /** Deno, from the `deno` dev dependency; asked once, when a test first needs it (it starts the binary). */
   get deno(): OutsideInput {
