@@ -1,12 +1,13 @@
 // A team's index snapshot as sealed parts. The snapshot holds term postings and every passage's text, so it is
-// sealed as a whole, in parts of a few MiB (SNAPSHOT_PART_BYTES), never one huge value. Each part is bound
+// sealed as a whole, in parts of 4 MiB (SNAPSHOT_PART_BYTES), never one huge value. Each part is bound
 // (AES-GCM additional data) to its team, the snapshot it belongs to, the format it was written in, the
 // change-log seq it reflects, its place and whether it is the last: a part swapped in from another team or
 // another snapshot, a seq or format rewritten in the readable head, a part dropped off the end or moved, all
 // fail to open, and the snapshot is ignored (src/live/snapshot.ts).
 //
-// Inside, the parts are one stream of records: [u8 kind][u32 length][bytes]. Pages of the passage index's
-// and the entry index's tables (src/index/snapshot.ts encodes them), and last the bookkeeping as JSON.
+// Inside, the parts are one stream of records, cut into parts wherever the part size falls, so a record may
+// run on into the next part: [u8 kind][u32 length][bytes]. Pages of the passage index's and the entry index's
+// tables (src/index/snapshot.ts encodes them), and last the bookkeeping as JSON.
 
 import { z } from "zod";
 import { DomainError } from "../errors.js";
@@ -20,9 +21,11 @@ import { openRowBytes, sealRowBytes, type TeamKey } from "../seal/team-key.js";
 export const SNAPSHOT_FORMAT = 1;
 
 /**
- * Plaintext bytes per sealed part. A few MiB: one storage row stays an ordinary value for libSQL and Turso
- * (whose rows are capped well above this), a part's seal and open cost ~1 ms of WebCrypto, and a 90k-passage
- * snapshot is a few dozen rows.
+ * Plaintext bytes per sealed part, exactly (the last part holds what is left). Sealed, a part is 28 bytes more
+ * (AES-GCM's nonce and tag), well under the one value storage takes (STORED_VALUE_MAX_BYTES: sqld refuses
+ * 5,000,000 bytes). Records are cut across parts where they cross one: a part ended "at the first record past
+ * 4 MiB" was as large as that record let it be, and was never written on sqld. A part's seal and open cost
+ * ~1 ms of WebCrypto, and a 90k-passage snapshot is a few dozen rows.
  */
 export const SNAPSHOT_PART_BYTES = 4 * 1024 * 1024;
 
@@ -66,12 +69,13 @@ export const snapshotStateSchema = z.object({
 export type SnapshotState = z.infer<typeof snapshotStateSchema>;
 
 /**
- * Packs records into parts and seals each part as it fills, so sealing (off the main thread in WebCrypto)
- * overlaps the reading of the next pages.
+ * Packs records into parts of exactly `partBytes` and seals each part as it fills, so sealing (off the main
+ * thread in WebCrypto) overlaps the reading of the next pages.
  */
 export class SnapshotSealer {
   readonly #sealed: Promise<Uint8Array<ArrayBuffer>>[] = [];
-  #records: Uint8Array[] = [];
+  /** The stream's bytes not yet in a part: whole records, the first of them perhaps begun in the last part. */
+  #pending: Uint8Array[] = [];
   #bytes = 0;
   /** Plaintext bytes of every part so far: what the snapshot weighs, for the log. */
   total = 0;
@@ -80,35 +84,42 @@ export class SnapshotSealer {
     private readonly key: TeamKey,
     private readonly binding: SnapshotBinding,
     private readonly partBytes = SNAPSHOT_PART_BYTES,
-  ) {}
+  ) {
+    if (!Number.isInteger(partBytes) || partBytes < 1)
+      throw new RangeError("partBytes must be a positive integer");
+  }
 
   add(kind: RecordKind, bytes: Uint8Array): void {
     const head = new Uint8Array(5);
     head[0] = kind;
     new DataView(head.buffer).setUint32(1, bytes.length, true);
-    this.#records.push(head, bytes);
+    this.#pending.push(head, bytes);
     this.#bytes += head.length + bytes.length;
-    if (this.#bytes >= this.partBytes) this.#seal(false);
+    while (this.#bytes >= this.partBytes) this.#seal(this.partBytes, false);
   }
 
   /** Adds the bookkeeping as the last record and seals what is left: every part, in order. */
   async finish(state: SnapshotState): Promise<Uint8Array<ArrayBuffer>[]> {
     this.add(recordKinds.state, utf8(JSON.stringify(state)));
-    // When that record filled its part, the part went out as "more": an empty last part then ends the stream.
-    this.#seal(true);
+    // When the stream ended on a part's edge, that part went out as "more": an empty last part then ends it.
+    this.#seal(this.#bytes, true);
     return Promise.all(this.#sealed);
   }
 
-  #seal(last: boolean): void {
-    const part = new Uint8Array(this.#bytes);
+  /** Seals the stream's next `size` bytes as a part. */
+  #seal(size: number, last: boolean): void {
+    const part = new Uint8Array(size);
     let at = 0;
-    for (const record of this.#records) {
-      part.set(record, at);
-      at += record.length;
+    while (at < size) {
+      const chunk = this.#pending[0] as Uint8Array;
+      const take = Math.min(chunk.length, size - at);
+      part.set(take === chunk.length ? chunk : chunk.subarray(0, take), at);
+      at += take;
+      if (take === chunk.length) this.#pending.shift();
+      else this.#pending[0] = chunk.subarray(take);
     }
     this.total += part.length;
-    this.#records = [];
-    this.#bytes = 0;
+    this.#bytes -= size;
     this.#sealed.push(
       sealRowBytes(this.key, SNAPSHOTS_TABLE, partRowId(this.binding, this.#sealed.length, last), part),
     );
@@ -118,8 +129,8 @@ export class SnapshotSealer {
 /**
  * The records of a stored snapshot of `parts` parts, in order. `read` fetches one sealed part (null when it
  * is missing); the next part is fetched and opened while the caller works on the current one's records.
- * Throws DomainError "unreadable" for a part that is missing, does not open, or does not frame whole records,
- * and for a stream that does not end with the bookkeeping.
+ * Throws DomainError "unreadable" for a part that is missing or does not open, and for a stream that is not
+ * whole records (one ending inside a record included) ending with the bookkeeping.
  */
 export async function* openSnapshot(
   key: TeamKey,
@@ -133,8 +144,8 @@ export async function* openSnapshot(
     return openRowBytes(key, SNAPSHOTS_TABLE, partRowId(binding, part, part === parts - 1), sealed);
   };
   if (parts < 1) throw new DomainError("unreadable", "Index snapshot has no parts.");
+  const records = new RecordStream();
   let next = open(0);
-  let ended = false;
   for (let part = 0; part < parts; part++) {
     const bytes = await next;
     if (part + 1 < parts) {
@@ -142,23 +153,83 @@ export async function* openSnapshot(
       // Kept from surfacing as unhandled while this part's records are consumed; awaited on the next turn.
       next.catch(() => undefined);
     }
-    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    yield* records.push(bytes);
+  }
+  records.end();
+}
+
+/**
+ * Cuts the stream of parts back into records. A record that runs on past its part is gathered piece by piece
+ * and joined once, when it is whole; every other record is a view into its part.
+ */
+class RecordStream {
+  /** The pieces of a record begun in an earlier part, and their bytes. */
+  #pieces: Uint8Array[] = [];
+  #have = 0;
+  #ended = false;
+
+  *push(bytes: Uint8Array): Generator<SnapshotRecord> {
     let at = 0;
+    if (this.#have > 0) {
+      if (this.#have < 5) at = this.#gather(bytes, 0, 5 - this.#have);
+      if (this.#have < 5) return;
+      const head = joined(this.#pieces, 5);
+      const whole = 5 + new DataView(head.buffer).getUint32(1, true);
+      at = this.#gather(bytes, at, whole - this.#have);
+      if (this.#have < whole) return;
+      const record = joined(this.#pieces, whole);
+      this.#pieces = [];
+      this.#have = 0;
+      yield this.#record(record[0] as RecordKind, record.subarray(5));
+    }
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     while (at < bytes.length) {
-      if (ended || at + 5 > bytes.length)
-        throw new DomainError("unreadable", "Index snapshot is not framed.");
-      const kind = bytes[at] as RecordKind;
-      const length = view.getUint32(at + 1, true);
-      at += 5;
-      if (at + length > bytes.length || !Object.values(recordKinds).includes(kind)) {
-        throw new DomainError("unreadable", "Index snapshot is not framed.");
+      if (this.#ended) throw new DomainError("unreadable", "Index snapshot is not framed.");
+      if (at + 5 > bytes.length || at + 5 + view.getUint32(at + 1, true) > bytes.length) {
+        this.#gather(bytes, at, bytes.length - at);
+        return;
       }
-      if (kind === recordKinds.state) ended = true;
-      yield { kind, bytes: bytes.subarray(at, at + length) };
-      at += length;
+      const length = view.getUint32(at + 1, true);
+      yield this.#record(bytes[at] as RecordKind, bytes.subarray(at + 5, at + 5 + length));
+      at += 5 + length;
     }
   }
-  if (!ended) throw new DomainError("unreadable", "Index snapshot ends before its bookkeeping.");
+
+  /** Throws unless the stream ended whole, with the bookkeeping last. */
+  end(): void {
+    if (this.#have > 0) throw new DomainError("unreadable", "Index snapshot ends inside a record.");
+    if (!this.#ended) throw new DomainError("unreadable", "Index snapshot ends before its bookkeeping.");
+  }
+
+  /** Adds up to `want` bytes of `bytes` from `at` to the record begun; returns where it stopped. */
+  #gather(bytes: Uint8Array, at: number, want: number): number {
+    if (this.#have === 0 && this.#ended) throw new DomainError("unreadable", "Index snapshot is not framed.");
+    const take = Math.min(want, bytes.length - at);
+    this.#pieces.push(bytes.subarray(at, at + take));
+    this.#have += take;
+    return at + take;
+  }
+
+  #record(kind: RecordKind, bytes: Uint8Array): SnapshotRecord {
+    if (this.#ended || !Object.values(recordKinds).includes(kind)) {
+      throw new DomainError("unreadable", "Index snapshot is not framed.");
+    }
+    if (kind === recordKinds.state) this.#ended = true;
+    return { kind, bytes };
+  }
+}
+
+/** The first `length` bytes of `pieces`, as one array. */
+function joined(pieces: readonly Uint8Array[], length: number): Uint8Array {
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const piece of pieces) {
+    if (at >= length) break;
+    const take = Math.min(piece.length, length - at);
+    out.set(piece.subarray(0, take), at);
+    at += take;
+  }
+  return out;
 }
 
 /** The bookkeeping record's JSON, shaped; throws DomainError "unreadable" when it is not. */

@@ -4,6 +4,7 @@
 
 import type { Client } from "@libsql/client";
 import { blob, num, text } from "./client.js";
+import { STORED_VALUE_MAX_BYTES } from "./value-limit.js";
 
 export interface SnapshotHead {
   teamId: string;
@@ -47,6 +48,11 @@ export class SnapshotRows {
   }
 
   async putPart(teamId: string, snapshotId: string, part: number, sealed: Uint8Array): Promise<void> {
+    if (sealed.length > STORED_VALUE_MAX_BYTES) {
+      throw new RangeError(
+        `An index snapshot part of ${sealed.length} bytes is over the ${STORED_VALUE_MAX_BYTES} storage takes in one value.`,
+      );
+    }
     await this.client.execute({
       sql: "INSERT OR REPLACE INTO index_snapshot_parts (team_id, snapshot_id, part, sealed) VALUES (?, ?, ?, ?)",
       args: [teamId, snapshotId, part, sealed],

@@ -2,6 +2,7 @@
 // stored snapshot can be altered — a part reordered, dropped off the end, flipped, another team's, a seq or
 // format not the one sealed — fails to open as "unreadable" rather than opening as something else.
 
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { isDomainError } from "../../src/errors.js";
 import { deriveTeamKey, generateTeamKeyMaterial, type TeamKey } from "../../src/seal/team-key.js";
@@ -9,11 +10,13 @@ import {
   openSnapshot,
   openSnapshotState,
   recordKinds,
+  SNAPSHOT_PART_BYTES,
   type SnapshotBinding,
   type SnapshotRecord,
   SnapshotSealer,
   type SnapshotState,
 } from "../../src/sealed/snapshots.js";
+import { STORED_VALUE_MAX_BYTES } from "../../src/store/value-limit.js";
 
 const state: SnapshotState = {
   passages: { a: 1 },
@@ -84,6 +87,47 @@ describe("a sealed snapshot", () => {
     const theirs = await sealed(await team("ttwo"), records, 250);
     expect(await failure(opened(key, [theirs[0], ...parts.slice(1)] as Uint8Array[]))).toBe("unreadable");
   });
+
+  it("property: cuts the stream at exactly the part size, records across parts, and opens them back", async () => {
+    const key = await team("tone");
+    // What sealing adds to a part: a snapshot of the bookkeeping alone is one part of its record.
+    const stateRecord = 5 + new TextEncoder().encode(JSON.stringify(state)).length;
+    const overhead = ((await sealed(key, [], 1 << 20))[0]?.length ?? 0) - stateRecord;
+    expect(overhead).toBeGreaterThan(0);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.nat({ max: 700 }), { maxLength: 12 }),
+        fc.integer({ min: 1, max: 300 }),
+        async (sizes, partBytes) => {
+          const input = sizes.map((size, i) => new Uint8Array(size).fill(i + 1));
+          const parts = await sealed(key, input, partBytes);
+          for (const part of parts.slice(0, -1)) expect(part.length).toBe(partBytes + overhead);
+          expect((parts.at(-1) as Uint8Array).length).toBeLessThanOrEqual(partBytes + overhead);
+          const got = await opened(key, parts);
+          expect(got.slice(0, -1).map((r) => r.bytes)).toEqual(input);
+          expect(openSnapshotState((got.at(-1) as SnapshotRecord).bytes)).toEqual(state);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it("seals no part larger than storage takes in one value, whatever the records (sqld refuses 5,000,000 bytes)", async () => {
+    const key = await team("tone");
+    // One record three parts long, and one that ends a few bytes past a part's edge.
+    const large = [
+      new Uint8Array(3 * SNAPSHOT_PART_BYTES).fill(7),
+      new Uint8Array(SNAPSHOT_PART_BYTES + 3).fill(9),
+    ];
+    const parts = await sealed(key, large, SNAPSHOT_PART_BYTES);
+    expect(parts.length).toBeGreaterThanOrEqual(4);
+    for (const part of parts) expect(part.length).toBeLessThanOrEqual(STORED_VALUE_MAX_BYTES);
+    const got = await opened(key, parts);
+    // Compared as buffers: element by element, 16 MiB would take minutes.
+    expect(
+      got.slice(0, -1).map((r) => Buffer.from(r.bytes).equals(Buffer.from(large[got.indexOf(r)] ?? []))),
+    ).toEqual([true, true]);
+  }, 120_000);
 
   it("refuses bookkeeping that is not in its shape", () => {
     expect(() => openSnapshotState(new TextEncoder().encode('{"passages":1}'))).toThrow();
