@@ -99,7 +99,7 @@ export async function build(
     entries.optimize();
     team.install(passages, entries, seq, { documents: unreadableDocuments, entries: unreadableEntries });
     await catchUp(deps, key, team);
-    team.markReady(clock.now(), Math.round(performance.now() - started));
+    team.markReady(clock.now(), Math.round(performance.now() - started), "rows");
     logger.info("index built", {
       teamId: key.teamId,
       ...passages.counts(),
@@ -185,7 +185,7 @@ async function restoreSnapshot(
     }
     throw error;
   }
-  team.markReady(clock.now(), Math.round(performance.now() - started));
+  team.markReady(clock.now(), Math.round(performance.now() - started), "snapshot");
   logger.info("index restored from snapshot", {
     teamId: key.teamId,
     ...passages.counts(),

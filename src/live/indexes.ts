@@ -29,7 +29,7 @@ import { type Reconciled, reconcile } from "./reconcile.js";
 import { TeamRegistry } from "./registry.js";
 import { Repacker } from "./repack.js";
 import { DEFAULT_SNAPSHOT_MIN_CHUNKS, type SnapshotCounts, Snapshots } from "./snapshot.js";
-import type { IndexState, LiveTeam } from "./team.js";
+import type { IndexSource, IndexState, LiveTeam } from "./team.js";
 
 export type { WrittenDocuments } from "./catch-up.js";
 export type { Reconciled } from "./reconcile.js";
@@ -53,6 +53,10 @@ export interface IndexStatus {
   appliedSeq: number | null;
   builtAt: string | null;
   buildMs: number | null;
+  /** How the loaded index was made; null unless ready. */
+  source: IndexSource | null;
+  /** From the first read of storage to searchable, for the index loaded now (buildMs under API v1.3's name). */
+  loadMs: number | null;
   /** Both indexes' estimated bytes in memory (see MemoryBudget); null unless ready. */
   memoryBytes: number | null;
 }
@@ -117,12 +121,24 @@ export class LiveIndexes {
 
   status(teamId: string): IndexStatus {
     const team = this.#registry.get(teamId);
-    if (!team) return { state: "cold", appliedSeq: null, builtAt: null, buildMs: null, memoryBytes: null };
+    if (!team) {
+      return {
+        state: "cold",
+        appliedSeq: null,
+        builtAt: null,
+        buildMs: null,
+        source: null,
+        loadMs: null,
+        memoryBytes: null,
+      };
+    }
     return {
       state: team.state,
       appliedSeq: team.state === "ready" ? team.appliedSeq : null,
       builtAt: team.builtAt?.toISOString() ?? null,
       buildMs: team.buildMs,
+      source: team.state === "ready" ? team.source : null,
+      loadMs: team.state === "ready" ? team.buildMs : null,
       memoryBytes: team.state === "ready" ? team.memoryBytes : null,
     };
   }

@@ -7,6 +7,9 @@ import type { EntryIndex } from "../index/entry-index.js";
 import type { PassageIndex } from "../index/passage-index.js";
 import { UnreadableRows } from "./unreadable.js";
 
+/** How a team's loaded index was made. */
+export type IndexSource = "snapshot" | "rows";
+
 export type IndexState = "cold" | "building" | "ready";
 
 export class LiveTeam {
@@ -21,6 +24,7 @@ export class LiveTeam {
   #appliedSeq = 0;
   #builtAt: Date | null = null;
   #buildMs: number | null = null;
+  #source: IndexSource | null = null;
   /** When this instance last compared its applied seq with storage's (epoch ms); 0 when it must now. */
   #checkedAt = 0;
   /** The registry's use counter at this team's last ready() or committed(): the memory budget's LRU order. */
@@ -67,6 +71,11 @@ export class LiveTeam {
 
   get buildMs(): number | null {
     return this.#buildMs;
+  }
+
+  /** How the loaded index was made: restored from the team's snapshot, or built from its rows. */
+  get source(): IndexSource | null {
+    return this.#source;
   }
 
   get checkedAt(): number {
@@ -154,10 +163,11 @@ export class LiveTeam {
   }
 
   /** The build finished: searches may use the indexes. */
-  markReady(builtAt: Date, buildMs: number): void {
+  markReady(builtAt: Date, buildMs: number, source: IndexSource): void {
     this.#state = "ready";
     this.#builtAt = builtAt;
     this.#buildMs = buildMs;
+    this.#source = source;
   }
 
   /** A catch-up applied every change up to `seq`. */

@@ -23,6 +23,19 @@ export const statsAnswer = z.object({
     appliedSeq: z.number().int().nullable(),
     builtAt: z.string().nullable(),
     buildMs: z.number().nullable(),
+    source: z
+      .enum(["snapshot", "rows"])
+      .nullable()
+      .describe(
+        "How the loaded index was made: restored from the team's sealed snapshot, or built from its rows; " +
+          "null unless ready.",
+      ),
+    loadMs: z
+      .number()
+      .nullable()
+      .describe(
+        "Milliseconds from the first read of storage to searchable, for the loaded index; null unless ready.",
+      ),
     memoryBytes: z
       .number()
       .int()

@@ -245,7 +245,11 @@ describe("tagAttributes reads a tag as the attribute pattern does", () => {
         }
       }
     }
-    if (tags === 0) ctx.skip(missingOf(sites.map((site) => debianPackage(site.package, false))) ?? undefined);
+    if (tags === 0)
+      ctx.skip(
+        missingOf([...new Set(sites.map((site) => site.package))].map((pkg) => debianPackage(pkg, false))) ??
+          undefined,
+      );
     expect(differing.slice(0, 5)).toEqual([]);
   });
 });

@@ -47,6 +47,8 @@ describe("a team dropped or deleted around its requests", () => {
       appliedSeq: null,
       builtAt: null,
       buildMs: null,
+      source: null,
+      loadMs: null,
       memoryBytes: null,
     });
     expect(indexes.loadedTeams()).toEqual([]);

@@ -103,6 +103,7 @@ describe("index snapshots on sqld", () => {
       const building = await buildTestApp({ dbUrl: sqld.url, masterKey, config: { snapshotMinChunks } });
       cleanups.push(() => building.close());
       const rebuilt = await answers(building, apiKey);
+      expect(building.memoria.indexes.status(teamId).source).toBe("rows");
       await building.memoria.indexes.snapshotsSettled();
       expect(building.memoria.indexes.snapshotCounts()).toMatchObject({ written: 1 });
       const head = await building.storage.snapshots.head(teamId);
@@ -122,6 +123,10 @@ describe("index snapshots on sqld", () => {
       cleanups.push(() => woken.close());
       const restored = await answers(woken, apiKey);
       expect(woken.memoria.indexes.snapshotCounts()).toMatchObject({ restored: 1, ignored: 0 });
+      const stats = (await (await woken.request("/v1/stats", { token: apiKey })).json()) as {
+        index: { source: string | null; loadMs: number | null };
+      };
+      expect(stats.index).toMatchObject({ source: "snapshot", loadMs: expect.any(Number) });
       expect(restored).toContain("<mark>");
       expect(restored).toBe(rebuilt);
     },

@@ -178,6 +178,10 @@ describe("a restart over a snapshotted team", () => {
     expect(restored).toContain("<mark>");
     expect(restored).toMatch(/"included":[1-9]/);
     expect(app.memoria.indexes.snapshotCounts()).toMatchObject({ restored: 1, ignored: 0 });
+    expect(app.memoria.indexes.status(f.teamId)).toMatchObject({
+      source: "snapshot",
+      loadMs: expect.any(Number),
+    });
     expect(lines.some((l) => l.message === "index restored from snapshot")).toBe(true);
     expect(lines.some((l) => l.message === "index built")).toBe(false);
     app.close();
@@ -264,6 +268,7 @@ describe("a snapshot that must not be trusted", () => {
     cleanups.push(() => app.close());
     expect(await answers(app, f.apiKey)).toBe(expected);
     expect(app.memoria.indexes.snapshotCounts()).toMatchObject({ restored: 0, ignored: 1 });
+    expect(app.memoria.indexes.status(f.teamId).source).toBe("rows");
     const ignored = lines.find((l) => l.message === "index snapshot ignored; rebuilding from rows");
     expect(ignored).toBeDefined();
     if (reason) expect(ignored?.reason).toBe(reason);

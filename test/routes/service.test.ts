@@ -106,7 +106,15 @@ describe("GET /v1/stats", () => {
         chunks: 0,
         entries: 0,
         unreadable: null,
-        index: { state: "cold", appliedSeq: null, builtAt: null, buildMs: null, memoryBytes: null },
+        index: {
+          state: "cold",
+          appliedSeq: null,
+          builtAt: null,
+          buildMs: null,
+          source: null,
+          loadMs: null,
+          memoryBytes: null,
+        },
       });
       const a = await addDocument(app, apiKey, { title: "One", content: "# A\n\na\n\n# B\n\nb" });
       const b = await addDocument(app, apiKey, { title: "Two", content: "two" });
@@ -121,6 +129,8 @@ describe("GET /v1/stats", () => {
         appliedSeq: null,
         builtAt: null,
         buildMs: null,
+        source: null,
+        loadMs: null,
         memoryBytes: null,
       });
       expect(app.memoria.indexes.status((await app.memoria.directory.list()).teams[0]?.id ?? "").state).toBe(
@@ -139,6 +149,9 @@ describe("GET /v1/stats", () => {
       expect(ready.index.builtAt).toEqual(expect.any(String));
       expect(Number.isNaN(Date.parse(ready.index.builtAt ?? ""))).toBe(false);
       expect(ready.index.buildMs).toEqual(expect.any(Number));
+      // Too small a team for a snapshot: built from its rows, and loadMs is the same measure as buildMs.
+      expect(ready.index.source).toBe("rows");
+      expect(ready.index.loadMs).toBe(ready.index.buildMs);
       expect(ready.index.memoryBytes ?? 0).toBeGreaterThan(0);
       expect(ready.documents).toBe(1);
 
