@@ -5,6 +5,12 @@ import { z } from "zod";
 import { decodeMasterKey, MASTER_KEY_BYTES } from "./seal/master.js";
 
 /**
+ * MEMORIA_STORAGE_TIMEOUT_MS's default: ten seconds is far past any query memoria makes on healthy storage (a
+ * batch of 500 documents is one request), and short enough that a request never hangs on storage that has gone.
+ */
+export const STORAGE_TIMEOUT_MS = 10_000;
+
+/**
  * A batch body's bytes, counted as they arrive. 8× what `memoria import` sends a request (8 MiB), a dozen
  * documents at the 5 MiB limit. A 62.7 MiB batch raised the server's peak RSS by 346 MiB (5.5× its bytes:
  * the bytes, their text twice, the parsed items; one run), where the old bound (500 × a document body's
@@ -115,6 +121,13 @@ export const envSchema = z.object({
     .transform(Number)
     .pipe(z.number().int().min(1, "must be at least 1 second"))
     .default(5),
+  // The longest a request waits on storage once serving; past it, 503 `unavailable` (store/guarded-client.ts).
+  MEMORIA_STORAGE_TIMEOUT_MS: z
+    .string()
+    .regex(/^\d+$/, "must be a whole number of milliseconds")
+    .transform(Number)
+    .pipe(z.number().int().min(100, "must be at least 100 ms"))
+    .default(STORAGE_TIMEOUT_MS),
   MEMORIA_MASTER_KEY: masterKey.optional(),
   MEMORIA_MASTER_KEY_PREVIOUS: masterKey.optional(),
   // 16 characters is the shortest bearer token we accept: shorter ones are guessable online.
@@ -183,7 +196,14 @@ export interface Config {
   /** The address to listen on: an IP literal or a host name. */
   host: string;
   port: number;
-  db: { url: string; authToken: string | null; syncUrl: string | null; syncIntervalSeconds: number };
+  db: {
+    url: string;
+    authToken: string | null;
+    syncUrl: string | null;
+    syncIntervalSeconds: number;
+    /** MEMORIA_STORAGE_TIMEOUT_MS. */
+    timeoutMs: number;
+  };
   masterKey: Uint8Array<ArrayBuffer> | null;
   previousMasterKey: Uint8Array<ArrayBuffer> | null;
   adminToken: string | null;
@@ -247,6 +267,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       authToken: e.MEMORIA_DB_AUTH_TOKEN ?? null,
       syncUrl: e.MEMORIA_DB_SYNC_URL ?? null,
       syncIntervalSeconds: e.MEMORIA_DB_SYNC_INTERVAL,
+      timeoutMs: e.MEMORIA_STORAGE_TIMEOUT_MS,
     },
     masterKey: e.MEMORIA_MASTER_KEY ?? null,
     previousMasterKey: e.MEMORIA_MASTER_KEY_PREVIOUS ?? null,

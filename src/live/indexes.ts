@@ -9,7 +9,7 @@
 // (merges.ts).
 
 import type { Clock } from "../clock.js";
-import { DomainError } from "../errors.js";
+import { DomainError, isDomainError } from "../errors.js";
 import type { EntryIndex } from "../index/entry-index.js";
 import type { PassageIndex, PassageIndexOptions } from "../index/passage-index.js";
 import type { Logger } from "../logger.js";
@@ -165,7 +165,15 @@ export class LiveIndexes {
         return true;
       }
       if (this.deps.clock.now().getTime() - team.checkedAt >= this.deps.catchupMs) {
-        await catchUpOrRebuild(this.#build, key, team);
+        try {
+          await catchUpOrRebuild(this.#build, key, team);
+        } catch (error) {
+          if (!isDomainError(error, "unavailable") || team.state !== "ready") throw error;
+          // Storage is away: answer from what is loaded (as of the last catch-up), and ask storage again only
+          // after catchupMs, so storage that stalls costs one request in each window its timeout, not every one.
+          team.markChecked(this.deps.clock.now().getTime());
+          return false;
+        }
         team.measureMemory();
       }
       return false;

@@ -36,12 +36,18 @@ export class TeamKeyCache {
   /** The live key stored under `secretHash`, if it was looked up less than ttlMs before `now`. */
   get(secretHash: string, now: number): CachedKey | null {
     const held = this.#held.get(secretHash);
-    if (!held) return null;
-    if (now - held.checkedAt >= this.ttlMs) {
-      this.#held.delete(secretHash);
-      return null;
-    }
+    if (!held || now - held.checkedAt >= this.ttlMs) return null;
     return held;
+  }
+
+  /**
+   * The key storage last answered as live under `secretHash`, however long ago: while storage cannot be
+   * reached, searches of a loaded team keep answering the keys they answered (no revocation can be stored
+   * meanwhile on this instance; one stored by another instance is seen once storage answers again). Expired
+   * entries stay until a newer key pushes them out, so the cache's bound holds.
+   */
+  lastKnown(secretHash: string): CachedKey | null {
+    return this.#held.get(secretHash) ?? null;
   }
 
   /** Where a lookup starts: hand the answer to `set` with this, so a forget in between wins. */

@@ -4,7 +4,7 @@
 
 import { formatApiKey, teamIdOfApiKey } from "../api-key.js";
 import type { Clock } from "../clock.js";
-import { DomainError } from "../errors.js";
+import { DomainError, isDomainError } from "../errors.js";
 import { newId, teamIdPattern } from "../ids.js";
 import type { LiveIndexes } from "../live/indexes.js";
 import type { Keyring } from "../seal/keyring.js";
@@ -134,7 +134,14 @@ export class TeamService {
     const cached = this.#keys.get(secretHash, now);
     if (cached) return cached.team.teamId === teamId ? cached.team : null;
     const generation = this.#keys.generation;
-    const match = await this.deps.storage.teams.findKey(secretHash);
+    let match: Awaited<ReturnType<Storage["teams"]["findKey"]>>;
+    try {
+      match = await this.deps.storage.teams.findKey(secretHash);
+    } catch (error) {
+      const known = isDomainError(error, "unavailable") ? this.#keys.lastKnown(secretHash) : null;
+      if (!known) throw error;
+      return known.team.teamId === teamId ? known.team : null;
+    }
     if (!match || match.teamId !== teamId) return null;
     const team = await this.#openKey(teamId, match.wrappedKey);
     this.#keys.set(secretHash, { keyId: match.id, team }, now, generation);

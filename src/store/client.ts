@@ -9,6 +9,8 @@ export interface StorageOptions {
   syncUrl?: string | null;
   /** How often an embedded replica pulls from its primary. */
   syncIntervalSeconds?: number;
+  /** MEMORIA_STORAGE_TIMEOUT_MS: the longest a call to storage may take once serving (guarded-client.ts). */
+  timeoutMs?: number;
 }
 
 /** Busy timeout for `file:` databases shared by several processes. */

@@ -2,10 +2,12 @@
 // probe. Built once at start and passed in through createApp's dependencies.
 
 import type { Client } from "@libsql/client";
+import { STORAGE_TIMEOUT_MS } from "../config.js";
 import { ChangeLog } from "./changes.js";
 import { openClient, type StorageOptions } from "./client.js";
 import { DocumentRows } from "./documents.js";
 import { EntryRows } from "./entries.js";
+import { guardedClient } from "./guarded-client.js";
 import { IdempotencyRows } from "./idempotency.js";
 import { assertSchemaKnown, migrate } from "./migrate.js";
 import { type Preflight, readPreflight } from "./preflight.js";
@@ -92,5 +94,9 @@ export async function openStorage(options: StorageOptions, open: OpenStorageOpti
     client.close();
     throw error;
   }
-  return new Storage(client, /^(file:|:memory:)/.test(options.url));
+  // The start's own reads and migrations are not bounded: a start waits for storage as long as it takes.
+  return new Storage(
+    guardedClient(client, options.timeoutMs ?? STORAGE_TIMEOUT_MS),
+    /^(file:|:memory:)/.test(options.url),
+  );
 }

@@ -45,14 +45,22 @@ export function jwtKeys(dir: string): { keyFile: string; token: (claims?: object
 export interface Sqld {
   /** The HTTP URL memoria is given (`http://127.0.0.1:<port>`). */
   url: string;
+  port: number;
+  /** Sends the process a signal: SIGSTOP stalls it mid-request, SIGCONT lets it go on, SIGKILL ends it. */
+  signal(name: NodeJS.Signals): void;
+  /** Resolves once the process has exited, however it ended. */
+  exited: Promise<void>;
   stop(): Promise<void>;
 }
 
-/** Starts sqld over `dir` and resolves once it answers /health. */
-export async function startSqld(dir: string, options: { jwtKeyFile?: string } = {}): Promise<Sqld> {
+/** Starts sqld over `dir` (on `port`, to restart one over the same data) and resolves once it answers /health. */
+export async function startSqld(
+  dir: string,
+  options: { jwtKeyFile?: string; port?: number } = {},
+): Promise<Sqld> {
   const path = sqldBinary();
   if (!path) throw new Error("sqld is not installed");
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const args = ["--db-path", join(dir, "sqld"), "--http-listen-addr", `127.0.0.1:${port}`, "--no-welcome"];
   if (options.jwtKeyFile) args.push("--auth-jwt-key-file", options.jwtKeyFile);
   // sqld loads the system's CA certificates at start and panics when it finds none ("no CA certificates
@@ -82,8 +90,16 @@ export async function startSqld(dir: string, options: { jwtKeyFile?: string } = 
   }
   return {
     url,
+    port,
+    exited,
+    signal(name) {
+      child.kill(name);
+    },
     async stop() {
-      child.kill("SIGTERM");
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill("SIGCONT");
+        child.kill("SIGTERM");
+      }
       await exited;
     },
   };

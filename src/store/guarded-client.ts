@@ -1,0 +1,96 @@
+// Storage that is away or slow, turned into one answer: every call a row module makes through the client is
+// bounded by the storage timeout, and a call that times out or fails because storage cannot be reached (no
+// connection, a dropped WebSocket, a 5xx from sqld or Turso, a `file:` database locked past its busy timeout)
+// throws DomainError "unavailable" with a Retry-After. The HTTP edge answers that 503, never 500, so a client
+// can tell "try again" from a bug. Any other error (a constraint, SQL) passes through as it was.
+//
+// A call that times out is not cancelled: libSQL's client cannot take a request back. A write answered 503 may
+// still commit afterwards, whole (each write is one batch, one transaction): a client sending it again is
+// answered as for any repeat (an Idempotency-Key, an externalId), and nothing half-written is ever visible.
+
+import { type Client, LibsqlError, type Transaction } from "@libsql/client";
+import { DomainError } from "../errors.js";
+
+/**
+ * Seconds a client is told to wait: a sqld restarted here answered again within a second, and a few seconds
+ * leave a network blip or a failover room to pass without a retry storm.
+ */
+export const STORAGE_RETRY_AFTER_SECONDS = 5;
+
+/** The client's methods that reach storage, and a transaction's. */
+const CLIENT_CALLS = new Set<PropertyKey>(["execute", "batch", "executeMultiple", "transaction", "sync"]);
+const TRANSACTION_CALLS = new Set<PropertyKey>(["execute", "batch", "executeMultiple", "commit", "rollback"]);
+
+/** `client` with every call to storage bounded by `timeoutMs` and its transport failures made "unavailable". */
+export function guardedClient(client: Client, timeoutMs: number): Client {
+  return guard(client, CLIENT_CALLS, timeoutMs);
+}
+
+function guard<T extends object>(target: T, calls: ReadonlySet<PropertyKey>, timeoutMs: number): T {
+  return new Proxy(target, {
+    get(object, property) {
+      const value = Reflect.get(object, property, object);
+      if (typeof value !== "function") return value;
+      // Called on the client itself, not on this proxy: the client keeps its state in private fields.
+      if (!calls.has(property)) return value.bind(object);
+      return (...args: unknown[]) => {
+        const answer = bounded(Promise.resolve(value.apply(object, args)), timeoutMs);
+        if (property !== "transaction") return answer;
+        return answer.then((tx) => guard(tx as Transaction, TRANSACTION_CALLS, timeoutMs));
+      };
+    },
+  });
+}
+
+async function bounded<T>(call: Promise<T>, timeoutMs: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new DomainError(
+            "unavailable",
+            "Storage did not answer in time; try again shortly.",
+            STORAGE_RETRY_AFTER_SECONDS,
+          ),
+        ),
+      timeoutMs,
+    );
+  });
+  // A call that loses the race may still fail later: that failure has nobody to reach.
+  call.catch(() => undefined);
+  try {
+    return await Promise.race([call, late]);
+  } catch (error) {
+    if (isStorageAway(error)) {
+      throw new DomainError(
+        "unavailable",
+        "Storage is unavailable; try again shortly.",
+        STORAGE_RETRY_AFTER_SECONDS,
+      );
+    }
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Whether `error` says storage could not be reached or could not answer now, rather than refused the call. */
+export function isStorageAway(error: unknown): boolean {
+  // undici's fetch, under libSQL's HTTP client: the connection was refused, reset or never made.
+  if (error instanceof TypeError && error.message === "fetch failed") return true;
+  if (!(error instanceof LibsqlError)) return false;
+  switch (error.code) {
+    case "HRANA_WEBSOCKET_ERROR":
+    case "HRANA_CLOSED_ERROR":
+    case "SQLITE_BUSY":
+      return true;
+    case "SERVER_ERROR": {
+      // An HTTP answer that is not a Hrana one: 5xx and 429 pass; 4xx (a bad token, a wrong URL) do not.
+      const status = (error.cause as { status?: unknown } | undefined)?.status;
+      return typeof status !== "number" || status >= 500 || status === 429;
+    }
+    default:
+      return false;
+  }
+}
