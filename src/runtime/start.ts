@@ -14,7 +14,7 @@ import { importMasterKeys, type MasterKeys } from "../seal/master.js";
 import { checkMasterKeys } from "../seal/master-check.js";
 import { SchemaTooNewError } from "../store/migrate.js";
 import type { Preflight } from "../store/preflight.js";
-import { openStorage, type Storage } from "../store/storage.js";
+import { openStorage, type Storage, StorageOpenError } from "../store/storage.js";
 import { ChunkPool } from "./chunk-pool.js";
 import { ExtractPool } from "./extract-pool.js";
 import { withLocalSecrets } from "./local-secrets.js";
@@ -232,7 +232,12 @@ async function snapshotLoadedTeams(memoria: Memoria, logger: Logger, until: numb
  * name only.
  */
 export function startupMessage(error: unknown): string {
-  if (error instanceof ConfigError || error instanceof SchemaTooNewError || error instanceof ListenError) {
+  if (
+    error instanceof ConfigError ||
+    error instanceof SchemaTooNewError ||
+    error instanceof ListenError ||
+    error instanceof StorageOpenError
+  ) {
     return error.message;
   }
   return `memoria failed to start: ${error instanceof Error ? error.name : "unknown error"}`;

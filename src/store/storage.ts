@@ -7,7 +7,7 @@ import { ChangeLog } from "./changes.js";
 import { openClient, type StorageOptions } from "./client.js";
 import { DocumentRows } from "./documents.js";
 import { EntryRows } from "./entries.js";
-import { guardedClient } from "./guarded-client.js";
+import { guardedClient, isStorageAway } from "./guarded-client.js";
 import { IdempotencyRows } from "./idempotency.js";
 import { assertSchemaKnown, migrate } from "./migrate.js";
 import { type Preflight, readPreflight } from "./preflight.js";
@@ -81,7 +81,12 @@ export interface OpenStorageOptions {
 
 /** Opens storage and brings its schema up to date; a schema newer than this code is a startup error. */
 export async function openStorage(options: StorageOptions, open: OpenStorageOptions = {}): Promise<Storage> {
-  const client = openClient(options);
+  let client: Client;
+  try {
+    client = openClient(options);
+  } catch (error) {
+    throw storageOpenError(options, error);
+  }
   try {
     // A fresh embedded replica holds nothing until its first pull, and would pass any check: pull first.
     // That writes the local copy of the primary only, never the primary.
@@ -92,11 +97,48 @@ export async function openStorage(options: StorageOptions, open: OpenStorageOpti
     await migrate(client);
   } catch (error) {
     client.close();
-    throw error;
+    throw storageOpenError(options, error);
   }
   // The start's own reads and migrations are not bounded: a start waits for storage as long as it takes.
   return new Storage(
     guardedClient(client, options.timeoutMs ?? STORAGE_TIMEOUT_MS),
     /^(file:|:memory:)/.test(options.url),
   );
+}
+
+/**
+ * Storage that could not be opened at start, for a reason a person can act on. Its message names where (the
+ * URL's scheme and host: never a path's query, a user or a token) and why, and is printed as the start's
+ * one line; an error of any other kind keeps its own type and is printed by name only.
+ */
+export class StorageOpenError extends Error {
+  override readonly name = "StorageOpenError";
+}
+
+function storageOpenError(options: StorageOptions, error: unknown): unknown {
+  const why =
+    error instanceof Error && /no valid native root CA certificates/.test(error.message)
+      ? "the system has no CA certificates for libSQL's native client to check the server with " +
+        "(an embedded replica needs them: apt-get install ca-certificates, or set SSL_CERT_FILE)"
+      : isStorageAway(error)
+        ? "it cannot be reached"
+        : null;
+  if (why === null) return error;
+  const where = options.syncUrl
+    ? `${placeOf(options.url)}, an embedded replica of ${placeOf(options.syncUrl)}`
+    : placeOf(options.url);
+  return new StorageOpenError(`memoria failed to start: storage at ${where} could not be opened: ${why}.`, {
+    cause: error,
+  });
+}
+
+/** A storage URL as it may be printed: its scheme and host, or a file's path. */
+function placeOf(url: string): string {
+  if (/^(file:|:memory:)/.test(url)) return url.split("?")[0] ?? url;
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}`;
+  } catch {
+    return "the configured URL";
+  }
 }

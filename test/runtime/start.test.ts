@@ -134,6 +134,30 @@ describe("a start that cannot serve, and what a start creates", () => {
   );
 
   it(
+    "storage that cannot be reached exits 1 with one line naming where, with no token in it",
+    async () => {
+      // A port nothing listens on: bound, then closed.
+      const closed = await occupy();
+      const address = closed.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      await new Promise<void>((done) => closed.close(() => done()));
+      const exit = await exitOf({
+        PORT: "0",
+        MEMORIA_DB_URL: `http://127.0.0.1:${port}`,
+        MEMORIA_DB_AUTH_TOKEN: "token-that-must-not-print",
+        MEMORIA_MASTER_KEY: masterKeyText(newMasterKey()),
+        MEMORIA_ADMIN_TOKEN: ADMIN_TOKEN,
+      });
+      expect(exit.code).toBe(1);
+      expect(lines(exit.stderr)).toEqual([
+        `memoria failed to start: storage at http://127.0.0.1:${port} could not be opened: it cannot be reached.`,
+      ]);
+      expect(exit.stderr + exit.stdout).not.toContain("token-that-must-not-print");
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
     "a busy port exits 1 with one line naming PORT, and no stack trace",
     async () => {
       const tmp = temp();

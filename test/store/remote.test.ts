@@ -1,6 +1,8 @@
 // Remote storage against a real sqld on loopback — the server Turso runs — reached the ways memoria's
 // configuration offers: over HTTP with and without a token, and as an embedded replica syncing from it.
 
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { migrations } from "../../src/store/migrations/index.js";
 import { openStorage } from "../../src/store/storage.js";
@@ -158,6 +160,28 @@ needs(outside.sqld).describe("storage on sqld", () => {
     },
     60_000,
   );
+
+  it("an embedded replica on a system without CA certificates exits 1 saying so, not by the error's name", async () => {
+    const { sqld } = await server();
+    const replicaDir = tempDir();
+    cleanups.push(replicaDir.cleanup);
+    // libSQL's native client reads the bundle SSL_CERT_FILE names: an empty one is a system with none.
+    writeFileSync(join(replicaDir.dir, "none.pem"), "");
+    const exit = await exitOf({
+      PORT: "0",
+      MEMORIA_DB_URL: `file:${replicaDir.dir}/replica.db`,
+      MEMORIA_DB_SYNC_URL: sqld.url,
+      MEMORIA_MASTER_KEY: masterKeyText(newMasterKey()),
+      MEMORIA_ADMIN_TOKEN: ADMIN_TOKEN,
+      SSL_CERT_FILE: join(replicaDir.dir, "none.pem"),
+    });
+    expect(exit.code).toBe(1);
+    expect(exit.stderr.trim()).toBe(
+      `memoria failed to start: storage at file:${replicaDir.dir}/replica.db, an embedded replica of ${sqld.url} ` +
+        "could not be opened: the system has no CA certificates for libSQL's native client to check the server " +
+        "with (an embedded replica needs them: apt-get install ca-certificates, or set SSL_CERT_FILE).",
+    );
+  }, 60_000);
 
   /** A server holding one team, and everything a start could write to it, as text. */
   async function serverWithTeam() {
