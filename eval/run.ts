@@ -14,7 +14,7 @@
 // DIR defaults to $MEMORIA_EVAL_DIR, else ../shared/eval/cranfield beside this repository (read at run time;
 // the collection is never copied in). --run writes memoria's TREC run file, for the collection's ndcg.py.
 
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -43,6 +43,14 @@ async function main(): Promise<void> {
   const limit = Number(values.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
     throw new Error(`--limit must be an integer from 1 to ${MAX_LIMIT}`);
+  }
+  if (!existsSync(join(dir, "corpus.jsonl"))) {
+    // A clone alone has no collection: it is read at run time from beside the repository, never copied in.
+    console.error(
+      `npm run eval: no collection at ${dir}. Put a copy of the shared eval folder beside the clone ` +
+        "(../shared/eval/cranfield), or name it with --collection DIR or MEMORIA_EVAL_DIR.",
+    );
+    process.exit(1);
   }
   const read = readCollection(dir);
   const terms = values.terms === undefined ? null : Number(values.terms);

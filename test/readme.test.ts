@@ -175,6 +175,24 @@ describe("the README's shell blocks", () => {
     expect(run.stdout).toContain("biome check");
   }, 300_000);
 
+  it("runs npm run eval as written on a clone with no collection beside it: exit 1, saying where it goes", () => {
+    const line = blockOf("development")
+      .split("\n")
+      .find((l) => l.startsWith("npm run eval"));
+    const empty = mkdtempSync(join(tmpdir(), "memoria-no-eval-"));
+    try {
+      const run = bash((line ?? "").replace(/\s*#.*$/, ""), root, {
+        HOME: process.env.HOME ?? root,
+        MEMORIA_EVAL_DIR: empty,
+      });
+      expect(run.status).toBe(1);
+      expect(run.stderr).toContain(`npm run eval: no collection at ${join(empty, "cranfield")}.`);
+      expect(run.stderr).not.toMatch(/\bat .*\.ts:\d+/);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  }, 120_000);
+
   needs(outside.cranfield).it(
     "runs npm run eval as written: memoria over HTTP ranks Cranfield above the plain FTS5 floor",
     () => {
