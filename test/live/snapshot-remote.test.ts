@@ -8,6 +8,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect } from "vitest";
+import { createLogger } from "../../src/logger.js";
 import { SNAPSHOT_PART_BYTES } from "../../src/sealed/snapshots.js";
 import { STORED_VALUE_MAX_BYTES } from "../../src/store/value-limit.js";
 import { buildTestApp, makeTeam, newMasterKey, search, type TestApp, tempDir } from "../support/app.js";
@@ -81,7 +82,13 @@ describe("index snapshots on sqld", () => {
       const textBytes = documents.reduce((n, d) => n + Buffer.byteLength(d.content), 0);
       expect(textBytes).toBeGreaterThan(2 * SNAPSHOT_PART_BYTES);
 
-      const first = await buildTestApp({ dbUrl: sqld.url, masterKey });
+      // The writing instance writes no snapshot of its own (its threshold is out of reach): one still being
+      // written when it closed could land after the next instance's and point the head at parts it deleted.
+      const first = await buildTestApp({
+        dbUrl: sqld.url,
+        masterKey,
+        config: { snapshotMinChunks: Number.MAX_SAFE_INTEGER },
+      });
       cleanups.push(() => first.close());
       const { apiKey, teamId } = await makeTeam(first);
       for (let i = 0; i < documents.length; i += 100) {
@@ -97,6 +104,8 @@ describe("index snapshots on sqld", () => {
       const { chunks } = (await search(first, apiKey, "install")).corpus;
       const snapshotMinChunks = Math.floor(chunks / 2);
       expect(snapshotMinChunks).toBeGreaterThan(1000);
+      await first.memoria.indexes.snapshotsSettled();
+      expect(first.memoria.indexes.snapshotCounts().written).toBe(0);
       first.close();
 
       // A start over the stored rows builds the index and writes its snapshot, as a wake without one does.
@@ -119,10 +128,16 @@ describe("index snapshots on sqld", () => {
       expect(stored.slice(0, -1).every((n) => n === stored[0])).toBe(true);
       building.close();
 
-      const woken = await buildTestApp({ dbUrl: sqld.url, masterKey, config: { snapshotMinChunks } });
+      const lines: Record<string, unknown>[] = [];
+      const logger = createLogger("info", (line) => lines.push(JSON.parse(line)));
+      const woken = await buildTestApp({ dbUrl: sqld.url, masterKey, config: { snapshotMinChunks }, logger });
       cleanups.push(() => woken.close());
       const restored = await answers(woken, apiKey);
-      expect(woken.memoria.indexes.snapshotCounts()).toMatchObject({ restored: 1, ignored: 0 });
+      // On failure, the log's warning says why the snapshot was not restored.
+      expect(woken.memoria.indexes.snapshotCounts(), JSON.stringify(lines)).toMatchObject({
+        restored: 1,
+        ignored: 0,
+      });
       const stats = (await (await woken.request("/v1/stats", { token: apiKey })).json()) as {
         index: { source: string | null; loadMs: number | null };
       };
