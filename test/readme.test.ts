@@ -218,7 +218,6 @@ describe("the README's shell blocks", () => {
 function npmCache(): string {
   return (
     process.env.npm_config_cache ??
-    spawnSync("npm", ["config", "get", "cache"], { encoding: "utf8" }).stdout.trim() ??
-    join(process.env.HOME ?? "", ".npm")
+    spawnSync("npm", ["config", "get", "cache"], { encoding: "utf8" }).stdout.trim()
   );
 }

@@ -203,7 +203,6 @@ class RecordStream {
 
   /** Adds up to `want` bytes of `bytes` from `at` to the record begun; returns where it stopped. */
   #gather(bytes: Uint8Array, at: number, want: number): number {
-    if (this.#have === 0 && this.#ended) throw new DomainError("unreadable", "Index snapshot is not framed.");
     const take = Math.min(want, bytes.length - at);
     this.#pieces.push(bytes.subarray(at, at + take));
     this.#have += take;

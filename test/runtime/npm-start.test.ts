@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { afterEach, expect, it } from "vitest";
 import { ADMIN_TOKEN, tempDir } from "../support/app.js";
-import { needs, procfs } from "../support/outside.js";
+import { needs, outside } from "../support/outside.js";
 import { finished, listening, root } from "../support/processes.js";
 import { halfSentUpload } from "../support/streams.js";
 
@@ -82,7 +82,7 @@ function npmStart(tmp: { dir: string; dbUrl: string }): ChildProcess {
   });
 }
 
-needs(procfs).describe("npm start", () => {
+needs(outside.procfs).describe("npm start", () => {
   const cleanups: (() => void)[] = [];
   afterEach(() => {
     for (const c of cleanups.splice(0)) c();

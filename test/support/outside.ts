@@ -125,6 +125,8 @@ export const outside = {
       ? null
       : "the system has no CA certificates, which libSQL's native client loads (apt-get install ca-certificates)",
   ),
+  /** Linux's /proc, read for a process's memory and open files. */
+  procfs: input("/proc", existsSync("/proc/self/stat") ? null : "/proc is not mounted"),
   /** Deno, from the `deno` dev dependency; asked once, when a test first needs it (it starts the binary). */
   get deno(): OutsideInput {
     deno ??= input("deno", denoUnavailable());
@@ -149,9 +151,6 @@ export function debianHtml(found: boolean): OutsideInput {
 export function debianPackage(pkg: string, found: boolean): OutsideInput {
   return input(pkg, found ? null : `Debian's ${pkg} is not installed (apt-get install ${pkg})`);
 }
-
-/** Linux's /proc, read for a process's memory and open files. */
-export const procfs = input("/proc", existsSync("/proc/self/stat") ? null : "/proc is not mounted");
 
 /** What of `inputs` is missing, as one note, or null when all are here. */
 export function missingOf(inputs: readonly OutsideInput[]): string | null {
@@ -182,16 +181,12 @@ export function needs(...inputs: readonly OutsideInput[]): Needing {
   };
 }
 
-/** The text files of an installed manual folder, sorted by name (`limit` of them at most). */
-export function manualTexts(dir: string, limit = Infinity): { name: string; content: string }[] {
+/** Git's manuals as text (git-doc), sorted by name, `limit` of them at most: `outside.gitManuals` says whether they are here. */
+export function gitManualTexts(limit = Infinity): { name: string; content: string }[] {
+  const dir = "/usr/share/doc/git-doc";
   return readdirSync(dir)
     .filter((name) => name.endsWith(".txt"))
     .sort()
     .slice(0, limit)
     .map((name) => ({ name, content: readFileSync(join(dir, name), "utf8") }));
-}
-
-/** Git's manuals as text (git-doc): `outside.gitManuals` says whether they are here. */
-export function gitManualTexts(limit = Infinity): { name: string; content: string }[] {
-  return manualTexts("/usr/share/doc/git-doc", limit);
 }
