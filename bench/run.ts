@@ -27,7 +27,7 @@
 // The sealed database of a size is made once and kept under .bench/ (sealed, like any memoria database).
 // Usage: npm run bench [-- --sizes 10000,90000] [--shapes sections,scifact] [--pairs 2] [--rounds 2]
 //        [--entries 100000] [--peer-sizes 20000]
-//        [--suites search,memory,chunk,peers,upload,page,ingest,extract,export,real,feedback]
+//        [--suites search,memory,chunk,peers,upload,page,ingest,extract,export,real,feedback,remote]
 //        [--ingest 5000] [--export 20000] [--export-rss 100000]
 //        [--real-passages 20000] [--real-corpora debian,cranfield,synthetic] [--real-peers on|off]
 //
@@ -73,6 +73,7 @@ import { benchPage } from "./page.js";
 import { PEERS } from "./peers.js";
 import { BENCH_CORPORA, type BenchCorpusName, isBenchCorpusName } from "./real-corpora.js";
 import { benchRealHttp } from "./real-http.js";
+import { benchRemote } from "./remote.js";
 import { type CorpusShape, generateShape, isCorpusShape } from "./shapes.js";
 import { benchUpload } from "./upload.js";
 
@@ -407,6 +408,13 @@ async function main() {
       peers: arg("real-peers", "on") !== "off",
     });
   }
+  // bench/remote.ts: wakes over a real sqld behind a latency proxy and an embedded replica, against file:.
+  if (suites.includes("remote"))
+    await benchRemote({
+      passages: Number(arg("remote-passages", "20000")),
+      roundTrips: arg("remote-round-trips", "0,5,20").split(",").map(Number),
+      wakes: Number(arg("remote-wakes", "2")),
+    });
   if (suites.includes("feedback")) benchFeedbackCost(Number(arg("feedback-passages", "20000")), rounds);
   // bench/export.ts: a team's export and restore against the batch ingest of the same documents, and the
   // server's RSS while exporting and restoring a large team.

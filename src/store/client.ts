@@ -2,6 +2,7 @@
 // modules beside this file.
 
 import { type Client, createClient } from "@libsql/client";
+import { wholeBodyFetch } from "./whole-body-fetch.js";
 
 export interface StorageOptions {
   url: string;
@@ -22,6 +23,8 @@ export function openClient(options: StorageOptions): Client {
     ...(options.authToken ? { authToken: options.authToken } : {}),
     ...(options.syncUrl ? { syncUrl: options.syncUrl, syncInterval: options.syncIntervalSeconds ?? 5 } : {}),
     intMode: "number",
+    // Only the HTTP transport calls it (whole-body-fetch.ts says why it is not the runtime's own).
+    fetch: wholeBodyFetch,
     // How long a local write waits for another process's write lock before failing. Writes are short
     // batches, so a few seconds only runs out when something is truly stuck.
     timeout: BUSY_TIMEOUT_MS,

@@ -77,7 +77,7 @@ async function bounded<T>(call: Promise<T>, timeoutMs: number): Promise<T> {
 
 /** Whether `error` says storage could not be reached or could not answer now, rather than refused the call. */
 export function isStorageAway(error: unknown): boolean {
-  // undici's fetch, under libSQL's HTTP client: the connection was refused, reset or never made.
+  // libSQL's HTTP client's fetch (whole-body-fetch.ts): the connection was refused, reset or never made.
   if (error instanceof TypeError && error.message === "fetch failed") return true;
   if (!(error instanceof LibsqlError)) return false;
   switch (error.code) {

@@ -18,11 +18,7 @@ export interface SnapshotHead {
 }
 
 export class SnapshotRows {
-  constructor(
-    private readonly client: Client,
-    /** For the parts alone: a part is megabytes in one value, and may take longer than a row to move. */
-    private readonly partsClient: Client = client,
-  ) {}
+  constructor(private readonly client: Client) {}
 
   async head(teamId: string): Promise<SnapshotHead | null> {
     const rs = await this.client.execute({
@@ -43,7 +39,7 @@ export class SnapshotRows {
   }
 
   async part(teamId: string, snapshotId: string, part: number): Promise<Uint8Array | null> {
-    const rs = await this.partsClient.execute({
+    const rs = await this.client.execute({
       sql: "SELECT sealed FROM index_snapshot_parts WHERE team_id = ? AND snapshot_id = ? AND part = ?",
       args: [teamId, snapshotId, part],
     });
@@ -57,7 +53,7 @@ export class SnapshotRows {
         `An index snapshot part of ${sealed.length} bytes is over the ${STORED_VALUE_MAX_BYTES} storage takes in one value.`,
       );
     }
-    await this.partsClient.execute({
+    await this.client.execute({
       sql: "INSERT OR REPLACE INTO index_snapshot_parts (team_id, snapshot_id, part, sealed) VALUES (?, ?, ?, ?)",
       args: [teamId, snapshotId, part, sealed],
     });

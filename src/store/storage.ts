@@ -32,8 +32,6 @@ export class Storage {
     readonly client: Client,
     /** Whether the database is this process's own file (or memory): its page cache is then in this process. */
     private readonly local: boolean,
-    /** The client snapshot parts are read and written through: the same, with a longer bound. */
-    partsClient: Client = client,
   ) {
     this.teams = new TeamRows(client);
     this.documents = new DocumentRows(client);
@@ -44,7 +42,7 @@ export class Storage {
     this.deliveries = new DeliveryRows(client);
     this.idempotency = new IdempotencyRows(client);
     this.sessions = new SessionRows(client);
-    this.snapshots = new SnapshotRows(client, partsClient);
+    this.snapshots = new SnapshotRows(client);
   }
 
   async ping(): Promise<void> {
@@ -103,11 +101,7 @@ export async function openStorage(options: StorageOptions, open: OpenStorageOpti
   }
   // The start's own reads and migrations are not bounded: a start waits for storage as long as it takes.
   const timeoutMs = options.timeoutMs ?? STORAGE_TIMEOUT_MS;
-  return new Storage(
-    guardedClient(client, timeoutMs),
-    /^(file:|:memory:)/.test(options.url),
-    guardedClient(client, timeoutMs * SNAPSHOT_PART_TIMEOUT_FACTOR),
-  );
+  return new Storage(guardedClient(client, timeoutMs), /^(file:|:memory:)/.test(options.url));
 }
 
 /**
@@ -115,14 +109,6 @@ export async function openStorage(options: StorageOptions, open: OpenStorageOpti
  * URL's scheme and host: never a path's query, a user or a token) and why, and is printed as the start's
  * one line; an error of any other kind keeps its own type and is printed by name only.
  */
-/**
- * How many storage timeouts one snapshot part may take to read or write. A part is up to 4.5 MB in one value:
- * over sqld's HTTP API, with two CPU-bound processes beside the test, a two-part restore took 18.7 s, and its
- * second part's read ran past the 10 s bound, so the snapshot was dropped and the team rebuilt from rows
- * (slower still). Six bounds still stop a wake on storage that has stalled.
- */
-export const SNAPSHOT_PART_TIMEOUT_FACTOR = 6;
-
 export class StorageOpenError extends Error {
   override readonly name = "StorageOpenError";
 }

@@ -1,0 +1,74 @@
+// A TCP proxy on loopback that adds a round trip to every exchange with the server behind it: each chunk of
+// bytes is held half the round trip on its way in and half on its way out, in order, with no bandwidth
+// limit. It stands between memoria and a real sqld so the remote suite sees what storage across a network
+// costs (Turso's region a few milliseconds away, or across a continent at 20 ms), without any network here.
+
+import { connect, createServer, type Server, type Socket } from "node:net";
+
+export interface LatencyProxy {
+  /** The proxy's own `http://127.0.0.1:<port>` URL, to give memoria instead of the server's. */
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Forwards `from`'s bytes to `to`, each chunk `delayMs` after it arrived; order is kept, pauses are not. */
+function delayed(from: Socket, to: Socket, delayMs: number): void {
+  const queue: { at: number; chunk: Buffer }[] = [];
+  let timer: NodeJS.Timeout | null = null;
+  let ended = false;
+  const flush = () => {
+    timer = null;
+    const now = performance.now();
+    while (queue.length > 0 && (queue[0]?.at ?? Infinity) <= now) {
+      const next = queue.shift();
+      if (next && !to.destroyed) to.write(next.chunk);
+    }
+    const head = queue[0];
+    if (head) timer = setTimeout(flush, Math.max(0, head.at - now));
+    else if (ended && !to.destroyed) to.end();
+  };
+  from.on("data", (chunk: Buffer) => {
+    queue.push({ at: performance.now() + delayMs, chunk });
+    timer ??= setTimeout(flush, delayMs);
+  });
+  from.on("end", () => {
+    ended = true;
+    timer ??= setTimeout(flush, delayMs);
+  });
+}
+
+/** Starts a proxy to `target` (`host:port`) that adds `roundTripMs` to every round trip through it. */
+export async function startLatencyProxy(target: { host: string; port: number }, roundTripMs: number) {
+  const sockets = new Set<Socket>();
+  const oneWay = roundTripMs / 2;
+  const server: Server = createServer((client) => {
+    const upstream = connect(target.port, target.host);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.setNoDelay(true);
+      socket.on("close", () => sockets.delete(socket));
+      // A reset on one side ends the other: the client sees what a dropped connection looks like.
+      socket.on("error", () => {
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    client.on("close", () => upstream.destroy());
+    upstream.on("close", () => client.destroy());
+    delayed(client, upstream, oneWay);
+    delayed(upstream, client, oneWay);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  } satisfies LatencyProxy;
+}
