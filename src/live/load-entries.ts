@@ -25,17 +25,23 @@ export async function loadEntries(
   pageRows: number,
 ): Promise<UnreadableRows> {
   const unreadable = new UnreadableRows();
-  let after: EntryCursor | null = null;
+  let reading = storage.entries.page(key.teamId, null, pageRows);
   for (;;) {
-    const rows = await storage.entries.page(key.teamId, after, pageRows);
+    const rows = await reading;
+    const last = rows.at(-1);
+    const more = last !== undefined && rows.length === pageRows;
+    // The next page is read while this one is opened and indexed (as load-passages.ts does).
+    if (more) {
+      const after: EntryCursor = { createdAt: last.createdAt, id: last.id };
+      reading = storage.entries.page(key.teamId, after, pageRows);
+      reading.catch(() => undefined);
+    }
     const opened = await Promise.all(rows.map((row) => indexedEntry(key, row)));
     rows.forEach((row, i) => {
       if (!opened[i]) unreadable.mark(row.id, 1);
     });
     index.apply(opened.filter((entry): entry is IndexedEntry => entry !== null));
-    const last = rows.at(-1);
-    if (!last || rows.length < pageRows) return unreadable;
-    after = { createdAt: last.createdAt, id: last.id };
+    if (!more) return unreadable;
   }
 }
 

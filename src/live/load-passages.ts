@@ -12,7 +12,8 @@ import { type Reread, UnreadableRows } from "./unreadable.js";
 
 /**
  * Reads, opens and indexes every chunk run, a page at a time. A page's runs are being opened (WebCrypto
- * works off the main thread) while the page before is inserted, so decryption and FTS5 overlap. Returns
+ * works off the main thread) while the page before is inserted, so decryption and FTS5 overlap, and the
+ * page after is being read meanwhile. Returns
  * the documents left out because a run of theirs did not open.
  */
 export async function loadPassages(
@@ -66,17 +67,28 @@ export async function loadPassages(
     onPage(index.counts().chunks);
   };
   let previous: { rows: ChunkRunRow[]; runs: Promise<(ChunkRun | null)[]> } | null = null;
-  let after: { documentId: string; firstOrdinal: number } | null = null;
+  let reading = storage.documents.pageChunkRuns(key.teamId, null, pageRows);
   for (;;) {
-    const rows = await storage.documents.pageChunkRuns(key.teamId, after, pageRows);
+    const rows = await reading;
+    const last = rows.at(-1);
+    const more = last !== undefined && rows.length === pageRows;
+    // The next page is asked for before this one is opened and the one before inserted, so storage's round
+    // trip runs beside that work: one page ahead, three pages held at most.
+    if (more) {
+      reading = storage.documents.pageChunkRuns(
+        key.teamId,
+        { documentId: last.documentId, firstOrdinal: last.firstOrdinal },
+        pageRows,
+      );
+      // Awaited on the next turn of the loop; kept from surfacing as unhandled if this page's work throws.
+      reading.catch(() => undefined);
+    }
     const opening = Promise.all(rows.map((row) => openOrNull(openChunkRun(key, row))));
     // Keep a failure of this page from surfacing as unhandled while the previous page is inserted.
     opening.catch(() => undefined);
     if (previous) insert(previous.rows, await previous.runs);
     previous = { rows, runs: opening };
-    const last = rows.at(-1);
-    if (!last || rows.length < pageRows) break;
-    after = { documentId: last.documentId, firstOrdinal: last.firstOrdinal };
+    if (!more) break;
   }
   insert(previous.rows, await previous.runs);
   const tail: IndexedDocument[] = [];
