@@ -47,6 +47,35 @@ export const DEBIAN_MANUALS: readonly { pkg: string; root: string; dirs: readonl
   { pkg: "libxerces-c-doc", root: "libxerces-c-doc", dirs: ["html"] },
 ];
 
+/**
+ * For a team past what the manuals above hold (the remote suite's ~90k passages): Python's documentation
+ * (Sphinx, Debian's python3.11-doc) and Node.js's API reference (its own generator, Debian's nodejs-doc),
+ * read round-robin with the rest.
+ */
+export const LARGE_TEAM_MANUALS: readonly { pkg: string; root: string; dirs: readonly string[] }[] = [
+  ...DEBIAN_MANUALS,
+  {
+    pkg: "python3.11-doc",
+    root: "python3.11",
+    // Its pages, not _sources/ (the same text again as reStructuredText).
+    dirs: [
+      "html/library",
+      "html/reference",
+      "html/tutorial",
+      "html/howto",
+      "html/faq",
+      "html/using",
+      "html/c-api",
+    ],
+  },
+  { pkg: "nodejs-doc", root: "nodejs", dirs: ["api"] },
+  // The standard library's reference: its modules, types and traits are documented in prose between the
+  // signatures.
+  { pkg: "rust-doc (std)", root: "rust-doc", dirs: ["html/std"] },
+  // Java's class library reference (javadoc): each class and method described in prose.
+  { pkg: "openjdk-17-doc", root: "openjdk-17-jdk-headless", dirs: ["api/java.base", "api/java.desktop"] },
+];
+
 const DOC_ROOT = "/usr/share/doc";
 
 /**
@@ -109,12 +138,14 @@ function titleOf(path: string, content: string): string {
  * The manuals' documents, until at least `passages` passages (as memoria's chunker cuts them) are indexed:
  * packages are taken in turn, a file of each at a time, so every manual is represented at any size.
  */
-export function readDebianManuals(passages: number): RealCorpus {
-  const perPackage = DEBIAN_MANUALS.map(({ pkg, root, dirs }) => ({
-    pkg,
-    root: join(DOC_ROOT, root),
-    files: dirs.flatMap((dir) => filesUnder(join(DOC_ROOT, root, dir))),
-  })).filter((p) => p.files.length > 0);
+export function readDebianManuals(passages: number, manuals = DEBIAN_MANUALS): RealCorpus {
+  const perPackage = manuals
+    .map(({ pkg, root, dirs }) => ({
+      pkg,
+      root: join(DOC_ROOT, root),
+      files: dirs.flatMap((dir) => filesUnder(join(DOC_ROOT, root, dir))),
+    }))
+    .filter((p) => p.files.length > 0);
   const indexed: RealDocument[] = [];
   const heldOut: RealDocument[] = [];
   let count = 0;

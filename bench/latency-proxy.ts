@@ -15,26 +15,31 @@ export interface LatencyProxy {
 /** Forwards `from`'s bytes to `to`, each chunk `delayMs` after it arrived; order is kept, pauses are not. */
 function delayed(from: Socket, to: Socket, delayMs: number): void {
   const queue: { at: number; chunk: Buffer }[] = [];
-  let timer: NodeJS.Timeout | null = null;
+  let scheduled = false;
   let ended = false;
   const flush = () => {
-    timer = null;
+    scheduled = false;
     const now = performance.now();
     while (queue.length > 0 && (queue[0]?.at ?? Infinity) <= now) {
       const next = queue.shift();
       if (next && !to.destroyed) to.write(next.chunk);
     }
     const head = queue[0];
-    if (head) timer = setTimeout(flush, Math.max(0, head.at - now));
+    if (head) schedule(head.at - now);
     else if (ended && !to.destroyed) to.end();
   };
+  function schedule(ms: number) {
+    if (scheduled) return;
+    scheduled = true;
+    setTimeout(flush, Math.max(0, ms));
+  }
   from.on("data", (chunk: Buffer) => {
     queue.push({ at: performance.now() + delayMs, chunk });
-    timer ??= setTimeout(flush, delayMs);
+    schedule(delayMs);
   });
   from.on("end", () => {
     ended = true;
-    timer ??= setTimeout(flush, delayMs);
+    schedule(delayMs);
   });
 }
 

@@ -11,7 +11,7 @@ import { queryTerms } from "../src/index/query.js";
 import { chunkDocument } from "../src/ingest/chunk.js";
 import type { DocumentFormat } from "../src/ingest/formats.js";
 import type { CorpusPassage } from "./corpus.js";
-import { heldOutSentences, readDebianManuals } from "./debian-docs.js";
+import { DEBIAN_MANUALS, heldOutSentences, readDebianManuals } from "./debian-docs.js";
 import { longQueryMix } from "./queries.js";
 import { generateShape } from "./shapes.js";
 
@@ -119,8 +119,8 @@ function assemble(
 }
 
 /** Debian's manuals until `passages` are indexed; held-out files give the questions and the other team. */
-export function debianCorpus(passages: number): BenchCorpus {
-  const manuals = readDebianManuals(passages);
+export function debianCorpus(passages: number, packages = DEBIAN_MANUALS): BenchCorpus {
+  const manuals = readDebianManuals(passages, packages);
   const long = heldOutSentences(manuals, MEMORY_QUESTIONS);
   const strip = ({ title, content, format }: BenchDocument) => ({ title, content, format });
   return assemble({
