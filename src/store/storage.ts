@@ -10,6 +10,7 @@ import { EntryRows } from "./entries.js";
 import { guardedClient, isStorageAway } from "./guarded-client.js";
 import { IdempotencyRows } from "./idempotency.js";
 import { assertSchemaKnown, migrate } from "./migrate.js";
+import { latestSchemaVersion } from "./migrations/index.js";
 import { type Preflight, readPreflight } from "./preflight.js";
 import { SessionRows } from "./sessions.js";
 import { SnapshotRows } from "./snapshots.js";
@@ -94,7 +95,9 @@ export async function openStorage(options: StorageOptions, open: OpenStorageOpti
     const found = await readPreflight(client, PREFLIGHT_TEAM_SAMPLE);
     assertSchemaKnown(found.schemaVersion);
     await open.beforeWriting?.(found);
-    await migrate(client);
+    // Storage already at this code's schema needs no migrating: two round trips fewer on every wake, ~40 ms
+    // with storage 20 ms away.
+    if (found.schemaVersion < latestSchemaVersion) await migrate(client);
   } catch (error) {
     client.close();
     throw storageOpenError(options, error);
