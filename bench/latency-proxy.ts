@@ -47,8 +47,10 @@ function delayed(from: Socket, to: Socket, delayMs: number): void {
 export async function startLatencyProxy(target: { host: string; port: number }, roundTripMs: number) {
   const sockets = new Set<Socket>();
   const oneWay = roundTripMs / 2;
-  const server: Server = createServer((client) => {
-    const upstream = connect(target.port, target.host);
+  // Half-open sockets: when one side ends, what is still held for its delay is delivered before the other
+  // side is ended (delayed's flush), as a network would deliver it.
+  const server: Server = createServer({ allowHalfOpen: true }, (client) => {
+    const upstream = connect({ port: target.port, host: target.host, allowHalfOpen: true });
     for (const socket of [client, upstream]) {
       sockets.add(socket);
       socket.setNoDelay(true);
@@ -59,8 +61,6 @@ export async function startLatencyProxy(target: { host: string; port: number }, 
         upstream.destroy();
       });
     }
-    client.on("close", () => upstream.destroy());
-    upstream.on("close", () => client.destroy());
     delayed(client, upstream, oneWay);
     delayed(upstream, client, oneWay);
   });

@@ -32,6 +32,8 @@ const median = (values: readonly number[]) => {
   return sorted[Math.floor((sorted.length - 1) / 2)] ?? Number.NaN;
 };
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+/** A wake that has not answered in this long is a failure of the run, not a figure. */
+const WAKE_DEADLINE_MS = 300_000;
 
 /** Where a wake's storage is: a `file:` database, a URL (sqld direct or through the proxy), or a fresh replica. */
 type Storage =
@@ -76,14 +78,17 @@ async function wake(storage: Storage, masterKey: string, apiKey: string, questio
   try {
     const base = `http://127.0.0.1:${await listeningPort(child, "memoria")}`;
     let readyMs = Number.NaN;
-    for (;;) {
+    const overdue = () => {
+      if (performance.now() - started > WAKE_DEADLINE_MS) throw new Error("the wake did not answer in time");
+    };
+    for (; ; overdue()) {
       if ((await fetch(`${base}/readyz`)).ok) {
         readyMs = performance.now() - started;
         break;
       }
       await sleep(2);
     }
-    for (;;) {
+    for (; ; overdue()) {
       const answer = await call(base, "GET", searchPath(question), apiKey);
       if (answer.status === 200) break;
       if (answer.status !== 503) throw new Error(`the first search answered ${answer.status}`);
@@ -169,10 +174,28 @@ export async function benchRemote(options: RemoteSuiteOptions): Promise<void> {
   console.log(`\nremote storage — ${corpus.description}; ${corpus.passages.length} passages`);
   const floorMs = median([0, 1, 2].map(() => measureFloor(corpus.passages).ms));
   const dir = mkdtempSync(join(tmpdir(), "memoria-remote-"));
-  const sqld = await startSqld(dir);
+  const running: LatencyProxy[] = [];
+  let sqld: Awaited<ReturnType<typeof startSqld>> | null = null;
+  try {
+    sqld = await startSqld(dir);
+    await measureWakes(options, corpus, floorMs, dir, sqld, running);
+  } finally {
+    for (const proxy of running) await proxy.close();
+    await sqld?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function measureWakes(
+  options: RemoteSuiteOptions,
+  corpus: BenchCorpus,
+  floorMs: number,
+  dir: string,
+  sqld: { url: string },
+  running: LatencyProxy[],
+): Promise<void> {
   const sqldPort = Number(new URL(sqld.url).port);
   const proxies = new Map<number, string>([[0, sqld.url]]);
-  const running: LatencyProxy[] = [];
   for (const rtt of options.roundTrips.filter((ms) => ms > 0)) {
     const proxy = await startLatencyProxy({ host: "127.0.0.1", port: sqldPort }, rtt);
     running.push(proxy);
@@ -182,81 +205,74 @@ export async function benchRemote(options: RemoteSuiteOptions): Promise<void> {
   const masterKey = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64");
   const filePath = join(dir, "file.db");
   const question = corpus.short[0] ?? "install";
-  try {
-    const onFile = await withServer(dir, masterKey, `file:${filePath}`, (base) => seedTeam(base, corpus));
-    const onSqld = await withServer(dir, masterKey, sqld.url.replace(/^http/, "ws"), (base) =>
-      seedTeam(base, corpus),
-    );
-    const sample = corpus.documents.slice(0, INGEST_SAMPLE_DOCUMENTS);
-    const near = await withServer(dir, masterKey, sqld.url, (base) => ingestTeam(base, "near", sample));
-    const far = await withServer(dir, masterKey, proxies.get(farthest) ?? sqld.url, (base) =>
-      ingestTeam(base, "far", sample),
-    );
+  const onFile = await withServer(dir, masterKey, `file:${filePath}`, (base) => seedTeam(base, corpus));
+  const onSqld = await withServer(dir, masterKey, sqld.url.replace(/^http/, "ws"), (base) =>
+    seedTeam(base, corpus),
+  );
+  const sample = corpus.documents.slice(0, INGEST_SAMPLE_DOCUMENTS);
+  const near = await withServer(dir, masterKey, sqld.url, (base) => ingestTeam(base, "near", sample));
+  const far = await withServer(dir, masterKey, proxies.get(farthest) ?? sqld.url, (base) =>
+    ingestTeam(base, "far", sample),
+  );
 
-    // WebSocket streams (ws://, what libsql:// URLs use) at every distance; HTTP near and at the farthest,
-    // because sqld answers a large value over HTTP far slower than over a WebSocket (decision 0098).
-    const ws = (url: string) => url.replace(/^http/, "ws");
-    const storages: { name: string; storage: Storage; apiKey: string }[] = [
-      { name: "file:", storage: { kind: "file", path: filePath }, apiKey: onFile.apiKey },
-      ...[...proxies].flatMap(([rtt, url]) => {
-        const away = rtt === 0 ? "near" : `${rtt} ms away`;
-        const schemes = rtt === 0 || rtt === farthest ? ["ws", "http"] : ["ws"];
-        return schemes.map((scheme) => ({
-          name: `sqld ${scheme}://, ${away}`,
-          storage: { kind: "remote", url: scheme === "ws" ? ws(url) : url } as Storage,
-          apiKey: onSqld.apiKey,
-        }));
-      }),
-      {
-        name: `embedded replica, fresh disk, ${farthest} ms`,
-        storage: { kind: "replica", syncUrl: proxies.get(farthest) ?? sqld.url },
+  // WebSocket streams (ws://) at every distance; HTTP (what libsql:// and https:// URLs use on Node) near
+  // and at the farthest, the two transports side by side (decision 0098).
+  const ws = (url: string) => url.replace(/^http/, "ws");
+  const storages: { name: string; storage: Storage; apiKey: string }[] = [
+    { name: "file:", storage: { kind: "file", path: filePath }, apiKey: onFile.apiKey },
+    ...[...proxies].flatMap(([rtt, url]) => {
+      const away = rtt === 0 ? "near" : `${rtt} ms away`;
+      const schemes = rtt === 0 || rtt === farthest ? ["ws", "http"] : ["ws"];
+      return schemes.map((scheme) => ({
+        name: `sqld ${scheme}://, ${away}`,
+        storage: { kind: "remote", url: scheme === "ws" ? ws(url) : url } as Storage,
         apiKey: onSqld.apiKey,
-      },
-    ];
-    const wakesOf = async (storage: Storage, apiKey: string) => {
-      const runs: Wake[] = [];
-      for (let i = 0; i < options.wakes; i++)
-        runs.push(await wake(storage, masterKey, apiKey, question, dir));
-      return {
-        readyMs: median(runs.map((r) => r.readyMs)),
-        firstAnswerMs: median(runs.map((r) => r.firstAnswerMs)),
-        sources: [...new Set(runs.map((r) => r.source))].join("/"),
-        loadMs: median(runs.map((r) => r.loadMs ?? Number.NaN)),
-      };
+      }));
+    }),
+    {
+      name: `embedded replica, fresh disk, ${farthest} ms`,
+      storage: { kind: "replica", syncUrl: proxies.get(farthest) ?? sqld.url },
+      apiKey: onSqld.apiKey,
+    },
+  ];
+  const wakesOf = async (storage: Storage, apiKey: string) => {
+    const runs: Wake[] = [];
+    for (let i = 0; i < options.wakes; i++) runs.push(await wake(storage, masterKey, apiKey, question, dir));
+    return {
+      readyMs: median(runs.map((r) => r.readyMs)),
+      firstAnswerMs: median(runs.map((r) => r.firstAnswerMs)),
+      sources: [...new Set(runs.map((r) => r.source))].join("/"),
+      loadMs: median(runs.map((r) => r.loadMs ?? Number.NaN)),
     };
-    const fromSnapshot = [];
-    for (const s of storages) fromSnapshot.push({ ...s, ...(await wakesOf(s.storage, s.apiKey)) });
-    await dropSnapshot(`file:${filePath}`, onFile.teamId);
-    await dropSnapshot(sqld.url, onSqld.teamId);
-    const fromRows = [];
-    for (const s of storages) fromRows.push({ ...s, ...(await wakesOf(s.storage, s.apiKey)) });
+  };
+  const fromSnapshot = [];
+  for (const s of storages) fromSnapshot.push({ ...s, ...(await wakesOf(s.storage, s.apiKey)) });
+  await dropSnapshot(`file:${filePath}`, onFile.teamId);
+  await dropSnapshot(sqld.url, onSqld.teamId);
+  const fromRows = [];
+  for (const s of storages) fromRows.push({ ...s, ...(await wakesOf(s.storage, s.apiKey)) });
 
-    const fileSnapshot = fromSnapshot[0]?.firstAnswerMs ?? Number.NaN;
-    const fmt = (ms: number) => `${Math.round(ms)} ms`.padStart(9);
-    const ratio = (x: number) => `${(x).toFixed(2)}×`.padStart(7);
-    console.log(`  plain FTS5 load of the same passages (floor): ${Math.round(floorMs)} ms`);
-    console.log(
-      `  ingest through the batch route, ${sample.length} documents: ${near.msPerDocument.toFixed(2)} ms a document near, ` +
-        `${far.msPerDocument.toFixed(2)} at ${farthest} ms (${ratio(far.msPerDocument / near.msPerDocument)})`,
-    );
-    console.log(
-      `  snapshot written by the reindex ping: file: ${fmt(onFile.snapshotMs)}, sqld ws:// near ${fmt(onSqld.snapshotMs)}`,
-    );
-    console.log(
-      `  wakes (median of ${options.wakes}), from exec:       ready  first answer   source   loadMs  ÷file snap  ÷floor`,
-    );
-    for (const [kind, rows] of [
-      ["snapshot", fromSnapshot],
-      ["rows", fromRows],
-    ] as const) {
-      for (const row of rows)
-        console.log(
-          `  ${`${kind}, ${row.name}`.padEnd(44)} ${fmt(row.readyMs)} ${fmt(row.firstAnswerMs)} ${row.sources.padStart(9)} ${fmt(row.loadMs)} ${ratio(row.firstAnswerMs / fileSnapshot)} ${ratio(row.firstAnswerMs / floorMs)}`,
-        );
-    }
-  } finally {
-    for (const proxy of running) await proxy.close();
-    await sqld.stop();
-    rmSync(dir, { recursive: true, force: true });
+  const fileSnapshot = fromSnapshot[0]?.firstAnswerMs ?? Number.NaN;
+  const fmt = (ms: number) => `${Math.round(ms)} ms`.padStart(9);
+  const ratio = (x: number) => `${(x).toFixed(2)}×`.padStart(7);
+  console.log(`  plain FTS5 load of the same passages (floor): ${Math.round(floorMs)} ms`);
+  console.log(
+    `  ingest through the batch route, ${sample.length} documents: ${near.msPerDocument.toFixed(2)} ms a document near, ` +
+      `${far.msPerDocument.toFixed(2)} at ${farthest} ms (${ratio(far.msPerDocument / near.msPerDocument)})`,
+  );
+  console.log(
+    `  the reindex ping that writes the snapshot: file: ${fmt(onFile.snapshotMs)}, sqld ws:// near ${fmt(onSqld.snapshotMs)}`,
+  );
+  console.log(
+    `  wakes (median of ${options.wakes}), from exec:       ready  first answer   source   loadMs  ÷file snap  ÷floor`,
+  );
+  for (const [kind, rows] of [
+    ["snapshot", fromSnapshot],
+    ["rows", fromRows],
+  ] as const) {
+    for (const row of rows)
+      console.log(
+        `  ${`${kind}, ${row.name}`.padEnd(44)} ${fmt(row.readyMs)} ${fmt(row.firstAnswerMs)} ${row.sources.padStart(9)} ${fmt(row.loadMs)} ${ratio(row.firstAnswerMs / fileSnapshot)} ${ratio(row.firstAnswerMs / floorMs)}`,
+      );
   }
 }

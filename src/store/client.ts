@@ -2,6 +2,7 @@
 // modules beside this file.
 
 import { type Client, createClient } from "@libsql/client";
+import { STORAGE_TIMEOUT_MS } from "../config.js";
 import { wholeBodyFetch } from "./whole-body-fetch.js";
 
 export interface StorageOptions {
@@ -14,6 +15,14 @@ export interface StorageOptions {
   timeoutMs?: number;
 }
 
+/**
+ * How many storage timeouts a connection over HTTP may stay silent before it is taken as dead (a minute by
+ * default). A request is answered 503 after one timeout (guarded-client.ts); this ends the request itself,
+ * which libSQL cannot take back. Well past any statement memoria sends: a 4 MiB snapshot part takes ~130 ms
+ * from sqld, and a start's migrations are small DDL.
+ */
+export const STALLED_CONNECTION_FACTOR = 6;
+
 /** Busy timeout for `file:` databases shared by several processes. */
 export const BUSY_TIMEOUT_MS = 5000;
 
@@ -24,7 +33,7 @@ export function openClient(options: StorageOptions): Client {
     ...(options.syncUrl ? { syncUrl: options.syncUrl, syncInterval: options.syncIntervalSeconds ?? 5 } : {}),
     intMode: "number",
     // Only the HTTP transport calls it (whole-body-fetch.ts says why it is not the runtime's own).
-    fetch: wholeBodyFetch,
+    fetch: wholeBodyFetch((options.timeoutMs ?? STORAGE_TIMEOUT_MS) * STALLED_CONNECTION_FACTOR),
     // How long a local write waits for another process's write lock before failing. Writes are short
     // batches, so a few seconds only runs out when something is truly stuck.
     timeout: BUSY_TIMEOUT_MS,

@@ -17,7 +17,7 @@ import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 
 /** Status codes whose answer has no body: a Response refuses one for them. */
-const NO_BODY = new Set([101, 204, 205, 304]);
+const NO_BODY = new Set([204, 205, 304]);
 
 function responseHeaders(message: IncomingMessage): Headers {
   const headers = new Headers();
@@ -28,38 +28,58 @@ function responseHeaders(message: IncomingMessage): Headers {
   return headers;
 }
 
-export async function wholeBodyFetch(input: Request | string | URL, init?: RequestInit): Promise<Response> {
-  const request = new Request(input, init);
-  const url = new URL(request.url);
-  const body = request.body ? Buffer.from(await request.arrayBuffer()) : null;
-  const send = url.protocol === "https:" ? httpsRequest : httpRequest;
-  return new Promise<Response>((resolve, rejectWith) => {
-    const reject = (error: unknown) =>
-      rejectWith(
-        error instanceof Error && error.name === "AbortError"
-          ? error
-          : new TypeError("fetch failed", { cause: error }),
+/**
+ * The fetch for one storage client. `stalledMs`: a request on whose connection storage has sent nothing for
+ * that long is ended as a network failure. Without it a stalled server would hold the request for good, and
+ * with it one of the 20 requests libSQL's client runs at once, so that after 20 of them every later call
+ * would wait behind them, even once storage answers again. Redirects are not followed: Hrana's endpoints do
+ * not redirect, and one that does is answered as the error it is.
+ */
+export function wholeBodyFetch(stalledMs: number) {
+  return async (input: Request | string | URL, init?: RequestInit): Promise<Response> => {
+    const request = new Request(input, init);
+    const url = new URL(request.url);
+    const body = request.body ? Buffer.from(await request.arrayBuffer()) : null;
+    const send = url.protocol === "https:" ? httpsRequest : httpRequest;
+    return new Promise<Response>((resolve, rejectWith) => {
+      const reject = (error: unknown) =>
+        rejectWith(
+          error instanceof Error && error.name === "AbortError"
+            ? error
+            : new TypeError("fetch failed", { cause: error }),
+        );
+      const outgoing = send(
+        url,
+        {
+          method: request.method,
+          headers: Object.fromEntries(request.headers),
+          signal: request.signal,
+          timeout: stalledMs,
+        },
+        (message) => {
+          const chunks: Buffer[] = [];
+          message.on("data", (chunk: Buffer) => chunks.push(chunk));
+          message.on("error", reject);
+          message.on("end", () => {
+            const status = message.statusCode ?? 0;
+            try {
+              resolve(
+                new Response(NO_BODY.has(status) ? null : Buffer.concat(chunks), {
+                  status,
+                  statusText: message.statusMessage ?? "",
+                  headers: responseHeaders(message),
+                }),
+              );
+            } catch (error) {
+              // A status no fetch answers with (below 200 or past 599): a failure, as the runtime's fetch has it.
+              reject(error);
+            }
+          });
+        },
       );
-    const outgoing = send(
-      url,
-      { method: request.method, headers: Object.fromEntries(request.headers), signal: request.signal },
-      (message) => {
-        const chunks: Buffer[] = [];
-        message.on("data", (chunk: Buffer) => chunks.push(chunk));
-        message.on("error", reject);
-        message.on("end", () => {
-          const status = message.statusCode ?? 502;
-          resolve(
-            new Response(NO_BODY.has(status) ? null : Buffer.concat(chunks), {
-              status,
-              statusText: message.statusMessage ?? "",
-              headers: responseHeaders(message),
-            }),
-          );
-        });
-      },
-    );
-    outgoing.on("error", reject);
-    outgoing.end(body ?? undefined);
-  });
+      outgoing.on("timeout", () => outgoing.destroy(new Error(`storage sent nothing for ${stalledMs} ms`)));
+      outgoing.on("error", reject);
+      outgoing.end(body ?? undefined);
+    });
+  };
 }

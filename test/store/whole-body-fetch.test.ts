@@ -6,10 +6,11 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { openClient } from "../../src/store/client.js";
 import { isStorageAway } from "../../src/store/guarded-client.js";
-import { wholeBodyFetch } from "../../src/store/whole-body-fetch.js";
+import { wholeBodyFetch as fetchFor } from "../../src/store/whole-body-fetch.js";
 import { needs, outside } from "../support/outside.js";
 import { startSqld } from "../support/sqld.js";
 
+const wholeBodyFetch = fetchFor(60_000);
 const servers: Server[] = [];
 afterEach(async () => {
   for (const server of servers.splice(0)) await new Promise((done) => server.close(done));
@@ -92,6 +93,36 @@ describe("wholeBodyFetch", () => {
     });
     const failure = await wholeBodyFetch(`${base}/`).catch((error: unknown) => error);
     expect(isStorageAway(failure)).toBe(true);
+  });
+
+  it("a server that goes silent is given up on after the stalled bound, as storage away", async () => {
+    const base = await serve((_req, res) => {
+      res.writeHead(200, { "content-length": "1000" });
+      res.write("x".repeat(10));
+      // Then nothing, with the connection open.
+    });
+    const failure = await fetchFor(150)(`${base}/`).catch((error: unknown) => error);
+    expect(isStorageAway(failure)).toBe(true);
+    expect(String(((failure as TypeError).cause as Error).message)).toContain("sent nothing for 150 ms");
+  });
+
+  it("a status no fetch answers with rejects instead of throwing where nothing catches it", async () => {
+    const base = await serve((req, res) => {
+      req.socket.end("HTTP/1.1 600 Odd\r\ncontent-length: 2\r\n\r\nok");
+    });
+    const failure = await wholeBodyFetch(`${base}/`).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(TypeError);
+    expect(((failure as TypeError).cause as Error).name).toBe("RangeError");
+  });
+
+  it("a redirect is handed back as it is, not followed", async () => {
+    const base = await serve((req, res) => {
+      res.writeHead(307, { location: "/elsewhere", "x-path": String(req.url) });
+      res.end();
+    });
+    const answer = await wholeBodyFetch(`${base}/v3/pipeline`, { method: "POST", body: "{}" });
+    expect(answer.status).toBe(307);
+    expect(answer.headers.get("x-path")).toBe("/v3/pipeline");
   });
 
   it("an aborted request rejects with the abort, not as storage away", async () => {
