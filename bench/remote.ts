@@ -8,7 +8,7 @@
 // database and the plain FTS5 load of the same passages (bench/floor.ts) measured in the same run.
 
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { openStorage } from "../src/store/storage.js";
@@ -52,6 +52,13 @@ interface Wake {
   firstAnswerMs: number;
   source: string | null;
   loadMs: number | null;
+  /** The server's resident set just after the first answer, MiB. */
+  rssMiB: number;
+}
+
+function rssMiB(pid: number | undefined): number {
+  const match = readFileSync(`/proc/${pid}/status`, "utf8").match(/VmRSS:\s+(\d+) kB/);
+  return match ? Number(match[1]) / 1024 : Number.NaN;
 }
 
 /**
@@ -95,6 +102,7 @@ async function wake(storage: Storage, masterKey: string, apiKey: string, questio
       await sleep(20);
     }
     const firstAnswerMs = performance.now() - started;
+    const rss = rssMiB(child.pid);
     const stats = await call(base, "GET", "/v1/stats", apiKey);
     const index = stats.body.index as { source?: string | null; loadMs?: number | null };
     return {
@@ -102,6 +110,7 @@ async function wake(storage: Storage, masterKey: string, apiKey: string, questio
       firstAnswerMs,
       source: index.source ?? null,
       loadMs: index.loadMs ?? null,
+      rssMiB: rss,
     } satisfies Wake;
   } finally {
     child.kill("SIGTERM");
@@ -243,6 +252,7 @@ async function measureWakes(
       firstAnswerMs: median(runs.map((r) => r.firstAnswerMs)),
       sources: [...new Set(runs.map((r) => r.source))].join("/"),
       loadMs: median(runs.map((r) => r.loadMs ?? Number.NaN)),
+      rssMiB: median(runs.map((r) => r.rssMiB)),
     };
   };
   const fromSnapshot = [];
@@ -264,7 +274,7 @@ async function measureWakes(
     `  the reindex ping that writes the snapshot: file: ${fmt(onFile.snapshotMs)}, sqld ws:// near ${fmt(onSqld.snapshotMs)}`,
   );
   console.log(
-    `  wakes (median of ${options.wakes}), from exec:       ready  first answer   source   loadMs  ÷file snap  ÷floor`,
+    `  wakes (median of ${options.wakes}), from exec:       ready  first answer   source   loadMs  ÷file snap  ÷floor   RSS`,
   );
   for (const [kind, rows] of [
     ["snapshot", fromSnapshot],
@@ -272,7 +282,7 @@ async function measureWakes(
   ] as const) {
     for (const row of rows)
       console.log(
-        `  ${`${kind}, ${row.name}`.padEnd(44)} ${fmt(row.readyMs)} ${fmt(row.firstAnswerMs)} ${row.sources.padStart(9)} ${fmt(row.loadMs)} ${ratio(row.firstAnswerMs / fileSnapshot)} ${ratio(row.firstAnswerMs / floorMs)}`,
+        `  ${`${kind}, ${row.name}`.padEnd(44)} ${fmt(row.readyMs)} ${fmt(row.firstAnswerMs)} ${row.sources.padStart(9)} ${fmt(row.loadMs)} ${ratio(row.firstAnswerMs / fileSnapshot)} ${ratio(row.firstAnswerMs / floorMs)} ${Math.round(row.rssMiB)} MiB`,
       );
   }
 }
