@@ -8,7 +8,7 @@
 // database and the plain FTS5 load of the same passages (bench/floor.ts) measured in the same run.
 
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { openStorage } from "../src/store/storage.js";
@@ -20,6 +20,7 @@ import { type LatencyProxy, startLatencyProxy } from "./latency-proxy.js";
 import { type BenchCorpus, type BenchDocument, debianCorpus } from "./real-corpora.js";
 import { batches, call, searchPath } from "./real-http.js";
 import { listeningPort, startMemoriaEntry } from "./server.js";
+import { median, processRssBytes } from "./stats.js";
 
 /** The compiled entry the image runs; `npm start` writes it (scripts/start.mjs) before the first wake here. */
 const COMPILED_ENTRY = resolve(import.meta.dirname, "../dist/runtime/node.js");
@@ -27,10 +28,6 @@ const CRON_TOKEN = "bench-cron-token-0123456789";
 /** Documents ingested through the proxy and near, side by side: enough batches for a steady per-document cost. */
 const INGEST_SAMPLE_DOCUMENTS = 400;
 
-const median = (values: readonly number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor((sorted.length - 1) / 2)] ?? Number.NaN;
-};
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 /** A wake that has not answered in this long is a failure of the run, not a figure. */
 const WAKE_DEADLINE_MS = 300_000;
@@ -54,11 +51,6 @@ interface Wake {
   loadMs: number | null;
   /** The server's resident set just after the first answer, MiB. */
   rssMiB: number;
-}
-
-function rssMiB(pid: number | undefined): number {
-  const match = readFileSync(`/proc/${pid}/status`, "utf8").match(/VmRSS:\s+(\d+) kB/);
-  return match ? Number(match[1]) / 1024 : Number.NaN;
 }
 
 /**
@@ -102,7 +94,7 @@ async function wake(storage: Storage, masterKey: string, apiKey: string, questio
       await sleep(20);
     }
     const firstAnswerMs = performance.now() - started;
-    const rss = rssMiB(child.pid);
+    const rss = processRssBytes(child.pid ?? 0) / (1024 * 1024);
     const stats = await call(base, "GET", "/v1/stats", apiKey);
     const index = stats.body.index as { source?: string | null; loadMs?: number | null };
     return {

@@ -102,7 +102,8 @@ export async function openStorage(options: StorageOptions, open: OpenStorageOpti
     client.close();
     throw storageOpenError(options, error);
   }
-  // The start's own reads and migrations are not bounded: a start waits for storage as long as it takes.
+  // The start's own reads and migrations are not bounded by the storage timeout: a start waits for storage as
+  // long as it answers (over HTTP, a connection silent for STALLED_CONNECTION_FACTOR timeouts is ended).
   const timeoutMs = options.timeoutMs ?? STORAGE_TIMEOUT_MS;
   return new Storage(guardedClient(client, timeoutMs), /^(file:|:memory:)/.test(options.url));
 }
