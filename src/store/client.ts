@@ -3,6 +3,7 @@
 
 import { type Client, createClient } from "@libsql/client";
 import { STORAGE_TIMEOUT_MS } from "../config.js";
+import { useBufferForBlobs } from "./blob-base64.js";
 import { wholeBodyFetch } from "./whole-body-fetch.js";
 
 export interface StorageOptions {
@@ -27,6 +28,7 @@ export const STALLED_CONNECTION_FACTOR = 6;
 export const BUSY_TIMEOUT_MS = 5000;
 
 export function openClient(options: StorageOptions): Client {
+  useBufferForBlobs();
   return createClient({
     url: options.url,
     ...(options.authToken ? { authToken: options.authToken } : {}),

@@ -107,7 +107,7 @@ describe("wholeBodyFetch", () => {
   });
 
   it("a status no fetch answers with rejects instead of throwing where nothing catches it", async () => {
-    const base = await serve((req, res) => {
+    const base = await serve((req, _res) => {
       req.socket.end("HTTP/1.1 600 Odd\r\ncontent-length: 2\r\n\r\nok");
     });
     const failure = await wholeBodyFetch(`${base}/`).catch((error: unknown) => error);
