@@ -5,8 +5,9 @@ import type { EntryIndex, IndexedEntry } from "../index/entry-index.js";
 import type { TeamKey } from "../seal/team-key.js";
 import { openEntry } from "../sealed/entries.js";
 import { openOrNull } from "../sealed/readable.js";
-import type { EntryCursor, EntryRow } from "../store/entries.js";
+import type { EntryRow } from "../store/entries.js";
 import type { Storage } from "../store/storage.js";
+import { pagesAhead, pagesInOrder, RANGE_LIMIT_PAGES } from "./pages-in-order.js";
 import { type Reread, UnreadableRows } from "./unreadable.js";
 
 async function indexedEntry(key: TeamKey, row: EntryRow): Promise<IndexedEntry | null> {
@@ -15,8 +16,8 @@ async function indexedEntry(key: TeamKey, row: EntryRow): Promise<IndexedEntry |
 }
 
 /**
- * Reads, opens and indexes every entry of the team, oldest first, a page at a time. Returns the entries
- * that did not open.
+ * Reads, opens and indexes every entry of the team, oldest first, a page at a time, later pages read
+ * meanwhile (pages-in-order.ts). Returns the entries that did not open.
  */
 export async function loadEntries(
   storage: Storage,
@@ -25,24 +26,21 @@ export async function loadEntries(
   pageRows: number,
 ): Promise<UnreadableRows> {
   const unreadable = new UnreadableRows();
-  let reading = storage.entries.page(key.teamId, null, pageRows);
-  for (;;) {
-    const rows = await reading;
-    const last = rows.at(-1);
-    const more = last !== undefined && rows.length === pageRows;
-    // The next page is read while this one is opened and indexed (as load-passages.ts does).
-    if (more) {
-      const after: EntryCursor = { createdAt: last.createdAt, id: last.id };
-      reading = storage.entries.page(key.teamId, after, pageRows);
-      reading.catch(() => undefined);
-    }
+  const starts = await storage.entries.pageStarts(key.teamId, pageRows);
+  const pages = pagesInOrder(starts, {
+    read: (range, limit) => storage.entries.between(key.teamId, range, limit),
+    keyOf: (row) => ({ createdAt: row.createdAt, id: row.id }),
+    ahead: pagesAhead(storage),
+    limit: pageRows * RANGE_LIMIT_PAGES,
+  });
+  for await (const rows of pages) {
     const opened = await Promise.all(rows.map((row) => indexedEntry(key, row)));
     rows.forEach((row, i) => {
       if (!opened[i]) unreadable.mark(row.id, 1);
     });
     index.apply(opened.filter((entry): entry is IndexedEntry => entry !== null));
-    if (!more) return unreadable;
   }
+  return unreadable;
 }
 
 /** One entry as the index holds it, gone, or unreadable. */

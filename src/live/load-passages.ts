@@ -8,13 +8,14 @@ import { type ChunkRun, chunkId, openChunkRun } from "../sealed/documents.js";
 import { openOrNull } from "../sealed/readable.js";
 import type { ChunkRunRow } from "../store/documents.js";
 import type { Storage } from "../store/storage.js";
+import { pagesAhead, pagesInOrder, RANGE_LIMIT_PAGES } from "./pages-in-order.js";
 import { type Reread, UnreadableRows } from "./unreadable.js";
 
 /**
  * Reads, opens and indexes every chunk run, a page at a time. A page's runs are being opened (WebCrypto
- * works off the main thread) while the page before is inserted, so decryption and FTS5 overlap, and the
- * page after is being read meanwhile. Returns
- * the documents left out because a run of theirs did not open.
+ * works off the main thread) while the page before is inserted, so decryption and FTS5 overlap, and later
+ * pages are being read meanwhile (pages-in-order.ts). Returns the documents left out because a run of
+ * theirs did not open.
  */
 export async function loadPassages(
   storage: Storage,
@@ -66,31 +67,22 @@ export async function loadPassages(
     index.apply(complete);
     onPage(index.counts().chunks);
   };
+  const starts = await storage.documents.chunkRunPageStarts(key.teamId, pageRows);
+  const pages = pagesInOrder(starts, {
+    read: (range, limit) => storage.documents.chunkRunsBetween(key.teamId, range, limit),
+    keyOf: (row) => ({ documentId: row.documentId, firstOrdinal: row.firstOrdinal }),
+    ahead: pagesAhead(storage),
+    limit: pageRows * RANGE_LIMIT_PAGES,
+  });
   let previous: { rows: ChunkRunRow[]; runs: Promise<(ChunkRun | null)[]> } | null = null;
-  let reading = storage.documents.pageChunkRuns(key.teamId, null, pageRows);
-  for (;;) {
-    const rows = await reading;
-    const last = rows.at(-1);
-    const more = last !== undefined && rows.length === pageRows;
-    // The next page is asked for before this one is opened and the one before inserted, so storage's round
-    // trip runs beside that work: one page ahead, three pages held at most.
-    if (more) {
-      reading = storage.documents.pageChunkRuns(
-        key.teamId,
-        { documentId: last.documentId, firstOrdinal: last.firstOrdinal },
-        pageRows,
-      );
-      // Awaited on the next turn of the loop; kept from surfacing as unhandled if this page's work throws.
-      reading.catch(() => undefined);
-    }
+  for await (const rows of pages) {
     const opening = Promise.all(rows.map((row) => openOrNull(openChunkRun(key, row))));
     // Keep a failure of this page from surfacing as unhandled while the previous page is inserted.
     opening.catch(() => undefined);
     if (previous) insert(previous.rows, await previous.runs);
     previous = { rows, runs: opening };
-    if (!more) break;
   }
-  insert(previous.rows, await previous.runs);
+  if (previous) insert(previous.rows, await previous.runs);
   const tail: IndexedDocument[] = [];
   finish(tail);
   if (tail.length > 0) index.apply(tail);

@@ -4,7 +4,7 @@
 
 import type { Client, InStatement, InValue } from "@libsql/client";
 import { blob, num, text } from "./client.js";
-import type { PageCursor } from "./page.js";
+import type { KeyRange, PageCursor } from "./page.js";
 
 export interface DocumentRow {
   teamId: string;
@@ -28,6 +28,12 @@ export interface ChunkRunRow {
   version: number;
   /** Sealed headings and texts. */
   sealed: Uint8Array;
+}
+
+/** Where a chunk run sits in a team's (document, ordinal) order. */
+export interface ChunkRunKey {
+  documentId: string;
+  firstOrdinal: number;
 }
 
 /** What writeMany did: which writes it applied, and the team's latest seq around them (null: no writes). */
@@ -382,12 +388,53 @@ export class DocumentRows {
     return rs.rows.map(runRow);
   }
 
-  /** Every chunk run of a team in (document, ordinal) order, a page at a time, for index builds. */
-  async pageChunkRuns(
+  /**
+   * Where each page of `pageRows` chunk runs begins, in (document, ordinal) order: the key of the 1st run,
+   * the (pageRows + 1)th, and so on. One read of the key's index, so a build can ask for every page at once
+   * instead of learning where the next page begins from the end of the one before.
+   */
+  async chunkRunPageStarts(teamId: string, pageRows: number): Promise<ChunkRunKey[]> {
+    const rs = await this.client.execute({
+      sql: `SELECT document_id, first_ordinal FROM (
+              SELECT document_id, first_ordinal,
+                     row_number() OVER (ORDER BY document_id, first_ordinal) - 1 AS position
+              FROM chunks WHERE team_id = ?)
+            WHERE position % ? = 0 ORDER BY document_id, first_ordinal`,
+      args: [teamId, pageRows],
+    });
+    return rs.rows.map((row) => ({
+      documentId: text(row.document_id),
+      firstOrdinal: num(row.first_ordinal),
+    }));
+  }
+
+  /**
+   * At most `limit` of the team's chunk runs in order, from `range.from` (included, or not) up to
+   * `range.before` (excluded; null for the end).
+   */
+  async chunkRunsBetween(
     teamId: string,
-    after: { documentId: string; firstOrdinal: number } | null,
+    range: KeyRange<ChunkRunKey>,
     limit: number,
   ): Promise<ChunkRunRow[]> {
+    const until = range.before ? "AND (document_id, first_ordinal) < (?, ?)" : "";
+    const rs = await this.client.execute({
+      sql: `SELECT ${runColumns} FROM chunks
+            WHERE team_id = ? AND (document_id, first_ordinal) ${range.fromIncluded ? ">=" : ">"} (?, ?) ${until}
+            ORDER BY document_id, first_ordinal LIMIT ?`,
+      args: [
+        teamId,
+        range.from.documentId,
+        range.from.firstOrdinal,
+        ...(range.before ? [range.before.documentId, range.before.firstOrdinal] : []),
+        limit,
+      ],
+    });
+    return rs.rows.map(runRow);
+  }
+
+  /** Every chunk run of a team in (document, ordinal) order, a page at a time (verify.ts walks them so). */
+  async pageChunkRuns(teamId: string, after: ChunkRunKey | null, limit: number): Promise<ChunkRunRow[]> {
     const rs = await this.client.execute({
       sql: `SELECT ${runColumns} FROM chunks WHERE team_id = ? AND (document_id, first_ordinal) > (?, ?)
             ORDER BY document_id, first_ordinal LIMIT ?`,

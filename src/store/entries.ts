@@ -3,7 +3,7 @@
 import type { Client } from "@libsql/client";
 import { blob, num, text } from "./client.js";
 import { appendChange } from "./documents.js";
-import type { PageCursor } from "./page.js";
+import type { KeyRange, PageCursor } from "./page.js";
 import { DuplicateDeliveryError, isDuplicateDelivery, recordDelivery } from "./sources.js";
 
 export interface EntryRow {
@@ -146,9 +146,44 @@ export class EntryRows {
   }
 
   /**
-   * Every entry of a team oldest first (createdAt, then id), a page at a time, for index builds: the entry
-   * index orders ties cheaply when it is filled in that order.
+   * Where each page of `pageRows` entries begins, oldest first (createdAt, then id: the entry index orders
+   * ties cheaply when it is filled in that order): the cursor of the 1st entry, the (pageRows + 1)th, and so
+   * on; one read of the (team, created_at, id) index, so a build asks for every page at once (as
+   * DocumentRows.chunkRunPageStarts does for chunk runs).
    */
+  async pageStarts(teamId: string, pageRows: number): Promise<EntryCursor[]> {
+    const rs = await this.client.execute({
+      sql: `SELECT created_at, id FROM (
+              SELECT created_at, id, row_number() OVER (ORDER BY created_at, id) - 1 AS position
+              FROM entries WHERE team_id = ?)
+            WHERE position % ? = 0 ORDER BY created_at, id`,
+      args: [teamId, pageRows],
+    });
+    return rs.rows.map((row) => ({ createdAt: text(row.created_at), id: text(row.id) }));
+  }
+
+  /**
+   * At most `limit` of the team's entries, oldest first, from `range.from` (included, or not) up to
+   * `range.before` (excluded; null for the end).
+   */
+  async between(teamId: string, range: KeyRange<EntryCursor>, limit: number): Promise<EntryRow[]> {
+    const until = range.before ? "AND (created_at, id) < (?, ?)" : "";
+    const rs = await this.client.execute({
+      sql: `SELECT ${columns} FROM entries
+            WHERE team_id = ? AND (created_at, id) ${range.fromIncluded ? ">=" : ">"} (?, ?) ${until}
+            ORDER BY created_at, id LIMIT ?`,
+      args: [
+        teamId,
+        range.from.createdAt,
+        range.from.id,
+        ...(range.before ? [range.before.createdAt, range.before.id] : []),
+        limit,
+      ],
+    });
+    return rs.rows.map(entryRow);
+  }
+
+  /** A page of the team's entries, oldest first, after `after` (export.ts and verify.ts walk them so). */
   async page(teamId: string, after: EntryCursor | null, limit: number): Promise<EntryRow[]> {
     const rs = await this.client.execute({
       sql: `SELECT ${columns} FROM entries WHERE team_id = ? AND (created_at, id) > (?, ?)

@@ -19,3 +19,14 @@ export function pageOf<T extends PageCursor>(
   const last = page.at(-1);
   return { page, next: rows.length > limit && last ? { createdAt: last.createdAt, id: last.id } : null };
 }
+
+/**
+ * A stretch of rows in key order, for reads that split a table into pages ahead of time (an index build):
+ * from `from` (included, or not when going on past a page's last row) up to `before` (excluded; null for the
+ * end).
+ */
+export interface KeyRange<Key> {
+  from: Key;
+  fromIncluded: boolean;
+  before: Key | null;
+}

@@ -31,8 +31,11 @@ export class Storage {
 
   constructor(
     readonly client: Client,
-    /** Whether the database is this process's own file (or memory): its page cache is then in this process. */
-    private readonly local: boolean,
+    /**
+     * Whether the database is this process's own file (or memory, or an embedded replica's local copy): its
+     * page cache is then in this process, and a read is answered here without a round trip.
+     */
+    readonly inProcess: boolean,
   ) {
     this.teams = new TeamRows(client);
     this.documents = new DocumentRows(client);
@@ -57,7 +60,7 @@ export class Storage {
    * here, so nothing is sent to it.
    */
   async releaseMemory(): Promise<void> {
-    if (this.local) await this.client.execute("PRAGMA shrink_memory");
+    if (this.inProcess) await this.client.execute("PRAGMA shrink_memory");
   }
 
   close(): void {

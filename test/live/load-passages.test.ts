@@ -1,11 +1,15 @@
-// Loading a team's sealed rows into fresh indexes, page by page: everything stored arrives once, and the page
-// after is already being read while a page is indexed, so storage's round trip is not paid a page at a time.
+// Loading a team's sealed rows into fresh indexes, page by page: everything stored arrives once, and from
+// storage across a network the pages after are already being read while a page is indexed (PAGES_AHEAD of
+// them, no more), so storage's round trip is not paid a page at a time; from a database in this process, whose
+// reads cost no round trip, none is read ahead.
 
 import { afterEach, describe, expect, it } from "vitest";
 import { EntryIndex } from "../../src/index/entry-index.js";
 import { PassageIndex } from "../../src/index/passage-index.js";
 import { loadEntries } from "../../src/live/load-entries.js";
 import { loadPassages } from "../../src/live/load-passages.js";
+import { PAGES_AHEAD } from "../../src/live/pages-in-order.js";
+import { Storage } from "../../src/store/storage.js";
 import { addDocument, buildTestApp, makeTeam, type TestApp } from "../support/app.js";
 
 const apps: TestApp[] = [];
@@ -29,7 +33,9 @@ async function teamWith(documents: number, entries: number) {
   }
   const key = await app.memoria.directory.authenticate(apiKey);
   if (!key) throw new Error("the API key did not authenticate");
-  return { app, key };
+  // The same database, read as storage across a network is: not in this process.
+  const remote = new Storage(app.storage.client, false);
+  return { app, key, remote };
 }
 
 /** Counts the pages asked of storage, noting how many were asked each time the index takes one in. */
@@ -50,34 +56,60 @@ function watchReads<T extends object>(rows: T, method: keyof T, index: { apply(.
 }
 
 describe("loadPassages", () => {
-  it("indexes every stored passage once, and has asked for the page after next before a page goes in", async () => {
-    const { app, key } = await teamWith(9, 0);
+  it("indexes every stored passage once, with the pages ahead asked for before a page goes in, and no more", async () => {
+    const documents = PAGES_AHEAD * 2 + 5;
+    const { key, remote } = await teamWith(documents, 0);
     const index = new PassageIndex();
-    const seen = watchReads(app.storage.documents, "pageChunkRuns", index);
-    const unreadable = await loadPassages(app.storage, key, index, 2);
+    const seen = watchReads(remote.documents, "chunkRunsBetween", index);
+    const unreadable = await loadPassages(remote, key, index, 1);
     expect(unreadable.count).toBe(0);
-    expect(index.counts().documents).toBe(9);
-    // Nine documents, two runs a page: five pages, the last short.
-    expect(seen.reads()).toBe(5);
-    // When the index takes in page k, the pages up to k + 2 have been asked for (or all of them).
-    seen.asked.slice(0, 3).forEach((asked, k) => {
-      expect(asked).toBeGreaterThanOrEqual(Math.min(k + 3, seen.reads()));
+    expect(index.counts().documents).toBe(documents);
+    expect(index.counts().chunks).toBe(documents);
+    // One run a document, one run a page.
+    expect(seen.reads()).toBe(documents);
+    // Page k goes in once page k + 1 is opened: pages up to k + 1 + PAGES_AHEAD have been asked, and no more.
+    seen.asked.forEach((asked, k) => {
+      expect(asked).toBe(Math.min(k + 2 + PAGES_AHEAD, documents));
     });
     index.close();
+  });
+
+  it("reads no page ahead from a database in this process", async () => {
+    const { app, key } = await teamWith(6, 0);
+    const index = new PassageIndex();
+    const seen = watchReads(app.storage.documents, "chunkRunsBetween", index);
+    expect((await loadPassages(app.storage, key, index, 1)).count).toBe(0);
+    expect(index.counts().documents).toBe(6);
+    seen.asked.forEach((asked, k) => {
+      expect(asked).toBe(Math.min(k + 2, 6));
+    });
+    index.close();
+  });
+
+  it("reads every run once whatever the page size, each page asked once", async () => {
+    const { key, remote } = await teamWith(9, 0);
+    for (const pageRows of [1, 2, 4, 9, 50]) {
+      const index = new PassageIndex();
+      const seen = watchReads(remote.documents, "chunkRunsBetween", index);
+      expect((await loadPassages(remote, key, index, pageRows)).count).toBe(0);
+      expect(index.counts().documents).toBe(9);
+      expect(seen.reads()).toBe(Math.ceil(9 / pageRows));
+      index.close();
+    }
   });
 });
 
 describe("loadEntries", () => {
-  it("indexes every stored entry once, and has asked for the next page before a page goes in", async () => {
-    const { app, key } = await teamWith(0, 7);
+  it("indexes every stored entry once, with the pages ahead asked for before a page goes in, and no more", async () => {
+    const { key, remote } = await teamWith(0, 3 * (PAGES_AHEAD + 3));
     const index = new EntryIndex();
-    const seen = watchReads(app.storage.entries, "page", index);
-    const unreadable = await loadEntries(app.storage, key, index, 3);
+    const seen = watchReads(remote.entries, "between", index);
+    const unreadable = await loadEntries(remote, key, index, 3);
     expect(unreadable.count).toBe(0);
-    expect(index.count()).toBe(7);
-    expect(seen.reads()).toBe(3);
+    expect(index.count()).toBe(3 * (PAGES_AHEAD + 3));
+    expect(seen.reads()).toBe(PAGES_AHEAD + 3);
     seen.asked.forEach((asked, k) => {
-      expect(asked).toBeGreaterThanOrEqual(Math.min(k + 2, seen.reads()));
+      expect(asked).toBe(Math.min(k + 1 + PAGES_AHEAD, PAGES_AHEAD + 3));
     });
     index.close();
   });

@@ -8,6 +8,7 @@ import { migrations } from "../../src/store/migrations/index.js";
 import { openStorage } from "../../src/store/storage.js";
 import {
   ADMIN_TOKEN,
+  addDocument,
   buildTestApp,
   makeTeam,
   masterKeyText,
@@ -83,6 +84,39 @@ needs(outside.sqld).describe("storage on sqld", () => {
     // A second instance over the same server builds the same team from the sealed rows.
     const other = await app({ dbUrl: sqld.url, masterKey: memoria.masterKey });
     expect((await search(other, apiKey, "ingest queue")).hits[0]?.title).toBe("Runbook");
+  });
+
+  it("rebuilds a team of several pages from its rows over ws:// and http:// alike, every document and entry in", async () => {
+    const { sqld } = await server();
+    const first = await app({ dbUrl: sqld.url });
+    const { apiKey } = await makeTeam(first);
+    // Past BUILD_PAGE_ROWS (32) runs twice over, so several pages are read ahead; entries too, in one page.
+    const documents = 70;
+    for (let i = 0; i < documents; i++)
+      await addDocument(first, apiKey, { title: `Note ${i}`, content: `The okapi zq${i}x grazes at dawn.` });
+    for (let i = 0; i < 5; i++) {
+      const res = await first.request("/v1/entries", {
+        method: "POST",
+        token: apiKey,
+        json: { title: `Giraffe fact yk${i}w`, project: "zoo" },
+      });
+      expect(res.status).toBe(201);
+    }
+    for (const url of [sqld.url.replace(/^http/, "ws"), sqld.url]) {
+      const other = await app({ dbUrl: url, masterKey: first.masterKey });
+      for (let i = 0; i < documents; i++)
+        expect((await search(other, apiKey, `zq${i}x`)).hits.map((hit) => hit.title)).toEqual([`Note ${i}`]);
+      const memory = (await (await other.request("/v1/memory?q=giraffe", { token: apiKey })).json()) as {
+        text: string;
+      };
+      for (let i = 0; i < 5; i++) expect(memory.text).toContain(`yk${i}w`);
+      const stats = (await (await other.request("/v1/stats", { token: apiKey })).json()) as {
+        unreadable: unknown;
+        index: { source: string };
+      };
+      expect(stats.unreadable).toEqual({ documents: 0, entries: 0 });
+      expect(stats.index.source).toBe("rows");
+    }
   });
 
   it("accepts the libsql:// form of the same server's URL", async () => {
