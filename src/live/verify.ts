@@ -10,9 +10,9 @@ import type { TeamKey } from "../seal/team-key.js";
 import { openChunkRun } from "../sealed/documents.js";
 import { openEntry } from "../sealed/entries.js";
 import { openOrNull } from "../sealed/readable.js";
-import type { EntryCursor } from "../store/entries.js";
 import type { Storage } from "../store/storage.js";
 import { readDocument } from "./load-passages.js";
+import { pagesAhead, pagesInOrder, RANGE_LIMIT_PAGES } from "./pages-in-order.js";
 import type { LiveTeam } from "./team.js";
 
 /**
@@ -41,9 +41,16 @@ async function failingDocuments(storage: Storage, key: TeamKey): Promise<Map<str
   const finish = () => {
     if (current?.failed) failing.set(current.id, current.chunks);
   };
-  let after: { documentId: string; firstOrdinal: number } | null = null;
-  for (;;) {
-    const rows = await storage.documents.pageChunkRuns(key.teamId, after, VERIFY_PAGE_RUNS);
+  // Pages read ahead as a build reads them (pages-in-order.ts): this runs in the team's queue, so over remote
+  // storage a round trip a page would hold the team's writes back for all of them.
+  const starts = await storage.documents.chunkRunPageStarts(key.teamId, VERIFY_PAGE_RUNS);
+  const pages = pagesInOrder(starts, {
+    read: (range, limit) => storage.documents.chunkRunsBetween(key.teamId, range, limit),
+    keyOf: (row) => ({ documentId: row.documentId, firstOrdinal: row.firstOrdinal }),
+    ahead: pagesAhead(storage),
+    limit: VERIFY_PAGE_RUNS * RANGE_LIMIT_PAGES,
+  });
+  for await (const rows of pages) {
     const runs = await Promise.all(rows.map((row) => openOrNull(openChunkRun(key, row))));
     rows.forEach((row, i) => {
       if (current?.id !== row.documentId) {
@@ -53,9 +60,6 @@ async function failingDocuments(storage: Storage, key: TeamKey): Promise<Map<str
       current.chunks += row.count;
       if (runs[i] === null) current.failed = true;
     });
-    const last = rows.at(-1);
-    if (!last || rows.length < VERIFY_PAGE_RUNS) break;
-    after = { documentId: last.documentId, firstOrdinal: last.firstOrdinal };
   }
   finish();
   return failing;
@@ -64,17 +68,20 @@ async function failingDocuments(storage: Storage, key: TeamKey): Promise<Map<str
 /** Every entry that does not open. */
 async function failingEntries(storage: Storage, key: TeamKey): Promise<Set<string>> {
   const failing = new Set<string>();
-  let after: EntryCursor | null = null;
-  for (;;) {
-    const rows = await storage.entries.page(key.teamId, after, VERIFY_PAGE_ENTRIES);
+  const starts = await storage.entries.pageStarts(key.teamId, VERIFY_PAGE_ENTRIES);
+  const pages = pagesInOrder(starts, {
+    read: (range, limit) => storage.entries.between(key.teamId, range, limit),
+    keyOf: (row) => ({ createdAt: row.createdAt, id: row.id }),
+    ahead: pagesAhead(storage),
+    limit: VERIFY_PAGE_ENTRIES * RANGE_LIMIT_PAGES,
+  });
+  for await (const rows of pages) {
     const opened = await Promise.all(rows.map((row) => openOrNull(openEntry(key, row.id, row.sealed))));
     rows.forEach((row, i) => {
       if (opened[i] === null) failing.add(row.id);
     });
-    const last = rows.at(-1);
-    if (!last || rows.length < VERIFY_PAGE_ENTRIES) return failing;
-    after = { createdAt: last.createdAt, id: last.id };
   }
+  return failing;
 }
 
 /**

@@ -433,16 +433,6 @@ export class DocumentRows {
     return rs.rows.map(runRow);
   }
 
-  /** Every chunk run of a team in (document, ordinal) order, a page at a time (verify.ts walks them so). */
-  async pageChunkRuns(teamId: string, after: ChunkRunKey | null, limit: number): Promise<ChunkRunRow[]> {
-    const rs = await this.client.execute({
-      sql: `SELECT ${runColumns} FROM chunks WHERE team_id = ? AND (document_id, first_ordinal) > (?, ?)
-            ORDER BY document_id, first_ordinal LIMIT ?`,
-      args: [teamId, after?.documentId ?? "", after?.firstOrdinal ?? -1, limit],
-    });
-    return rs.rows.map(runRow);
-  }
-
   /** The documents of the team among `ids`, in one query; an id the team does not hold is simply absent. */
   async getMany(teamId: string, ids: readonly string[]): Promise<DocumentRow[]> {
     if (ids.length === 0) return [];

@@ -183,7 +183,7 @@ export class EntryRows {
     return rs.rows.map(entryRow);
   }
 
-  /** A page of the team's entries, oldest first, after `after` (export.ts and verify.ts walk them so). */
+  /** A page of the team's entries, oldest first, after `after` (an export walks them so). */
   async page(teamId: string, after: EntryCursor | null, limit: number): Promise<EntryRow[]> {
     const rs = await this.client.execute({
       sql: `SELECT ${columns} FROM entries WHERE team_id = ? AND (created_at, id) > (?, ?)
