@@ -3,7 +3,7 @@
 // `Base64` object of js-base64. That package's 3.9 decoder, on a runtime without `Uint8Array.fromBase64`
 // (Node 20 and 22), runs two regular-expression passes over the string, then `atob`, then a loop over every
 // character: 99 ms for one 4 MiB snapshot part, where Buffer decodes the same string in 2.3 ms; its encoder
-// takes 36 ms against 0.5 ms. A wake from rows over ws:// spent ~0.3 s of its 2.2 s of CPU in those regular
+// takes 36 ms against 0.5 ms. A wake from rows over ws:// spent ~0.3 s of its 2.2 s load in those regular
 // expressions alone (20k passages, sqld near; docs/decisions/0099-websocket-blobs-and-pages-ahead.md).
 //
 // The client's `Base64` is one shared object, so its two blob functions are replaced on it with Buffer's. For
