@@ -7,7 +7,7 @@ import { openEntry } from "../sealed/entries.js";
 import { openOrNull } from "../sealed/readable.js";
 import type { EntryRow } from "../store/entries.js";
 import type { Storage } from "../store/storage.js";
-import { pagesAhead, pagesInOrder, RANGE_LIMIT_PAGES } from "./pages-in-order.js";
+import { entryPages } from "./stored-pages.js";
 import { type Reread, UnreadableRows } from "./unreadable.js";
 
 async function indexedEntry(key: TeamKey, row: EntryRow): Promise<IndexedEntry | null> {
@@ -17,7 +17,7 @@ async function indexedEntry(key: TeamKey, row: EntryRow): Promise<IndexedEntry |
 
 /**
  * Reads, opens and indexes every entry of the team, oldest first, a page at a time, later pages read
- * meanwhile (pages-in-order.ts). Returns the entries that did not open.
+ * meanwhile (stored-pages.ts). Returns the entries that did not open.
  */
 export async function loadEntries(
   storage: Storage,
@@ -26,13 +26,7 @@ export async function loadEntries(
   pageRows: number,
 ): Promise<UnreadableRows> {
   const unreadable = new UnreadableRows();
-  const starts = await storage.entries.pageStarts(key.teamId, pageRows);
-  const pages = pagesInOrder(starts, {
-    read: (range, limit) => storage.entries.between(key.teamId, range, limit),
-    keyOf: (row) => ({ createdAt: row.createdAt, id: row.id }),
-    ahead: pagesAhead(storage),
-    limit: pageRows * RANGE_LIMIT_PAGES,
-  });
+  const pages = entryPages(storage, key.teamId, pageRows);
   for await (const rows of pages) {
     const opened = await Promise.all(rows.map((row) => indexedEntry(key, row)));
     rows.forEach((row, i) => {

@@ -8,13 +8,13 @@ import { type ChunkRun, chunkId, openChunkRun } from "../sealed/documents.js";
 import { openOrNull } from "../sealed/readable.js";
 import type { ChunkRunRow } from "../store/documents.js";
 import type { Storage } from "../store/storage.js";
-import { pagesAhead, pagesInOrder, RANGE_LIMIT_PAGES } from "./pages-in-order.js";
+import { chunkRunPages } from "./stored-pages.js";
 import { type Reread, UnreadableRows } from "./unreadable.js";
 
 /**
  * Reads, opens and indexes every chunk run, a page at a time. A page's runs are being opened (WebCrypto
  * works off the main thread) while the page before is inserted, so decryption and FTS5 overlap, and later
- * pages are being read meanwhile (pages-in-order.ts). Returns the documents left out because a run of
+ * pages are being read meanwhile (stored-pages.ts). Returns the documents left out because a run of
  * theirs did not open.
  */
 export async function loadPassages(
@@ -67,13 +67,7 @@ export async function loadPassages(
     index.apply(complete);
     onPage(index.counts().chunks);
   };
-  const starts = await storage.documents.chunkRunPageStarts(key.teamId, pageRows);
-  const pages = pagesInOrder(starts, {
-    read: (range, limit) => storage.documents.chunkRunsBetween(key.teamId, range, limit),
-    keyOf: (row) => ({ documentId: row.documentId, firstOrdinal: row.firstOrdinal }),
-    ahead: pagesAhead(storage),
-    limit: pageRows * RANGE_LIMIT_PAGES,
-  });
+  const pages = chunkRunPages(storage, key.teamId, pageRows);
   let previous: { rows: ChunkRunRow[]; runs: Promise<(ChunkRun | null)[]> } | null = null;
   for await (const rows of pages) {
     const opening = Promise.all(rows.map((row) => openOrNull(openChunkRun(key, row))));

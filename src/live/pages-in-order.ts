@@ -5,10 +5,6 @@
 // index) makes the pages independent reads, several asked for at once.
 
 import type { KeyRange } from "../store/page.js";
-import type { Storage } from "../store/storage.js";
-
-/** Rows one read may return, in pages of the build: a range twice its usual size is read whole. */
-export const RANGE_LIMIT_PAGES = 2;
 
 /**
  * Pages asked for beyond the one being handed out. Loading 20k passages of Debian's manuals (74 pages of 32
@@ -18,17 +14,6 @@ export const RANGE_LIMIT_PAGES = 2;
  * keeps hiding the round trip for storage farther away, for four pages of sealed rows held (decision 0099).
  */
 export const PAGES_AHEAD = 4;
-
-/**
- * Pages to read ahead from `storage`: none from a database in this process (a `file:` one, or an embedded
- * replica's copy), whose reads are answered here at once, so reading ahead only holds more rows. Measured on
- * a wake from rows of the same 20k passages on `file:`, eight wakes each: the same load time (2.05–2.86 s at
- * none, 2.05–2.66 s at four, on a machine busy with another bench), and RSS after the first answer 172–178 MiB
- * at none against 176–185 MiB at four.
- */
-export function pagesAhead(storage: Pick<Storage, "inProcess">): number {
-  return storage.inProcess ? 0 : PAGES_AHEAD;
-}
 
 export interface PageReads<Key, Row> {
   /** Reads at most `limit` rows of the range, in key order. */

@@ -12,7 +12,7 @@ import { openEntry } from "../sealed/entries.js";
 import { openOrNull } from "../sealed/readable.js";
 import type { Storage } from "../store/storage.js";
 import { readDocument } from "./load-passages.js";
-import { pagesAhead, pagesInOrder, RANGE_LIMIT_PAGES } from "./pages-in-order.js";
+import { chunkRunPages, entryPages } from "./stored-pages.js";
 import type { LiveTeam } from "./team.js";
 
 /**
@@ -41,15 +41,9 @@ async function failingDocuments(storage: Storage, key: TeamKey): Promise<Map<str
   const finish = () => {
     if (current?.failed) failing.set(current.id, current.chunks);
   };
-  // Pages read ahead as a build reads them (pages-in-order.ts): this runs in the team's queue, so over remote
+  // Pages read ahead as a build reads them (stored-pages.ts): this runs in the team's queue, so over remote
   // storage a round trip a page would hold the team's writes back for all of them.
-  const starts = await storage.documents.chunkRunPageStarts(key.teamId, VERIFY_PAGE_RUNS);
-  const pages = pagesInOrder(starts, {
-    read: (range, limit) => storage.documents.chunkRunsBetween(key.teamId, range, limit),
-    keyOf: (row) => ({ documentId: row.documentId, firstOrdinal: row.firstOrdinal }),
-    ahead: pagesAhead(storage),
-    limit: VERIFY_PAGE_RUNS * RANGE_LIMIT_PAGES,
-  });
+  const pages = chunkRunPages(storage, key.teamId, VERIFY_PAGE_RUNS);
   for await (const rows of pages) {
     const runs = await Promise.all(rows.map((row) => openOrNull(openChunkRun(key, row))));
     rows.forEach((row, i) => {
@@ -68,13 +62,7 @@ async function failingDocuments(storage: Storage, key: TeamKey): Promise<Map<str
 /** Every entry that does not open. */
 async function failingEntries(storage: Storage, key: TeamKey): Promise<Set<string>> {
   const failing = new Set<string>();
-  const starts = await storage.entries.pageStarts(key.teamId, VERIFY_PAGE_ENTRIES);
-  const pages = pagesInOrder(starts, {
-    read: (range, limit) => storage.entries.between(key.teamId, range, limit),
-    keyOf: (row) => ({ createdAt: row.createdAt, id: row.id }),
-    ahead: pagesAhead(storage),
-    limit: VERIFY_PAGE_ENTRIES * RANGE_LIMIT_PAGES,
-  });
+  const pages = entryPages(storage, key.teamId, VERIFY_PAGE_ENTRIES);
   for await (const rows of pages) {
     const opened = await Promise.all(rows.map((row) => openOrNull(openEntry(key, row.id, row.sealed))));
     rows.forEach((row, i) => {
