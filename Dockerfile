@@ -1,16 +1,18 @@
-# memoria's container image: the Node entry on compiled JavaScript, as a non-root user.
+# memoria's container image: the Node entry on bundled JavaScript, as a non-root user.
 #
-# Two stages: Node 20 cannot run TypeScript itself, so the first stage installs everything and compiles
-# src/ to dist/; the second installs only the runtime dependencies and copies dist/ in. Storage defaults to
-# a file under /data (a volume); for more than one instance, point MEMORIA_DB_URL at Turso or sqld.
+# Two stages: Node 20 cannot run TypeScript itself, so the first stage bundles src/ into dist/ (scripts/build.mjs,
+# esbuild: a runtime dependency, so no dev dependency is installed); the second installs the runtime
+# dependencies and copies dist/ in, without src/. Storage defaults to a file under /data (a volume); for more
+# than one instance, point MEMORIA_DB_URL at Turso or sqld.
 
 FROM node:20-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-# Install scripts are not needed to compile, nor to run: libSQL's native build is a prebuilt optional package, and
+# Install scripts are not needed to build, nor to run: libSQL's native build is a prebuilt optional package, and
 # the indexes' engine (@photostructure/sqlite) carries its prebuilt addons in its own package.
-RUN npm ci --ignore-scripts --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json ./
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
+COPY tsconfig.json ./
+COPY scripts/build.mjs ./scripts/
 COPY src ./src
 RUN npm run build
 

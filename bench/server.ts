@@ -99,7 +99,7 @@ export function startBenchServer(script: string, args: string[]) {
   return { child, port, exited };
 }
 
-/** What `npm start` runs: src/ transpiled to dist/, then its Node entry (dist/runtime/node.js). */
+/** What `npm start` runs: src/ bundled into dist/, then its Node entry (dist/runtime/node.js). */
 const NODE_START = resolve(import.meta.dirname, "../scripts/start.mjs");
 /** Where the bench reads Cranfield from (bench/real-corpora.ts): the bench's variable, not the server's. */
 const BENCH_ONLY = "MEMORIA_EVAL_DIR";
@@ -142,7 +142,7 @@ export function startScriptNodeFlags(manifestPath: string = OWN_MANIFEST): strin
 }
 
 /**
- * memoria's own Node entry as `npm start` runs it (scripts/start.mjs: src/ transpiled, then
+ * memoria's own Node entry as `npm start` runs it (scripts/start.mjs: src/ bundled, then
  * dist/runtime/node.js, with the start script's variables and node flags) in a process of its own on a loopback
  * port, with whatever the checked-out server does by default: the bench measures the server as it ships.
  * The bench's own settings are an admin token, a master key (random unless given, to start again over the

@@ -1,5 +1,5 @@
 // The container image's start command, run here as the image runs it: the Dockerfile's own CMD, from a
-// directory laid out like the image's /app (package.json, node_modules, dist/ compiled by the build script),
+// directory laid out like the image's /app (package.json, node_modules, dist/ bundled by the build script),
 // with the Dockerfile's own environment. Docker itself does not run on this machine; what the image adds
 // around the command (a base image, a user, a volume) is checked by reading the Dockerfile.
 
@@ -7,8 +7,11 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { cpSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { chunkDocument } from "../../src/ingest/chunk.js";
+import { MIN_THREADED_PASSAGES } from "../../src/runtime/search-threads.js";
 import { containerEnv } from "../../src/runtime/worker/container.js";
 import { ADMIN_TOKEN, masterKeyText, newMasterKey, tempDir } from "../support/app.js";
+import { zip } from "../support/files.js";
 import { listening } from "../support/processes.js";
 import { halfSentUpload } from "../support/streams.js";
 
@@ -78,22 +81,16 @@ describe("the image's start command", () => {
     // /app as the image has it: the package, its dependencies, and dist/ from the build script.
     cpSync(join(root, "package.json"), join(app.dir, "package.json"));
     symlinkSync(join(root, "node_modules"), join(app.dir, "node_modules"), "dir");
-    execFileSync(
-      process.execPath,
-      [
-        join(root, "node_modules/typescript/bin/tsc"),
-        "-p",
-        join(root, "tsconfig.build.json"),
-        "--outDir",
-        join(app.dir, "dist"),
-      ],
-      { cwd: root, stdio: "pipe" },
-    );
+    execFileSync(process.execPath, [join(root, "scripts/build.mjs"), "--outdir", join(app.dir, "dist")], {
+      cwd: root,
+      stdio: "pipe",
+    });
     mkdirSync(join(app.dir, "data"));
   }, 120_000);
   afterAll(() => app?.cleanup());
 
-  function run(port = 0): ChildProcess {
+  /** The image's command on a database of its own under /data (each run has a master key of its own). */
+  function run(port = 0, database = "memoria.db"): ChildProcess {
     const [command = "node", ...args] = cmd;
     return spawn(command === "node" ? process.execPath : command, args, {
       cwd: app.dir,
@@ -101,7 +98,7 @@ describe("the image's start command", () => {
         PATH: process.env.PATH ?? "",
         ...imageEnv,
         PORT: String(port),
-        MEMORIA_DB_URL: `file:${join(app.dir, "data", "memoria.db")}`,
+        MEMORIA_DB_URL: `file:${join(app.dir, "data", database)}`,
         MEMORIA_MASTER_KEY: masterKeyText(newMasterKey()),
         MEMORIA_ADMIN_TOKEN: ADMIN_TOKEN,
       },
@@ -138,29 +135,90 @@ describe("the image's start command", () => {
     expect(await exit).toBe(0);
   }, 60_000);
 
-  it("chunks a large document on a worker of the compiled chunk pool, as chunkDocument does", async () => {
-    // Plain node on dist/, no tsx anywhere: the pool must find its compiled worker entry by itself.
-    const script = `
-      import { ChunkPool } from "./dist/runtime/chunk-pool.js";
-      import { chunkDocument } from "./dist/ingest/chunk.js";
-      const content = Array.from({ length: 3000 }, (_, i) => "## Pier " + i + "\\n\\nThe *ferry* leaves at " + i + ".").join("\\n\\n");
-      const doc = { title: "Harbour", content, format: "markdown" };
-      const pool = new ChunkPool({ size: 1, inlineMaxBytes: 0 });
-      const passages = await pool.chunk(doc);
-      await pool.close();
-      console.log(JSON.stringify({ passages: passages.length, same: JSON.stringify(passages) === JSON.stringify(chunkDocument(doc)) }));
-    `;
-    const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
-      cwd: app.dir,
-      env: { PATH: process.env.PATH ?? "" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    child.stdout?.on("data", (d: Buffer) => {
-      out += d.toString();
-    });
-    expect(await exited(child)).toBe(0);
-    expect(JSON.parse(out)).toEqual({ passages: 3000, same: true });
+  it("runs its workers and its lazily loaded parts from the bundle: chunk and extract workers, a threaded search, /mcp", async () => {
+    // Each of these is a file of dist/ the server finds only when first needed: the worker entries beside
+    // node.js (found from the bundled pool's own URL), the DOCX reader and the MCP server (dynamic imports).
+    const child = run(0, "bundle.db");
+    const exit = exited(child);
+    try {
+      const base = `http://127.0.0.1:${await listening(child)}`;
+      const team = await fetch(`${base}/v1/teams`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+        body: JSON.stringify({ name: "Bundle" }),
+      });
+      const { apiKey } = (await team.json()) as { apiKey: string };
+      const auth = { authorization: `Bearer ${apiKey}` };
+
+      // Past the inline bound: chunked on a worker of the pool. 3,000 passages puts the team past
+      // MIN_THREADED_PASSAGES, so a question of several words is searched on a search thread.
+      const content = Array.from(
+        { length: 3000 },
+        (_, i) => `## Pier ${i}\n\nThe *ferry* leaves the harbour at ${i} past the tide.`,
+      ).join("\n\n");
+      const doc = { title: "Harbour", content, format: "markdown" as const };
+      const stored = await fetch(`${base}/v1/documents`, {
+        method: "POST",
+        headers: { ...auth, "content-type": "application/json" },
+        body: JSON.stringify(doc),
+      });
+      expect(stored.status).toBe(201);
+      const { document } = (await stored.json()) as { document: { chunks: number } };
+      expect(document.chunks).toBe(chunkDocument(doc).length);
+      expect(document.chunks).toBeGreaterThanOrEqual(MIN_THREADED_PASSAGES);
+
+      const found = await fetch(`${base}/v1/search?q=${encodeURIComponent("ferry leaves harbour 2999")}`, {
+        headers: auth,
+      });
+      expect(found.status).toBe(200);
+      const { hits } = (await found.json()) as { hits: { heading: string }[] };
+      expect(hits[0]?.heading).toBe("Pier 2999");
+
+      const marker = "bundledquokkaclause";
+      const docx = zip([
+        {
+          name: "word/document.xml",
+          data: Buffer.from(
+            `<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>the ${marker} holds</w:t></w:r></w:p></w:body></w:document>`,
+          ),
+        },
+      ]);
+      const extracted = await fetch(`${base}/v1/documents?title=Contract`, {
+        method: "POST",
+        headers: {
+          ...auth,
+          "content-type": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+        },
+        body: docx as Uint8Array<ArrayBuffer>,
+      });
+      expect(extracted.status).toBe(201);
+      const byMarker = await fetch(`${base}/v1/search?q=${marker}`, { headers: auth });
+      expect(((await byMarker.json()) as { hits: { title: string }[] }).hits[0]?.title).toBe("Contract");
+
+      const mcp = await fetch(`${base}/mcp`, {
+        method: "POST",
+        headers: {
+          ...auth,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: {
+            protocolVersion: "2025-06-18",
+            capabilities: {},
+            clientInfo: { name: "t", version: "1" },
+          },
+        }),
+      });
+      expect(mcp.status).toBe(200);
+      expect(await mcp.text()).toContain('"serverInfo":{"name":"memoria"');
+    } finally {
+      child.kill("SIGTERM");
+    }
+    expect(await exit).toBe(0);
   }, 60_000);
 
   it("lets a request in flight at SIGTERM finish, then exits 0", async () => {

@@ -1,0 +1,77 @@
+// The build (scripts/build.mjs, `npm run build` and the first step of `npm start`), run as a user runs it:
+// the server's entry and its three worker entries bundled side by side; a second build of the same inputs
+// writes nothing; a rebuild removes what the last build wrote and no longer makes, and nothing else.
+
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tempDir } from "../support/app.js";
+import { root } from "../support/processes.js";
+
+const STAMP = ".build-inputs.json";
+
+function build(outdir: string): string {
+  return execFileSync(process.execPath, [join(root, "scripts/build.mjs"), "--outdir", outdir], {
+    cwd: root,
+    encoding: "utf8",
+  }).trim();
+}
+
+describe("the build", () => {
+  let out: ReturnType<typeof tempDir>;
+  let first: string;
+  beforeAll(() => {
+    out = tempDir();
+    first = build(out.dir);
+  }, 120_000);
+  afterAll(() => out?.cleanup());
+
+  it("bundles the server and its worker entries into runtime/, each found beside the others", () => {
+    expect(first).toMatch(/^built \d+ files into /);
+    const runtime = readdirSync(join(out.dir, "runtime"));
+    for (const entry of ["node.js", "chunk-worker.js", "extract-worker.js", "search-worker.js"])
+      expect(runtime).toContain(entry);
+    // Nothing but runtime/ and the stamp: shared code is in chunks beside the entries, where the code that
+    // starts a worker from its own URL looks for the worker's file.
+    expect(readdirSync(out.dir).sort()).toEqual([STAMP, "runtime"].sort());
+    const stamp = JSON.parse(readFileSync(join(out.dir, STAMP), "utf8")) as { files: string[] };
+    expect(stamp.files.sort()).toEqual(runtime.map((name) => `runtime/${name}`).sort());
+    // Native addons are left to node_modules; the CommonJS packages bundled in get a require of their own.
+    const code = runtime.map((name) => readFileSync(join(out.dir, "runtime", name), "utf8"));
+    for (const addon of ["libsql", "@photostructure/sqlite"])
+      expect(
+        code.some((text) => text.includes(`from "${addon}"`) || text.includes(`import("${addon}")`)),
+      ).toBe(true);
+    expect(code.every((text) => text.includes("const require = "))).toBe(true);
+  });
+
+  it("a second build of the same inputs writes nothing", () => {
+    const before = statSync(join(out.dir, "runtime/node.js")).mtimeMs;
+    expect(build(out.dir)).toMatch(/is up to date \(\d+ files\)$/);
+    expect(statSync(join(out.dir, "runtime/node.js")).mtimeMs).toBe(before);
+  });
+
+  it("a rebuild removes the files the last build wrote and this one does not, and leaves other files", () => {
+    const stampPath = join(out.dir, STAMP);
+    const stamp = JSON.parse(readFileSync(stampPath, "utf8")) as { digest: string; files: string[] };
+    // As if the last build had been made from other sources and had written one more chunk.
+    writeFileSync(join(out.dir, "runtime/shared-GONE1234.js"), "export {};\n");
+    writeFileSync(join(out.dir, "runtime/notes.txt"), "kept\n");
+    writeFileSync(
+      stampPath,
+      JSON.stringify({ digest: "an earlier build", files: [...stamp.files, "runtime/shared-GONE1234.js"] }),
+    );
+    expect(build(out.dir)).toMatch(/^built \d+ files into /);
+    expect(existsSync(join(out.dir, "runtime/shared-GONE1234.js"))).toBe(false);
+    expect(readFileSync(join(out.dir, "runtime/notes.txt"), "utf8")).toBe("kept\n");
+    expect(existsSync(join(out.dir, "runtime/node.js"))).toBe(true);
+  }, 120_000);
+
+  it("builds again when a file of the last build is missing", () => {
+    const worker = join(out.dir, "runtime/search-worker.js");
+    rmSync(worker);
+    expect(build(out.dir)).toMatch(/^built \d+ files into /);
+    expect(existsSync(worker)).toBe(true);
+  }, 120_000);
+});
