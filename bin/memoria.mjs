@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// The `memoria` command. The CLI is TypeScript run as it is (like `npm start`): tsx is registered first,
-// then the entry is loaded through it.
+// The `memoria` command. The CLI is TypeScript run as it is: tsx is registered first, then the entry is
+// loaded through it.
 import { register } from "tsx/esm/api";
 
 register();

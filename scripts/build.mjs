@@ -13,6 +13,7 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  realpathSync,
   renameSync,
   rmdirSync,
   rmSync,
@@ -42,20 +43,28 @@ const REQUIRE_BANNER =
   'import { createRequire as __memoriaRequire } from "node:module"; const require = __memoriaRequire(import.meta.url);';
 
 /**
- * What a build is made from: src/, the lock file (the packages bundled in) and this script. Its digest is kept
- * beside the output (STAMP); a build whose inputs have not changed since the last one into the same folder
- * writes nothing. `npm start` then starts in ~0.4 s instead of ~1.4 s, the bundling's ~1 s on this 2-core
- * machine saved.
+ * What a build is made from: src/, the compiler options esbuild reads (tsconfig.json), the packages bundled in
+ * (package.json, the lock file, and npm's record of what node_modules holds, which changes with `npm ci` even
+ * when the lock file came first) and this script. Their digest is kept beside the output (STAMP); a build
+ * whose inputs have not changed since the last one into the same folder writes nothing. `npm start` then
+ * starts in ~0.4 s instead of ~1.4 s, the bundling's ~1 s on this 2-core machine saved.
  */
 function inputsDigest() {
   const hash = createHash("sha256");
   for (const file of [
     ...filesUnder(join(root, "src")).sort(),
+    join(root, "tsconfig.json"),
+    join(root, "package.json"),
     join(root, "package-lock.json"),
+    join(root, "node_modules/.package-lock.json"),
     fileURLToPath(import.meta.url),
   ]) {
     hash.update(`${relative(root, file)}\0`);
-    hash.update(readFileSync(file));
+    try {
+      hash.update(readFileSync(file));
+    } catch {
+      hash.update("(none)");
+    }
     hash.update("\0");
   }
   return hash.digest("hex");
@@ -63,11 +72,26 @@ function inputsDigest() {
 
 const STAMP = ".build-inputs.json";
 
-/** The stamp of the last build into `out` ({ digest, files }), or null. */
+/** File names a stamp lists, kept to those inside `out`. */
+function namesInside(out, names) {
+  return Array.isArray(names)
+    ? names.filter((name) => typeof name === "string" && resolve(out, name).startsWith(`${out}/`))
+    : [];
+}
+
+/**
+ * The stamp of the last build into `out`: its digest, the files it wrote, and those the build before it wrote
+ * (`earlier`); null when there is none.
+ */
 function lastBuild(out) {
   try {
     const stamp = JSON.parse(readFileSync(join(out, STAMP), "utf8"));
-    return typeof stamp.digest === "string" && Array.isArray(stamp.files) ? stamp : null;
+    if (typeof stamp.digest !== "string" || !Array.isArray(stamp.files)) return null;
+    return {
+      digest: stamp.digest,
+      files: namesInside(out, stamp.files),
+      earlier: namesInside(out, stamp.earlier),
+    };
   } catch {
     return null;
   }
@@ -77,15 +101,23 @@ function lastBuild(out) {
 function writeWhole(path, contents) {
   mkdirSync(dirname(path), { recursive: true });
   const temporary = `${path}.${process.pid}.tmp`;
-  writeFileSync(temporary, contents);
-  renameSync(temporary, path);
+  try {
+    writeFileSync(temporary, contents);
+    renameSync(temporary, path);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw error;
+  }
 }
 
 /**
- * Bundles into `outdir`, then removes the files an earlier build left there. Each file is written under a
- * temporary name and renamed into place, and left alone when its content is unchanged: a server already
- * running from `outdir` (a second `npm start` of the same checkout, tests side by side) loads its workers and
- * lazy chunks from there later, and must find whole files of its own build.
+ * Bundles into `outdir`. Each file is written under a temporary name and renamed into place, and left alone
+ * when its content is unchanged, so a process reading one never reads half of it. A server may be running from
+ * `outdir` (a developer's `npm start` while a test builds the same checkout), and it loads its lazy chunks
+ * from there later: the shared chunks' names carry a hash of their content, and those of the last build are
+ * kept, so such a server still finds its own; only the files of the build before the last, and this one does
+ * not write, are removed. The entries keep their names: a worker started after a rebuild of changed sources
+ * runs the new code.
  */
 export async function buildServer(outdir = DIST) {
   const out = resolve(outdir);
@@ -121,20 +153,23 @@ export async function buildServer(outdir = DIST) {
       } catch {}
       if (!same) writeWhole(file.path, file.contents);
     }
-    // Only what a build wrote is removed: the last build's files, or, in dist/ itself before any stamp, what
-    // the per-file builds before the bundle left there. A folder given with --outdir may hold other files.
-    const earlier = last
-      ? last.files.map((file) => join(out, file))
+    // Only what a build wrote is removed: the files of the build before the last, or, in dist/ itself before
+    // any stamp, what the per-file builds before the bundle left there. A folder given with --outdir may hold
+    // other files.
+    const kept = new Set([...written, ...(last?.files ?? []).map((file) => join(out, file))]);
+    const stale = last
+      ? last.earlier.map((file) => join(out, file))
       : out === DIST
         ? filesUnder(out).filter((path) => /\.js$/.test(path))
         : [];
-    for (const stale of earlier) {
-      if (written.has(stale)) continue;
-      rmSync(stale, { force: true });
-      removeEmptyFolders(dirname(stale), out);
+    for (const path of stale) {
+      if (kept.has(path)) continue;
+      rmSync(path, { force: true });
+      removeEmptyFolders(dirname(path), out);
     }
     const files = [...written].map((path) => relative(out, path)).sort();
-    writeWhole(join(out, STAMP), `${JSON.stringify({ digest, files })}\n`);
+    const earlier = (last?.files ?? []).filter((file) => !written.has(join(out, file))).sort();
+    writeWhole(join(out, STAMP), `${JSON.stringify({ digest, files, earlier })}\n`);
     return { outdir: out, files: files.length, built: true };
   } finally {
     // esbuild's service is a child process: ended here, so nothing of the build outlives it.
@@ -166,8 +201,12 @@ function removeEmptyFolders(dir, out) {
   }
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+if (process.argv[1] && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url))) {
   const at = process.argv.indexOf("--outdir");
+  if (at > 0 && !process.argv[at + 1]) {
+    console.error("usage: node scripts/build.mjs [--outdir <dir>]");
+    process.exit(1);
+  }
   const built = await buildServer(at > 0 ? process.argv[at + 1] : undefined);
   const where = relative(process.cwd(), built.outdir) || ".";
   console.log(

@@ -5,7 +5,9 @@
 // (docs/decisions/0065-rss-account.md). dist/ is also what `npm run build` writes and the image runs; it holds
 // memoria's code only, never a team's data.
 
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { buildServer } from "./build.mjs";
 
 const { outdir } = await buildServer();
-await import(new URL(`file://${outdir}/runtime/node.js`).href);
+await import(pathToFileURL(join(outdir, "runtime/node.js")).href);

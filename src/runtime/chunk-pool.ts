@@ -79,8 +79,9 @@ interface Thread {
 }
 
 /**
- * The worker's entry, in every way memoria runs: Deno and the compiled image (dist/) load chunk-worker
- * itself; Node on the TypeScript source (tsx, vitest) loads it through a small bootstrap that brings in tsx.
+ * The worker's entry, in every way memoria runs: Deno and the bundle (dist/: `npm start`, the image) load
+ * chunk-worker itself; Node on the TypeScript source (tsx, vitest) loads it through a small bootstrap that
+ * brings in tsx.
  */
 function workerEntry(): { url: URL; workerData?: { entry: string } } {
   const here = import.meta.url;

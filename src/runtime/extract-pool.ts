@@ -68,7 +68,7 @@ interface Job {
   reject(error: Error): void;
 }
 
-/** The worker's entry: as for the chunk pool, compiled, Deno or through tsx (see chunk-pool.ts workerEntry). */
+/** The worker's entry: as for the chunk pool, bundled, Deno or through tsx (see chunk-pool.ts workerEntry). */
 function workerEntry(): { url: URL; workerData?: { entry: string } } {
   const here = import.meta.url;
   if (!here.endsWith(".ts")) return { url: new URL("./extract-worker.js", here) };

@@ -170,7 +170,7 @@ async function stopped(worker: Worker): Promise<void> {
 type ThreadStart = { url: URL } | { script: string };
 
 /**
- * The thread's entry: compiled (dist/) and Deno load search-worker themselves; Node on the TypeScript source
+ * The thread's entry: the bundle (dist/) and Deno load search-worker themselves; Node on the TypeScript source
  * runs it bundled (worker-source.ts), without tsx's module hooks and the thread they run on.
  */
 async function threadStart(): Promise<ThreadStart> {

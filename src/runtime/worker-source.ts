@@ -32,7 +32,7 @@ export function workerScript(entry: URL): Promise<string> {
 }
 
 async function bundled(path: string): Promise<string> {
-  // esbuild is tsx's, loaded only here: a start that never starts a search thread never loads it.
+  // Loaded only here: a process on the source that never starts a search thread never loads esbuild.
   const esbuild = createRequire(import.meta.url)("esbuild") as typeof import("esbuild");
   try {
     const result = await esbuild.build({

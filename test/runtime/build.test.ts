@@ -1,10 +1,11 @@
 // The build (scripts/build.mjs, `npm run build` and the first step of `npm start`), run as a user runs it:
 // the server's entry and its three worker entries bundled side by side; a second build of the same inputs
-// writes nothing; a rebuild removes what the last build wrote and no longer makes, and nothing else.
+// writes nothing; a rebuild keeps the last build's files for a server still running from them, and removes
+// only what the build before wrote and no longer makes.
 
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tempDir } from "../support/app.js";
 import { root } from "../support/processes.js";
@@ -52,20 +53,39 @@ describe("the build", () => {
     expect(statSync(join(out.dir, "runtime/node.js")).mtimeMs).toBe(before);
   });
 
-  it("a rebuild removes the files the last build wrote and this one does not, and leaves other files", () => {
+  it("a rebuild keeps the last build's chunks for a server still running from it, and removes older ones", () => {
     const stampPath = join(out.dir, STAMP);
     const stamp = JSON.parse(readFileSync(stampPath, "utf8")) as { digest: string; files: string[] };
-    // As if the last build had been made from other sources and had written one more chunk.
-    writeFileSync(join(out.dir, "runtime/shared-GONE1234.js"), "export {};\n");
+    const forceRebuild = (files: string[], earlier: string[]) =>
+      writeFileSync(stampPath, JSON.stringify({ digest: "an earlier build", files, earlier }));
+    // As if the last build had been made from other sources and had written one more chunk, and the build
+    // before it another; beside them, a file no build wrote, and one outside the folder that a stamp names.
+    writeFileSync(join(out.dir, "runtime/shared-LAST1234.js"), "export {};\n");
+    writeFileSync(join(out.dir, "runtime/shared-OLDER123.js"), "export {};\n");
     writeFileSync(join(out.dir, "runtime/notes.txt"), "kept\n");
-    writeFileSync(
-      stampPath,
-      JSON.stringify({ digest: "an earlier build", files: [...stamp.files, "runtime/shared-GONE1234.js"] }),
-    );
-    expect(build(out.dir)).toMatch(/^built \d+ files into /);
-    expect(existsSync(join(out.dir, "runtime/shared-GONE1234.js"))).toBe(false);
-    expect(readFileSync(join(out.dir, "runtime/notes.txt"), "utf8")).toBe("kept\n");
-    expect(existsSync(join(out.dir, "runtime/node.js"))).toBe(true);
+    const outside = tempDir();
+    writeFileSync(join(outside.dir, "precious.js"), "kept\n");
+    const outsideName = relative(out.dir, join(outside.dir, "precious.js"));
+    try {
+      forceRebuild(
+        [...stamp.files, "runtime/shared-LAST1234.js"],
+        ["runtime/shared-OLDER123.js", outsideName],
+      );
+      expect(build(out.dir)).toMatch(/^built \d+ files into /);
+      expect(existsSync(join(out.dir, "runtime/shared-LAST1234.js"))).toBe(true);
+      expect(existsSync(join(out.dir, "runtime/shared-OLDER123.js"))).toBe(false);
+      expect(readFileSync(join(out.dir, "runtime/notes.txt"), "utf8")).toBe("kept\n");
+      expect(readFileSync(join(outside.dir, "precious.js"), "utf8")).toBe("kept\n");
+      expect(existsSync(join(out.dir, "runtime/node.js"))).toBe(true);
+      // The next build's "before the last" is that last one: now its chunk goes.
+      const next = JSON.parse(readFileSync(stampPath, "utf8")) as { files: string[]; earlier: string[] };
+      expect(next.earlier).toEqual(["runtime/shared-LAST1234.js"]);
+      forceRebuild(next.files, next.earlier);
+      build(out.dir);
+      expect(existsSync(join(out.dir, "runtime/shared-LAST1234.js"))).toBe(false);
+    } finally {
+      outside.cleanup();
+    }
   }, 120_000);
 
   it("builds again when a file of the last build is missing", () => {

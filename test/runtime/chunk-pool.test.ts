@@ -1,5 +1,5 @@
 // The chunk pool on real worker threads, started from the TypeScript source as vitest runs it (the worker
-// loads the chunker through tsx; the compiled path is covered by container.test.ts).
+// loads the chunker through tsx; the bundled path is covered by container.test.ts).
 
 import { afterEach, describe, expect, it } from "vitest";
 import { chunkDocument } from "../../src/ingest/chunk.js";

@@ -11,7 +11,8 @@ import { chunkDocument } from "../../src/ingest/chunk.js";
 import { MIN_THREADED_PASSAGES } from "../../src/runtime/search-threads.js";
 import { containerEnv } from "../../src/runtime/worker/container.js";
 import { ADMIN_TOKEN, masterKeyText, newMasterKey, tempDir } from "../support/app.js";
-import { zip } from "../support/files.js";
+import { GIT_MV_HTML, printPdf, scratchDir, zip } from "../support/files.js";
+import { needs, outside } from "../support/outside.js";
 import { listening } from "../support/processes.js";
 import { halfSentUpload } from "../support/streams.js";
 
@@ -89,8 +90,11 @@ describe("the image's start command", () => {
   }, 120_000);
   afterAll(() => app?.cleanup());
 
-  /** The image's command on a database of its own under /data (each run has a master key of its own). */
-  function run(port = 0, database = "memoria.db"): ChildProcess {
+  /**
+   * The image's command on a database of its own under /data (each run has a master key of its own), with
+   * variables of the test's on top.
+   */
+  function run(port = 0, database = "memoria.db", extraEnv: Record<string, string> = {}): ChildProcess {
     const [command = "node", ...args] = cmd;
     return spawn(command === "node" ? process.execPath : command, args, {
       cwd: app.dir,
@@ -101,6 +105,7 @@ describe("the image's start command", () => {
         MEMORIA_DB_URL: `file:${join(app.dir, "data", database)}`,
         MEMORIA_MASTER_KEY: masterKeyText(newMasterKey()),
         MEMORIA_ADMIN_TOKEN: ADMIN_TOKEN,
+        ...extraEnv,
       },
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -138,7 +143,8 @@ describe("the image's start command", () => {
   it("runs its workers and its lazily loaded parts from the bundle: chunk and extract workers, a threaded search, /mcp", async () => {
     // Each of these is a file of dist/ the server finds only when first needed: the worker entries beside
     // node.js (found from the bundled pool's own URL), the DOCX reader and the MCP server (dynamic imports).
-    const child = run(0, "bundle.db");
+    // Two search threads whatever the machine's cores: on one core there would be none to start.
+    const child = run(0, "bundle.db", { MEMORIA_SEARCH_THREADS: "2" });
     const exit = exited(child);
     try {
       const base = `http://127.0.0.1:${await listening(child)}`;
@@ -220,6 +226,42 @@ describe("the image's start command", () => {
     }
     expect(await exit).toBe(0);
   }, 60_000);
+
+  needs(outside.chromium, outside.gitManuals).it(
+    "reads a PDF printed by Chromium on the bundle's extract worker, PDF.js loaded from its own chunk",
+    async () => {
+      const scratch = scratchDir();
+      const child = run(0, "pdf.db");
+      const exit = exited(child);
+      try {
+        const pdf = await printPdf(GIT_MV_HTML, join(scratch.dir, "git-mv.pdf"), { outline: true });
+        const base = `http://127.0.0.1:${await listening(child)}`;
+        const team = await fetch(`${base}/v1/teams`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+          body: JSON.stringify({ name: "Manuals" }),
+        });
+        const { apiKey } = (await team.json()) as { apiKey: string };
+        const auth = { authorization: `Bearer ${apiKey}` };
+        const stored = await fetch(`${base}/v1/documents`, {
+          method: "POST",
+          headers: { ...auth, "content-type": "application/pdf" },
+          body: pdf as Uint8Array<ArrayBuffer>,
+        });
+        expect(stored.status).toBe(201);
+        expect(((await stored.json()) as { document: { title: string } }).document.title).toBe("git-mv(1)");
+        const found = await fetch(`${base}/v1/search?q=${encodeURIComponent("rename symlink destination")}`, {
+          headers: auth,
+        });
+        expect(((await found.json()) as { hits: { title: string }[] }).hits[0]?.title).toBe("git-mv(1)");
+      } finally {
+        child.kill("SIGTERM");
+        scratch.remove();
+      }
+      expect(await exit).toBe(0);
+    },
+    120_000,
+  );
 
   it("lets a request in flight at SIGTERM finish, then exits 0", async () => {
     const child = run();
