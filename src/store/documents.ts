@@ -4,7 +4,13 @@
 
 import type { Client, InStatement, InValue } from "@libsql/client";
 import { blob, num, text } from "./client.js";
-import type { KeyRange, PageCursor } from "./page.js";
+import {
+  type KeyColumns,
+  type KeyRange,
+  keyRangeStatement,
+  type PageCursor,
+  pageStartsStatement,
+} from "./page.js";
 
 export interface DocumentRow {
   teamId: string;
@@ -70,6 +76,11 @@ function documentRow(row: Record<string, unknown>): DocumentRow {
 }
 
 const runColumns = "document_id, first_ordinal, chunk_count, version, sealed";
+/** Chunk runs in order: by document, then by the run's first ordinal (the chunks table's key). */
+const chunkRunKey: KeyColumns<ChunkRunKey> = {
+  names: ["document_id", "first_ordinal"],
+  values: (key) => [key.documentId, key.firstOrdinal],
+};
 
 function runRow(row: Record<string, unknown>): ChunkRunRow {
   return {
@@ -394,14 +405,7 @@ export class DocumentRows {
    * instead of learning where the next page begins from the end of the one before.
    */
   async chunkRunPageStarts(teamId: string, pageRows: number): Promise<ChunkRunKey[]> {
-    const rs = await this.client.execute({
-      sql: `SELECT document_id, first_ordinal FROM (
-              SELECT document_id, first_ordinal,
-                     row_number() OVER (ORDER BY document_id, first_ordinal) - 1 AS position
-              FROM chunks WHERE team_id = ?)
-            WHERE position % ? = 0 ORDER BY document_id, first_ordinal`,
-      args: [teamId, pageRows],
-    });
+    const rs = await this.client.execute(pageStartsStatement("chunks", chunkRunKey, teamId, pageRows));
     return rs.rows.map((row) => ({
       documentId: text(row.document_id),
       firstOrdinal: num(row.first_ordinal),
@@ -417,19 +421,9 @@ export class DocumentRows {
     range: KeyRange<ChunkRunKey>,
     limit: number,
   ): Promise<ChunkRunRow[]> {
-    const until = range.before ? "AND (document_id, first_ordinal) < (?, ?)" : "";
-    const rs = await this.client.execute({
-      sql: `SELECT ${runColumns} FROM chunks
-            WHERE team_id = ? AND (document_id, first_ordinal) ${range.fromIncluded ? ">=" : ">"} (?, ?) ${until}
-            ORDER BY document_id, first_ordinal LIMIT ?`,
-      args: [
-        teamId,
-        range.from.documentId,
-        range.from.firstOrdinal,
-        ...(range.before ? [range.before.documentId, range.before.firstOrdinal] : []),
-        limit,
-      ],
-    });
+    const rs = await this.client.execute(
+      keyRangeStatement(runColumns, "chunks", chunkRunKey, teamId, range, limit),
+    );
     return rs.rows.map(runRow);
   }
 

@@ -3,7 +3,13 @@
 import type { Client } from "@libsql/client";
 import { blob, num, text } from "./client.js";
 import { appendChange } from "./documents.js";
-import type { KeyRange, PageCursor } from "./page.js";
+import {
+  type KeyColumns,
+  type KeyRange,
+  keyRangeStatement,
+  type PageCursor,
+  pageStartsStatement,
+} from "./page.js";
 import { DuplicateDeliveryError, isDuplicateDelivery, recordDelivery } from "./sources.js";
 
 export interface EntryRow {
@@ -20,6 +26,11 @@ export interface EntryRow {
 export type EntryCursor = PageCursor;
 
 const columns = "team_id, id, created_at, project_ref, sealed";
+/** Entries in order: oldest first, ties by id (the (team, created_at, id) index). */
+const entryKey: KeyColumns<EntryCursor> = {
+  names: ["created_at", "id"],
+  values: (key) => [key.createdAt, key.id],
+};
 
 function entryRow(row: Record<string, unknown>): EntryRow {
   return {
@@ -152,13 +163,7 @@ export class EntryRows {
    * DocumentRows.chunkRunPageStarts does for chunk runs).
    */
   async pageStarts(teamId: string, pageRows: number): Promise<EntryCursor[]> {
-    const rs = await this.client.execute({
-      sql: `SELECT created_at, id FROM (
-              SELECT created_at, id, row_number() OVER (ORDER BY created_at, id) - 1 AS position
-              FROM entries WHERE team_id = ?)
-            WHERE position % ? = 0 ORDER BY created_at, id`,
-      args: [teamId, pageRows],
-    });
+    const rs = await this.client.execute(pageStartsStatement("entries", entryKey, teamId, pageRows));
     return rs.rows.map((row) => ({ createdAt: text(row.created_at), id: text(row.id) }));
   }
 
@@ -167,19 +172,9 @@ export class EntryRows {
    * `range.before` (excluded; null for the end).
    */
   async between(teamId: string, range: KeyRange<EntryCursor>, limit: number): Promise<EntryRow[]> {
-    const until = range.before ? "AND (created_at, id) < (?, ?)" : "";
-    const rs = await this.client.execute({
-      sql: `SELECT ${columns} FROM entries
-            WHERE team_id = ? AND (created_at, id) ${range.fromIncluded ? ">=" : ">"} (?, ?) ${until}
-            ORDER BY created_at, id LIMIT ?`,
-      args: [
-        teamId,
-        range.from.createdAt,
-        range.from.id,
-        ...(range.before ? [range.before.createdAt, range.before.id] : []),
-        limit,
-      ],
-    });
+    const rs = await this.client.execute(
+      keyRangeStatement(columns, "entries", entryKey, teamId, range, limit),
+    );
     return rs.rows.map(entryRow);
   }
 

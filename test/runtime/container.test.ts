@@ -12,6 +12,7 @@ import { MIN_THREADED_PASSAGES } from "../../src/runtime/search-threads.js";
 import { containerEnv } from "../../src/runtime/worker/container.js";
 import { ADMIN_TOKEN, masterKeyText, newMasterKey, tempDir } from "../support/app.js";
 import { GIT_MV_HTML, printPdf, scratchDir, zip } from "../support/files.js";
+import { postMcpInitialize } from "../support/mcp-initialize.js";
 import { needs, outside } from "../support/outside.js";
 import { listening } from "../support/processes.js";
 import { halfSentUpload } from "../support/streams.js";
@@ -201,24 +202,7 @@ describe("the image's start command", () => {
       const byMarker = await fetch(`${base}/v1/search?q=${marker}`, { headers: auth });
       expect(((await byMarker.json()) as { hits: { title: string }[] }).hits[0]?.title).toBe("Contract");
 
-      const mcp = await fetch(`${base}/mcp`, {
-        method: "POST",
-        headers: {
-          ...auth,
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-        },
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "initialize",
-          params: {
-            protocolVersion: "2025-06-18",
-            capabilities: {},
-            clientInfo: { name: "t", version: "1" },
-          },
-        }),
-      });
+      const mcp = await postMcpInitialize(base, apiKey);
       expect(mcp.status).toBe(200);
       expect(await mcp.text()).toContain('"serverInfo":{"name":"memoria"');
     } finally {

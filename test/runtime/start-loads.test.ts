@@ -5,6 +5,7 @@
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ADMIN_TOKEN, masterKeyText, newMasterKey, tempDir } from "../support/app.js";
+import { postMcpInitialize } from "../support/mcp-initialize.js";
 import { finished, listening, root, startNode } from "../support/processes.js";
 
 const probe = join(root, "test/support/loaded-packages.mjs");
@@ -69,20 +70,7 @@ describe("what a start loads", () => {
     // malloc_trim's binding is loaded by the first trim after an idle collection (decision 0073).
     expect(atStart).not.toContain("koffi");
 
-    const initialize = await fetch(`${base}/mcp`, {
-      method: "POST",
-      headers: { ...auth, "content-type": "application/json", accept: "application/json, text/event-stream" },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: {
-          protocolVersion: "2025-06-18",
-          capabilities: {},
-          clientInfo: { name: "probe", version: "1" },
-        },
-      }),
-    });
+    const initialize = await postMcpInitialize(base, apiKey, "probe");
     expect(initialize.status).toBe(200);
     expect(
       ((await initialize.json()) as { result: { serverInfo: { name: string } } }).result.serverInfo.name,
