@@ -2,6 +2,7 @@
 // apps as it likes in one process, each over its own storage and keys.
 
 import { OpenAPIHono } from "@hono/zod-openapi";
+import { every } from "hono/combine";
 import type { FairQueue } from "./async/fair-queue.js";
 import type { Clock } from "./clock.js";
 import { DEFAULT_MAX_BATCH_BYTES } from "./config.js";
@@ -17,6 +18,7 @@ import { methodNotAllowed } from "./http/method-not-allowed.js";
 import { recordMetrics } from "./http/metrics.js";
 import { rateLimits } from "./http/rate-limit.js";
 import { requestId } from "./http/request-id.js";
+import { routeScope } from "./http/scopes.js";
 import { securityHeaders } from "./http/security-headers.js";
 import { FEEDBACK } from "./index/feedback.js";
 import type { PassageIndexOptions } from "./index/passage-index.js";
@@ -29,6 +31,7 @@ import { documentRoutes } from "./routes/documents.js";
 import { entryRoutes } from "./routes/entries.js";
 import { exportRoutes } from "./routes/export.js";
 import { healthRoutes } from "./routes/health.js";
+import { keyRoutes } from "./routes/keys.js";
 import { mcpRoutes } from "./routes/mcp.js";
 import { memoryRoutes } from "./routes/memory.js";
 import { metricsRoutes } from "./routes/metrics.js";
@@ -213,7 +216,8 @@ export function createApp(deps: AppDeps): Memoria {
     onLimited: (limit) => metrics.rateLimited(limit),
   });
   const admin = limits.perCredential(adminAuth(config.adminToken));
-  const team = limits.perCredential(teamAuth(directory));
+  // The key, counted under its rate limit, then the scope its route needs (http/scopes.ts).
+  const team = every(limits.perCredential(teamAuth(directory)), routeScope());
 
   const app = new OpenAPIHono<AppEnv>();
   app.use("*", requestId());
@@ -243,6 +247,7 @@ export function createApp(deps: AppDeps): Memoria {
   app.route("/", notionRoutes(notionSource, team));
   app.route("/", webhookRoutes(webhooks, team, logger));
   app.route("/", statsRoutes(stats, team));
+  app.route("/", keyRoutes(directory, team));
   app.route(
     "/",
     exportRoutes({ exports, imports }, team, { maxDocumentBytes: config.maxDocumentBytes, logger }),

@@ -55,7 +55,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   "text/": [],
   "cli/": ["ingest/", "async/"],
 };
-const LEAVES = ["errors.ts", "ids.ts", "api-key.ts", "clock.ts", "logger.ts", "config.ts"];
+const LEAVES = ["errors.ts", "ids.ts", "api-key.ts", "clock.ts", "logger.ts", "config.ts", "scope.ts"];
 
 /** Packages the pure core must not import: the HTTP framework and the database drivers. */
 const NOT_IN_THE_CORE = /^(hono|@hono\/.*|@libsql\/.*|libsql|@photostructure\/sqlite)(\/.*)?$/;

@@ -69,7 +69,8 @@ describe("the README's shell blocks", () => {
     expect(blockOf("set-up")).toMatch(/^npm install && npm start\b/m);
     expect(blockOf("set-up")).toMatch(/^npm test\b/m);
     expect(blockOf("quick start")).toMatch(/^ADMIN=\$\(cat \.memoria\/admin\.token\)$/m);
-    expect(blockOf("claude code")).toMatch(/^claude mcp add /);
+    expect(blockOf("claude code")).toMatch(/^AGENT_KEY=\$\(curl /);
+    expect(blockOf("claude code")).toMatch(/^claude mcp add /m);
     expect(blockOf("inspector")).toMatch(/^npx -y -p node@22 /);
     expect(blockOf("development")).toMatch(/^npm run check\b/m);
   });
@@ -114,7 +115,16 @@ describe("the README's shell blocks", () => {
       const { dir, port } = await freshServer();
       const { key } = quickStart(dir, port);
       expect(key).toMatch(/^mem_/);
-      const [name, value] = (header ?? "").replace("$KEY", key).split(/:\s*/, 2);
+      // The block's lines before `claude mcp add`, as written, with the quick start's $KEY: the agent's key.
+      const makeKey = block
+        .slice(0, block.indexOf("claude mcp add"))
+        .replaceAll("localhost:8787", `localhost:${port}`);
+      const made = bash(`${makeKey}\necho "$AGENT_KEY"`, dir, { KEY: key });
+      expect(made.stderr).toBe("");
+      const agentKey = made.stdout.trim();
+      expect(agentKey).toMatch(/^mem_t[a-z0-9]+_\S+$/);
+      expect(agentKey).not.toBe(key);
+      const [name, value] = (header ?? "").replace("$AGENT_KEY", agentKey).split(/:\s*/, 2);
       const client = new Client({ name: "readme", version: "1.0.0" });
       await client.connect(
         new StreamableHTTPClientTransport(
@@ -129,6 +139,16 @@ describe("the README's shell blocks", () => {
         expect(tools.map((tool) => tool.name).sort()).toEqual(TOOLS);
         const answer = await client.callTool({ name: "search", arguments: { q: "laptop" } });
         expect(JSON.stringify(answer.structuredContent)).toContain("Onboarding");
+        // The agent's key is `write`: it remembers, and cannot forget.
+        const remembered = await client.callTool({
+          name: "remember",
+          arguments: { title: "Laptops on day one" },
+        });
+        expect(remembered.isError ?? false).toBe(false);
+        const id = (remembered.structuredContent as { entry: { id: string } }).entry.id;
+        const forgot = await client.callTool({ name: "forget", arguments: { id } });
+        expect(forgot.isError).toBe(true);
+        expect(JSON.stringify(forgot.content)).toContain("needs a key with the admin scope");
       } finally {
         await client.close();
       }

@@ -19,7 +19,7 @@ the server reads its text). Each document's externalId is file:<source>/<relativ
 imported under different sources never touch each other.
 
   --url <url>      memoria's base URL, e.g. https://memoria.example.com (or MEMORIA_URL)
-  --key <key>      the team key, mem_… (or MEMORIA_KEY)
+  --key <key>      a team key, mem_… (or MEMORIA_KEY): write scope, admin with --prune
   --source <name>  the name this folder's documents are kept under (default: the folder's own name);
                    give the same one on every run of this folder, wherever it is checked out
   --prune          also delete this source's documents whose files are gone (never another source's)

@@ -4,13 +4,13 @@
 import type { MiddlewareHandler } from "hono";
 import { DomainError } from "../errors.js";
 import { hashSecretNow } from "../seal/secret-hash.js";
-import type { TeamKey } from "../seal/team-key.js";
+import type { AuthenticatedKey } from "../services/teams.js";
 import { bearerToken, requireAdminToken, requireCronOrAdminToken } from "./bearer.js";
 import type { AppEnv } from "./env.js";
 
-/** What team authentication needs of the team directory: a presented key to its team, or null. */
+/** What team authentication needs of the team directory: a presented key to its team and scope, or null. */
 export interface ApiKeyAuthenticator {
-  authenticate(apiKey: string, secretHash?: string): Promise<TeamKey | null>;
+  authenticateKey(apiKey: string, secretHash?: string): Promise<AuthenticatedKey | null>;
 }
 
 export function adminAuth(adminToken: string | null): MiddlewareHandler<AppEnv> {
@@ -20,15 +20,20 @@ export function adminAuth(adminToken: string | null): MiddlewareHandler<AppEnv> 
   };
 }
 
+/**
+ * A team key: the request's team and the key's scope (`key`), which routeScope (http/scopes.ts) then checks
+ * against what the route needs, once the key's request is counted under its rate limit.
+ */
 export function teamAuth(directory: ApiKeyAuthenticator): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const given = bearerToken(c.req.header("authorization"));
     if (!given) throw new DomainError("unauthorized");
     // Hashed once here; the key lookup and the rate limit behind it both use this hash.
     const secretHash = hashSecretNow(given);
-    const team = await directory.authenticate(given, secretHash);
-    if (!team) throw new DomainError("unauthorized");
-    c.set("team", team);
+    const key = await directory.authenticateKey(given, secretHash);
+    if (!key) throw new DomainError("unauthorized");
+    c.set("team", key.team);
+    c.set("key", { keyId: key.keyId, scope: key.scope });
     c.set("credentialHash", secretHash);
     await next();
   };

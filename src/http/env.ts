@@ -1,11 +1,14 @@
 // The per-request variables every middleware and route can read.
 
+import type { Scope } from "../scope.js";
 import type { TeamKey } from "../seal/team-key.js";
 import type { RequestIdEnv } from "./request-id.js";
 
 export interface AppEnv {
   Variables: RequestIdEnv["Variables"] & {
     team: TeamKey;
+    /** The team key the request presented: which one, and what it may do. */
+    key: { keyId: string; scope: Scope };
     /** Set by the failed-authentication limiter: called once the request's credential has authenticated. */
     credentialAccepted: () => void;
     /**

@@ -4,6 +4,7 @@
 
 import { TRAIL_SEPARATOR } from "../index/passage-index.js";
 import type { DocumentView } from "../services/documents.js";
+import { useCan } from "./access.js";
 import { DocumentBody } from "./document-body.js";
 import { Layout } from "./layout.js";
 
@@ -23,6 +24,7 @@ export function deleteHref(id: string): string {
 }
 
 export function DocumentPage({ csrf, document, notice }: DocumentPageProps) {
+  const canDelete = useCan("admin");
   return (
     <Layout title={document.title} csrf={csrf}>
       {notice ? (
@@ -40,11 +42,13 @@ export function DocumentPage({ csrf, document, notice }: DocumentPageProps) {
         </p>
         <DocumentBody title={document.title} content={document.content} format={document.format} />
       </article>
-      <p class="actions">
-        <a class="danger" href={deleteHref(document.id)}>
-          Delete this document
-        </a>
-      </p>
+      {canDelete ? (
+        <p class="actions">
+          <a class="danger" href={deleteHref(document.id)}>
+            Delete this document
+          </a>
+        </p>
+      ) : null}
     </Layout>
   );
 }

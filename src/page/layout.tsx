@@ -3,6 +3,7 @@
 // and, once signed in, the navigation with "Sign out" (a POST form: signing out changes state).
 
 import type { Child } from "hono/jsx";
+import { useCan } from "./access.js";
 
 export const ASSET_PATH = "/page/assets";
 
@@ -14,6 +15,8 @@ export interface LayoutProps {
 }
 
 export function Layout({ title, csrf, children }: LayoutProps) {
+  const canWrite = useCan("write");
+  const canAdmin = useCan("admin");
   return (
     <html lang="en">
       <head>
@@ -36,10 +39,12 @@ export function Layout({ title, csrf, children }: LayoutProps) {
             <nav aria-label="Main">
               <a href="/">Search</a>
               <a href="/page/memory">Working memory</a>
-              <a href="/page/notes">Add a note</a>
-              <a href="/page/export" download>
-                Export
-              </a>
+              {canWrite ? <a href="/page/notes">Add a note</a> : null}
+              {canAdmin ? (
+                <a href="/page/export" download>
+                  Export
+                </a>
+              ) : null}
               <form method="post" action="/page/sign-out">
                 <input type="hidden" name="csrf" value={csrf} />
                 <button type="submit">Sign out</button>

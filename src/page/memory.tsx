@@ -5,6 +5,7 @@
 
 import type { EntryView } from "../services/entries.js";
 import type { SkippedEntry, WorkingMemory } from "../services/memory.js";
+import { useCan } from "./access.js";
 import { ErrorNote } from "./error-note.js";
 import { Layout } from "./layout.js";
 import { RememberForm, type RememberValues } from "./remember-form.js";
@@ -26,7 +27,10 @@ export function forgetHref(id: string): string {
 }
 
 function RecentEntries({ csrf, entries }: { csrf: string; entries: EntryView[] }) {
-  if (entries.length === 0) return <p>No entries yet: remember the first one below.</p>;
+  const canForget = useCan("admin");
+  const canRemember = useCan("write");
+  if (entries.length === 0)
+    return <p>{canRemember ? "No entries yet: remember the first one below." : "No entries yet."}</p>;
   return (
     <ul class="entries">
       {entries.map((entry) => (
@@ -39,12 +43,14 @@ function RecentEntries({ csrf, entries }: { csrf: string; entries: EntryView[] }
             <time datetime={entry.createdAt}>{entry.createdAt.slice(0, 10)}</time> ·{" "}
             {entry.project ?? "no project"} · {entry.type ?? "no type"} · <code>{entry.id}</code>
           </p>
-          <form method="post" action={forgetHref(entry.id)}>
-            <input type="hidden" name="csrf" value={csrf} />
-            <button type="submit" class="secondary" aria-label={`Forget ${entry.title}`}>
-              Forget
-            </button>
-          </form>
+          {canForget ? (
+            <form method="post" action={forgetHref(entry.id)}>
+              <input type="hidden" name="csrf" value={csrf} />
+              <button type="submit" class="secondary" aria-label={`Forget ${entry.title}`}>
+                Forget
+              </button>
+            </form>
+          ) : null}
         </li>
       ))}
     </ul>
@@ -53,6 +59,7 @@ function RecentEntries({ csrf, entries }: { csrf: string; entries: EntryView[] }
 
 export function MemoryPage(props: MemoryPageProps) {
   const { csrf, form, defaultBudget, maxBudget, result, error } = props;
+  const canRemember = useCan("write");
   return (
     <Layout title="Working memory" csrf={csrf}>
       <h1>Working memory</h1>
@@ -120,10 +127,12 @@ export function MemoryPage(props: MemoryPageProps) {
         <h2 id="recent-heading">Recent entries</h2>
         <RecentEntries csrf={csrf} entries={props.recent} />
       </section>
-      <section aria-labelledby="remember-heading">
-        <h2 id="remember-heading">Remember an entry</h2>
-        <RememberForm csrf={csrf} values={props.remember?.values} error={props.remember?.error} />
-      </section>
+      {canRemember ? (
+        <section aria-labelledby="remember-heading">
+          <h2 id="remember-heading">Remember an entry</h2>
+          <RememberForm csrf={csrf} values={props.remember?.values} error={props.remember?.error} />
+        </section>
+      ) : null}
     </Layout>
   );
 }

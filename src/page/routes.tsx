@@ -7,6 +7,7 @@
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { JSX } from "hono/jsx/jsx-runtime";
+import { routePath } from "hono/route";
 import { isDomainError } from "../errors.js";
 import type { AppEnv } from "../http/env.js";
 import { formatOfFile, stem } from "../ingest/formats.js";
@@ -15,6 +16,7 @@ import type { Logger } from "../logger.js";
 import { DEFAULT_BUDGET, MAX_BUDGET } from "../memory/constants.js";
 import { exportStream } from "../routes/export.js";
 import { documentBody, entryBody, entryInput, memoryInput, searchQuery } from "../routes/schemas.js";
+import { allows, type Scope } from "../scope.js";
 import { csrfToken, csrfTokenMatches } from "../seal/page-session.js";
 import type { DocumentService } from "../services/documents.js";
 import type { EntryService } from "../services/entries.js";
@@ -23,6 +25,7 @@ import type { MemoryService } from "../services/memory.js";
 import type { SearchService } from "../services/search.js";
 import type { StatsService } from "../services/stats.js";
 import type { TeamService } from "../services/teams.js";
+import { PageScope } from "./access.js";
 import { AddNotePage } from "./add-note.js";
 import { FAVICON_SVG, PAGE_CSS, PAGE_JS } from "./assets.js";
 import { ConfirmDeletePage } from "./confirm-delete.js";
@@ -31,6 +34,7 @@ import { ASSET_PATH } from "./layout.js";
 import { MemoryPage } from "./memory.js";
 import { MessagePage } from "./message.js";
 import type { RememberValues } from "./remember-form.js";
+import { scopeOfPage } from "./scopes.js";
 import { SearchPage } from "./search.js";
 import type { PageSession, PageSessions } from "./sessions.js";
 import { SignInPage } from "./sign-in.js";
@@ -82,12 +86,17 @@ export const RECENT_ENTRIES = 20;
 type PageEnv = { Variables: AppEnv["Variables"] & { session: PageSession; csrf: string } };
 type PageContext = Context<PageEnv>;
 
+/** A page as HTML, its views drawing only the actions the signed-in key's scope allows (access.ts). */
 async function render(
   c: PageContext,
   node: JSX.Element,
   status: 200 | 400 | 401 | 403 | 404 | 413 | 415 | 422 | 429 | 503 = 200,
 ) {
-  return c.html(`<!doctype html>${await node}`, status);
+  const scope = c.var.session?.scope ?? null;
+  return c.html(
+    `<!doctype html>${await (<PageScope.Provider value={scope}>{node}</PageScope.Provider>)}`,
+    status,
+  );
 }
 
 function isHttps(c: PageContext): boolean {
@@ -158,6 +167,19 @@ function noSuchDocument(c: PageContext) {
   return notThere(c, "No such document", "This document is not there (or was deleted).");
 }
 
+/** A signed-in person whose key may not do this: what it needs, in the page's words. */
+function outOfScope(c: PageContext, held: Scope, needed: Scope) {
+  return render(
+    c,
+    <MessagePage
+      title="Not with this key"
+      message={`This needs a team key with the ${needed} scope; the key you signed in with has the ${held} scope.`}
+      csrf={c.var.csrf}
+    />,
+    403,
+  );
+}
+
 function refused(c: PageContext, message: string) {
   return render(c, <MessagePage title="Refused" message={message} />, 403);
 }
@@ -200,6 +222,8 @@ export function pageRoutes(deps: PageDeps): Hono<PageEnv> {
     if (limited) return tooManyRequests(c, limited);
     c.set("session", session);
     c.set("csrf", await csrfToken(session.keys));
+    const needed = scopeOfPage(c.req.method, routePath(c));
+    if (!allows(session.scope, needed)) return outOfScope(c, session.scope, needed);
     await next();
   };
 
@@ -249,6 +273,7 @@ export function pageRoutes(deps: PageDeps): Hono<PageEnv> {
     }
     const limited = await deps.rateLimit(c, session.apiKey);
     if (limited) return tooManyRequests(c, limited);
+    c.set("session", session);
     const csrf = await csrfToken(session.keys);
     const q = c.req.query("q") ?? "";
     if (q.trim() === "") {

@@ -7,6 +7,7 @@
 import type { Clock } from "../clock.js";
 import type { ApiKeyAuthenticator } from "../http/auth.js";
 import { teamIdPattern } from "../ids.js";
+import type { Scope } from "../scope.js";
 import {
   generateSessionSecret,
   openSessionKey,
@@ -39,6 +40,8 @@ const TOUCH_EVERY_MS = 60 * 1000;
 
 export interface PageSession {
   team: TeamKey;
+  /** What the key signed in with may do, as of this request: the page's actions check it (page/scopes.ts). */
+  scope: Scope;
   keys: PageSessionKeys;
   /** The team key it signs in with, for this request only: its requests count under that key's rate limit. */
   apiKey: string;
@@ -64,8 +67,9 @@ export class PageSessions {
 
   /** Signs in with a team key: the cookie value of a new session, or null when the key is not a live one. */
   async create(apiKey: string): Promise<string | null> {
-    const team = await this.deps.directory.authenticate(apiKey);
-    if (!team) return null;
+    const key = await this.deps.directory.authenticateKey(apiKey);
+    if (!key) return null;
+    const team = key.team;
     const secret = generateSessionSecret();
     const keys = await pageSessionKeys(secret);
     const now = this.deps.clock.now();
@@ -90,13 +94,13 @@ export class PageSessions {
     const seen = Date.parse(row.seenAt);
     const expired = now - seen > SESSION_IDLE_MS || now - Date.parse(row.createdAt) > SESSION_MAX_MS;
     const apiKey = expired ? null : await openSessionKey(keys, row.teamId, row.sealed).catch(() => null);
-    const team = apiKey === null ? null : await this.deps.directory.authenticate(apiKey);
-    if (apiKey === null || !team || team.teamId !== row.teamId) {
+    const key = apiKey === null ? null : await this.deps.directory.authenticateKey(apiKey);
+    if (apiKey === null || !key || key.team.teamId !== row.teamId) {
       await this.deps.store.delete(keys.idHash);
       return null;
     }
     if (now - seen > TOUCH_EVERY_MS) await this.deps.store.touch(keys.idHash, new Date(now).toISOString());
-    return { team, keys, apiKey };
+    return { team: key.team, scope: key.scope, keys, apiKey };
   }
 
   async end(session: PageSession): Promise<void> {

@@ -4,6 +4,7 @@
 
 import { TRAIL_SEPARATOR } from "../index/passage-index.js";
 import type { DocumentView } from "../services/documents.js";
+import { useCan } from "./access.js";
 import { documentHref } from "./document.js";
 import { plural } from "./plural.js";
 
@@ -13,6 +14,7 @@ export interface TeamOverviewProps {
 }
 
 export function TeamOverview({ counts, recent }: TeamOverviewProps) {
+  const canWrite = useCan("write");
   return (
     <section aria-labelledby="overview-heading" class="overview">
       <h2 id="overview-heading">What the team holds</h2>
@@ -21,9 +23,13 @@ export function TeamOverview({ counts, recent }: TeamOverviewProps) {
         <a href="/page/memory">{plural(counts.entries, "memory entry", "memory entries")}</a>
       </p>
       {recent.length === 0 ? (
-        <p>
-          No documents yet: <a href="/page/notes">add a note</a>.
-        </p>
+        canWrite ? (
+          <p>
+            No documents yet: <a href="/page/notes">add a note</a>.
+          </p>
+        ) : (
+          <p>No documents yet.</p>
+        )
       ) : (
         <>
           <h3>Recently changed</h3>

@@ -223,7 +223,7 @@ export function documentRoutes(
       responses: {
         201: json(documentAnswer, "Stored and indexed."),
         200: json(documentAnswer, "Replaced the document holding the same externalId."),
-        ...errors(400, 401, 409, 413, 415, 422, 503),
+        ...errors(400, 401, 403, 409, 413, 415, 422, 503),
       },
     }),
     async (c) => {
@@ -305,7 +305,7 @@ export function documentRoutes(
       },
       responses: {
         200: json(batchAnswer, "One result per item, in request order."),
-        ...errors(400, 401, 409, 413, 415, 422),
+        ...errors(400, 401, 403, 409, 413, 415, 422),
       },
     }),
     async (c) => {
@@ -381,7 +381,7 @@ export function documentRoutes(
       },
       responses: {
         200: json(documentAnswer, "Replaced, re-chunked and re-indexed."),
-        ...errors(400, 401, 404, 409, 413, 415),
+        ...errors(400, 401, 403, 404, 409, 413, 415),
       },
     }),
     async (c) => {
@@ -403,7 +403,10 @@ export function documentRoutes(
       security,
       middleware: [team] as const,
       request: { params: idParams },
-      responses: { 204: { description: "Deleted; its passages are gone from search." }, ...errors(401, 404) },
+      responses: {
+        204: { description: "Deleted; its passages are gone from search." },
+        ...errors(401, 403, 404),
+      },
     }),
     async (c) => {
       await documents.delete(c.get("team"), c.req.valid("param").id);

@@ -49,7 +49,7 @@ export function entryRoutes(
       },
       responses: {
         201: json(entryAnswer, "Stored and indexed."),
-        ...errors(400, 401, 409, 413, 415, 422),
+        ...errors(400, 401, 403, 409, 413, 415, 422),
       },
     }),
     async (c) => {
@@ -116,7 +116,7 @@ export function entryRoutes(
       security,
       middleware: [team] as const,
       request: { params: entryIdInput },
-      responses: { 204: { description: "Deleted; gone from working memory." }, ...errors(401, 404) },
+      responses: { 204: { description: "Deleted; gone from working memory." }, ...errors(401, 403, 404) },
     }),
     async (c) => {
       await entries.delete(c.get("team"), c.req.valid("param").id);

@@ -248,7 +248,7 @@ export function exportRoutes(
         content: { [NDJSON]: { schema: z.string() } },
         description: "The export, a line at a time.",
       },
-      ...errors(401),
+      ...errors(401, 403),
     },
   });
 
@@ -269,7 +269,7 @@ export function exportRoutes(
       request: { body: { content: { [NDJSON]: { schema: z.string() } }, required: true } },
       responses: {
         200: json(importAnswer, "What the import created, updated and found unchanged."),
-        ...errors(400, 401, 409, 413, 415),
+        ...errors(400, 401, 403, 409, 413, 415),
       },
     }),
     async (c) => {

@@ -9,6 +9,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { isDomainError } from "../errors.js";
 import type { Logger } from "../logger.js";
+import { requireScope, type Scope } from "../scope.js";
 import type { TeamKey } from "../seal/team-key.js";
 import type { McpDeps } from "./mcp.js";
 import {
@@ -29,6 +30,20 @@ const SERVER_INFO = { name: "memoria", version: "1" };
 
 const forgetAnswer = z.object({ forgotten: z.string() });
 
+/**
+ * The scope each tool needs: the MCP transport's one table (src/scope.ts). Every tool is listed to every key,
+ * so an agent learns what exists; calling one beyond its key's scope is a tool error naming the scope, and
+ * does nothing.
+ */
+export const TOOL_SCOPES = {
+  search: "read",
+  memory: "read",
+  remember: "write",
+  forget: "admin",
+} as const satisfies Record<string, Scope>;
+
+type ToolName = keyof typeof TOOL_SCOPES;
+
 const text = (value: string) => ({ type: "text" as const, text: value });
 
 /**
@@ -42,12 +57,13 @@ function toolError(error: unknown, logger: Logger, requestId: string): CallToolR
   return { isError: true, content: [text(`internal: Internal error (request ${requestId}).`)] };
 }
 
-export function buildServer(deps: McpDeps, key: TeamKey, requestId: string): McpServer {
+export function buildServer(deps: McpDeps, key: TeamKey, scope: Scope, requestId: string): McpServer {
   const server = new McpServer(SERVER_INFO, { capabilities: { tools: {} } });
   const guarded =
-    <A>(run: (args: A) => Promise<CallToolResult>) =>
+    <A>(tool: ToolName, run: (args: A) => Promise<CallToolResult>) =>
     async (args: A): Promise<CallToolResult> => {
       try {
+        requireScope(scope, TOOL_SCOPES[tool], `The ${tool} tool`);
         return await run(args);
       } catch (error) {
         return toolError(error, deps.logger, requestId);
@@ -63,7 +79,7 @@ export function buildServer(deps: McpDeps, key: TeamKey, requestId: string): Mcp
       outputSchema: searchAnswer,
       annotations: { readOnlyHint: true },
     },
-    guarded(async (args) => {
+    guarded("search", async (args) => {
       const answer = await deps.search.search(key, searchRequest(args));
       return { content: [text(JSON.stringify(answer))], structuredContent: { ...answer } };
     }),
@@ -80,7 +96,7 @@ export function buildServer(deps: McpDeps, key: TeamKey, requestId: string): Mcp
       outputSchema: memoryAnswer,
       annotations: { readOnlyHint: true },
     },
-    guarded(async (args) => {
+    guarded("memory", async (args) => {
       const answer = await deps.memory.workingMemory(key, memoryRequest(args));
       const { items: _items, text: block, ...accounting } = answer;
       return {
@@ -99,7 +115,7 @@ export function buildServer(deps: McpDeps, key: TeamKey, requestId: string): Mcp
       inputSchema: entryBody,
       outputSchema: entryAnswer,
     },
-    guarded(async (args) => {
+    guarded("remember", async (args) => {
       const entry = await deps.entries.create(key, entryInput(args));
       return { content: [text(JSON.stringify({ entry }))], structuredContent: { entry } };
     }),
@@ -113,7 +129,7 @@ export function buildServer(deps: McpDeps, key: TeamKey, requestId: string): Mcp
       outputSchema: forgetAnswer,
       annotations: { destructiveHint: true, idempotentHint: true },
     },
-    guarded(async (args) => {
+    guarded("forget", async (args) => {
       await deps.entries.delete(key, args.id);
       return { content: [text(`Forgot entry ${args.id}.`)], structuredContent: { forgotten: args.id } };
     }),

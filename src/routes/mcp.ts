@@ -70,7 +70,7 @@ export function mcpRoutes(
 
   app.post("/mcp", team, async (c) => {
     const { buildServer, jsonTransport } = await mcpServer();
-    const server = buildServer(deps, c.get("team"), c.get("requestId"));
+    const server = buildServer(deps, c.get("team"), c.get("key").scope, c.get("requestId"));
     const transport = jsonTransport();
     try {
       await server.connect(transport);

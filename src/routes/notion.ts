@@ -95,7 +95,7 @@ export function notionRoutes(notion: NotionService, team: MiddlewareHandler<AppE
         "keeps it. The webhook URL and a stored verification token are kept.",
       responses: {
         200: json(notionSourceAnswer, "Stored sealed; a stored verification token is kept."),
-        ...errors(400, 401, 413, 415),
+        ...errors(400, 401, 403, 413, 415),
       },
     }),
     async (c) => c.json({ source: await notion.putToken(c.get("team"), c.req.valid("json").token) }, 200),
@@ -117,7 +117,7 @@ export function notionRoutes(notion: NotionService, team: MiddlewareHandler<AppE
         "Notion token is stored.",
       responses: {
         200: json(notionSourceDetail, "The webhook URL, whether the handshake has arrived, and its token."),
-        ...errors(401, 404),
+        ...errors(401, 403, 404),
       },
     }),
     async (c) => {
@@ -142,7 +142,7 @@ export function notionRoutes(notion: NotionService, team: MiddlewareHandler<AppE
             "The token, the webhook URL's token, the verification token and every page's newest event time " +
             "are forgotten.",
         },
-        ...errors(401),
+        ...errors(401, 403),
       },
     }),
     async (c) => {

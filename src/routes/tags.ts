@@ -11,6 +11,7 @@ export const OPENAPI_TAGS = [
   { name: "Webhooks", description: "Deliveries from note sources, verified before they are applied." },
   { name: "Export", description: "A team's documents and entries as one NDJSON stream, out and back in." },
   { name: "Stats", description: "What a team holds, and the state of its in-memory index." },
+  { name: "Keys", description: "A team's keys, each with a scope: read, write or admin." },
   { name: "Teams", description: "Teams and their API keys (admin token)." },
   { name: "Reindex", description: "Catching indexes up with storage (cron token)." },
   { name: "Service", description: "Liveness and readiness." },

@@ -4,6 +4,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../http/env.js";
 import { noStore } from "../http/no-store.js";
+import { scopes } from "../scope.js";
 import type { TeamService } from "../services/teams.js";
 import { errors, json } from "./responses.js";
 import { router } from "./router.js";
@@ -16,7 +17,14 @@ export const teamsAnswer = z.object({
   unreadable: z.number().int().describe("Teams whose key or name did not open; left out of `teams`."),
 });
 export const keysAnswer = z.object({
-  keys: z.array(z.object({ keyId: z.string(), createdAt: z.string(), revokedAt: z.string().nullable() })),
+  keys: z.array(
+    z.object({
+      keyId: z.string(),
+      scope: z.enum(scopes).describe("Keys made here are admin; a team makes others at POST /v1/keys."),
+      createdAt: z.string(),
+      revokedAt: z.string().nullable(),
+    }),
+  ),
 });
 export const createKeyAnswer = z.object({ keyId: z.string(), apiKey: z.string() });
 const teamParams = z.object({ teamId: idParam });

@@ -130,7 +130,7 @@ export function webhookRoutes(webhooks: WebhookService, team: MiddlewareHandler<
       middleware: [team, noStore()] as const,
       description:
         "Makes or rotates the team's signing secret for the generic webhook. The previous secret stops working at once.",
-      responses: { 200: json(webhookSecretAnswer, "The new secret, shown this once."), ...errors(401) },
+      responses: { 200: json(webhookSecretAnswer, "The new secret, shown this once."), ...errors(401, 403) },
     }),
     async (c) => {
       const secret = await webhooks.rotateSecret(c.get("team"));
@@ -150,7 +150,7 @@ export function webhookRoutes(webhooks: WebhookService, team: MiddlewareHandler<
       middleware: [team] as const,
       description:
         "Whether the team has a signing secret for the generic webhook, and since when. Never the secret.",
-      responses: { 200: json(webhookSourceAnswer, "The generic webhook source."), ...errors(401) },
+      responses: { 200: json(webhookSourceAnswer, "The generic webhook source."), ...errors(401, 403) },
     }),
     async (c) => c.json({ source: await webhooks.source(c.get("team")) }, 200),
   );
@@ -164,7 +164,7 @@ export function webhookRoutes(webhooks: WebhookService, team: MiddlewareHandler<
       security: [{ teamKey: [] }],
       middleware: [team] as const,
       description: "Forgets the signing secret: every delivery is then 401 until a new one is made with PUT.",
-      responses: { 204: { description: "The secret is forgotten." }, ...errors(401) },
+      responses: { 204: { description: "The secret is forgotten." }, ...errors(401, 403) },
     }),
     async (c) => {
       await webhooks.deleteSecret(c.get("team"));

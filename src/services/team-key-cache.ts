@@ -8,6 +8,7 @@
 // instance's view of a team's rows already has: docs/scaling.md). Only keys that were live are kept: a wrong
 // key goes to storage every time, and the failed-authentication limit bounds how often.
 
+import type { Scope } from "../scope.js";
 import type { TeamKey } from "../seal/team-key.js";
 
 // At most this many keys are kept; a new one past it pushes out the one looked up longest ago. An entry is a
@@ -18,6 +19,9 @@ export const MAX_CACHED_KEYS = 10_000;
 export interface CachedKey {
   keyId: string;
   team: TeamKey;
+  scope: Scope;
+  /** When the key stops working (epoch ms), or null; checked on every use, cached or not. */
+  expiresAt: number | null;
 }
 
 interface Held extends CachedKey {

@@ -7,14 +7,17 @@ import type { Clock } from "../clock.js";
 import { DomainError, isDomainError } from "../errors.js";
 import { newId, teamIdPattern } from "../ids.js";
 import type { LiveIndexes } from "../live/indexes.js";
+import { isScope, type Scope } from "../scope.js";
 import type { Keyring } from "../seal/keyring.js";
 import { generateSecret } from "../seal/secret.js";
 import { hashSecretNow } from "../seal/secret-hash.js";
 import type { TeamKey } from "../seal/team-key.js";
-import { openReadable } from "../sealed/readable.js";
+import { openKey, sealKey } from "../sealed/keys.js";
+import { openOrNull, openReadable } from "../sealed/readable.js";
 import { openTeam, sealTeam } from "../sealed/teams.js";
 import type { Storage } from "../store/storage.js";
-import { TeamKeyCache } from "./team-key-cache.js";
+import type { ApiKeyRow } from "../store/teams.js";
+import { type CachedKey, TeamKeyCache } from "./team-key-cache.js";
 
 export interface Team {
   id: string;
@@ -24,10 +27,50 @@ export interface Team {
 
 export interface ApiKeyInfo {
   keyId: string;
+  scope: Scope;
   createdAt: string;
   revokedAt: string | null;
 }
 
+/** A key as its team sees it (GET /v1/keys): never its secret. */
+export interface TeamKeyInfo extends ApiKeyInfo {
+  /** Null for a key made without a name (the team's first key, keys made with the admin token). */
+  name: string | null;
+  /** The member who made it; keys are made by keys or the admin token until members exist, so null. */
+  owner: string | null;
+  expiresAt: string | null;
+  lastUsedAt: string | null;
+}
+
+/** A presented key that authenticated: its team's opened key, and what the key may do. */
+export interface AuthenticatedKey {
+  team: TeamKey;
+  keyId: string;
+  scope: Scope;
+}
+
+export interface NewKeyInput {
+  name: string;
+  scope: Scope;
+  /** ISO 8601; must be later than now. */
+  expiresAt?: string | undefined;
+}
+
+/**
+ * A key's last use is written when storage is asked about the key (at most once a MEMORIA_CATCHUP_MS on each
+ * instance, as the key cache holds it between) and the stored time is older than this: one small write a
+ * minute for a busy key, not one a request. `lastUsedAt` is therefore exact to about a minute.
+ */
+export const LAST_USE_EVERY_MS = 60_000;
+
+/**
+ * Storage keeps whatever a row says; a scope this code does not know grants nothing. A newer memoria's
+ * scopes would come with a newer schema, which stops this code's start (store/migrate.ts), so such a row
+ * was altered behind memoria's back.
+ */
+function scopeOf(row: { scope: string }): Scope | null {
+  return isScope(row.scope) ? row.scope : null;
+}
 export interface TeamDeps {
   storage: Storage;
   keyring: Keyring;
@@ -57,7 +100,15 @@ export class TeamService {
     const keyId = newId("k");
     await storage.teams.insert(
       { id, sealed: await sealTeam(key, id, { name }), wrappedKey: wrapped, createdAt },
-      { id: keyId, secretHash: hashSecretNow(apiKey) },
+      {
+        id: keyId,
+        teamId: id,
+        secretHash: hashSecretNow(apiKey),
+        scope: "admin",
+        createdAt,
+        expiresAt: null,
+        sealed: null,
+      },
     );
     return { team: { id, name, createdAt }, keyId, apiKey };
   }
@@ -79,18 +130,72 @@ export class TeamService {
   async listKeys(teamId: string): Promise<ApiKeyInfo[]> {
     await this.#requireTeam(teamId);
     const keys = await this.deps.storage.teams.listKeys(teamId);
-    return keys.map((k) => ({ keyId: k.id, createdAt: k.createdAt, revokedAt: k.revokedAt }));
+    return keys.flatMap((k) => {
+      const scope = scopeOf(k);
+      return scope ? [{ keyId: k.id, scope, createdAt: k.createdAt, revokedAt: k.revokedAt }] : [];
+    });
   }
 
+  /** Another `admin` key for a team (the admin token's route): unnamed, never expiring, as keys always were. */
   async createKey(teamId: string): Promise<{ keyId: string; apiKey: string }> {
     await this.#requireTeam(teamId);
+    return this.#insertKey(teamId, { scope: "admin", expiresAt: null, sealed: () => Promise.resolve(null) });
+  }
+
+  /** A key a team makes for itself (POST /v1/keys): named, scoped, perhaps expiring. */
+  async makeKey(team: TeamKey, input: NewKeyInput): Promise<{ keyId: string; apiKey: string }> {
+    let expiresAt: string | null = null;
+    if (input.expiresAt !== undefined) {
+      const at = Date.parse(input.expiresAt);
+      if (!Number.isFinite(at) || at <= this.deps.clock.now().getTime()) {
+        throw new DomainError("invalid_request", "expiresAt must be a time in the future.");
+      }
+      expiresAt = new Date(at).toISOString();
+    }
+    return this.#insertKey(team.teamId, {
+      scope: input.scope,
+      expiresAt,
+      sealed: (keyId) => sealKey(team, keyId, { name: input.name }),
+    });
+  }
+
+  /**
+   * The team's keys, oldest first, revoked and expired ones included, so a person sees every key that ever
+   * was. A key whose name does not open is listed with no name rather than left out: a live key must stay
+   * visible to be revoked.
+   */
+  async keysOf(team: TeamKey): Promise<TeamKeyInfo[]> {
+    const rows = await this.deps.storage.teams.listKeys(team.teamId);
+    const listed = await Promise.all(
+      rows.map(async (row) => {
+        const scope = scopeOf(row);
+        if (!scope) return null;
+        const opened = row.sealed ? await openOrNull(openKey(team, row.id, row.sealed)) : null;
+        return keyInfo(row, scope, opened?.name ?? null);
+      }),
+    );
+    return listed.filter((key): key is TeamKeyInfo => key !== null);
+  }
+
+  /** Revokes one of the team's own keys (DELETE /v1/keys/{keyId}). */
+  async revokeOwnKey(team: TeamKey, keyId: string): Promise<void> {
+    await this.revokeKey(team.teamId, keyId);
+  }
+
+  async #insertKey(
+    teamId: string,
+    key: { scope: Scope; expiresAt: string | null; sealed: (keyId: string) => Promise<Uint8Array | null> },
+  ): Promise<{ keyId: string; apiKey: string }> {
     const apiKey = formatApiKey(teamId, generateSecret());
     const keyId = newId("k");
     await this.deps.storage.teams.insertKey({
       id: keyId,
       teamId,
       secretHash: hashSecretNow(apiKey),
+      scope: key.scope,
       createdAt: this.deps.clock.now().toISOString(),
+      expiresAt: key.expiresAt,
+      sealed: await key.sealed(keyId),
     });
     return { keyId, apiKey };
   }
@@ -124,15 +229,19 @@ export class TeamService {
   }
 
   /**
-   * The team a presented API key belongs to, with its opened key; null for anything not a live key.
-   * `secretHash` is the key's hashSecretNow, when the caller already has it (the HTTP edge hashes once).
+   * The team a presented API key belongs to, with its opened key and the key's scope; null for anything not a
+   * live key (unknown, revoked, expired, another team's). `secretHash` is the key's hashSecretNow, when the
+   * caller already has it (the HTTP edge hashes once).
    */
-  async authenticate(apiKey: string, secretHash = hashSecretNow(apiKey)): Promise<TeamKey | null> {
+  async authenticateKey(
+    apiKey: string,
+    secretHash = hashSecretNow(apiKey),
+  ): Promise<AuthenticatedKey | null> {
     const teamId = teamIdOfApiKey(apiKey);
     if (!teamId) return null;
     const now = this.deps.clock.now().getTime();
     const cached = this.#keys.get(secretHash, now);
-    if (cached) return cached.team.teamId === teamId ? cached.team : null;
+    if (cached) return liveFor(cached, teamId, now);
     const generation = this.#keys.generation;
     let match: Awaited<ReturnType<Storage["teams"]["findKey"]>>;
     try {
@@ -140,12 +249,27 @@ export class TeamService {
     } catch (error) {
       const known = isDomainError(error, "unavailable") ? this.#keys.lastKnown(secretHash) : null;
       if (!known) throw error;
-      return known.team.teamId === teamId ? known.team : null;
+      return liveFor(known, teamId, now);
     }
-    if (!match || match.teamId !== teamId) return null;
+    const scope = match ? scopeOf(match) : null;
+    if (!match || match.teamId !== teamId || !scope) return null;
+    const expiresAt = match.expiresAt === null ? null : Date.parse(match.expiresAt);
+    if (expired(expiresAt, now)) return null;
     const team = await this.#openKey(teamId, match.wrappedKey);
-    this.#keys.set(secretHash, { keyId: match.id, team }, now, generation);
-    return team;
+    const key: CachedKey = { keyId: match.id, team, scope, expiresAt };
+    this.#keys.set(secretHash, key, now, generation);
+    // A time that does not parse (a row altered by hand) is written anew.
+    if (match.lastUsedAt === null || !(now - Date.parse(match.lastUsedAt) < LAST_USE_EVERY_MS)) {
+      // Not waited for: the answer does not depend on it, and a storage that refuses the write (read-only, a
+      // fault) must not refuse the key. A lost write only leaves lastUsedAt a minute or so behind.
+      void this.deps.storage.teams.touchKey(match.id, new Date(now).toISOString()).catch(() => undefined);
+    }
+    return { team, keyId: key.keyId, scope };
+  }
+
+  /** authenticateKey's team key alone, for callers that only need to open the team's rows. */
+  async authenticate(apiKey: string): Promise<TeamKey | null> {
+    return (await this.authenticateKey(apiKey))?.team ?? null;
   }
 
   /**
@@ -177,4 +301,29 @@ export class TeamService {
     if (rewrapped) await this.deps.storage.teams.replaceWrappedKey(teamId, rewrapped);
     return key;
   }
+}
+
+/** Whether a key with this expiry (epoch ms, null for none) has stopped; one that does not parse has. */
+function expired(expiresAt: number | null, now: number): boolean {
+  return expiresAt !== null && !(now < expiresAt);
+}
+
+/** A cached key, if it is still live for this team at `now`. */
+function liveFor(key: CachedKey, teamId: string, now: number): AuthenticatedKey | null {
+  if (key.team.teamId !== teamId) return null;
+  if (expired(key.expiresAt, now)) return null;
+  return { team: key.team, keyId: key.keyId, scope: key.scope };
+}
+
+function keyInfo(row: ApiKeyRow, scope: Scope, name: string | null): TeamKeyInfo {
+  return {
+    keyId: row.id,
+    name,
+    scope,
+    owner: null,
+    createdAt: row.createdAt,
+    expiresAt: row.expiresAt,
+    lastUsedAt: row.lastUsedAt,
+    revokedAt: row.revokedAt,
+  };
 }

@@ -14,8 +14,25 @@ export interface TeamRow {
 export interface ApiKeyRow {
   id: string;
   teamId: string;
+  /** What the key may do (src/scope.ts); checked by the caller, stored as written. */
+  scope: string;
   createdAt: string;
+  expiresAt: string | null;
+  lastUsedAt: string | null;
   revokedAt: string | null;
+  /** The key's name, sealed under the team's key (sealed/keys.ts); null for a key made without one. */
+  sealed: Uint8Array | null;
+}
+
+/** A key as a new row holds it: its hash, never the key. */
+export interface NewApiKey {
+  id: string;
+  teamId: string;
+  secretHash: string;
+  scope: string;
+  createdAt: string;
+  expiresAt: string | null;
+  sealed: Uint8Array | null;
 }
 
 export interface ApiKeyMatch extends ApiKeyRow {
@@ -31,29 +48,39 @@ function teamRow(row: Record<string, unknown>): TeamRow {
   };
 }
 
+const KEY_COLUMNS = "id, team_id, scope, created_at, expires_at, last_used_at, revoked_at, sealed";
+
 function keyRow(row: Record<string, unknown>): ApiKeyRow {
   return {
     id: text(row.id),
     teamId: text(row.team_id),
+    scope: text(row.scope),
     createdAt: text(row.created_at),
+    expiresAt: row.expires_at == null ? null : text(row.expires_at),
+    lastUsedAt: row.last_used_at == null ? null : text(row.last_used_at),
     revokedAt: row.revoked_at == null ? null : text(row.revoked_at),
+    sealed: row.sealed == null ? null : blob(row.sealed),
   };
+}
+
+const INSERT_KEY =
+  "INSERT INTO api_keys (id, team_id, secret_hash, scope, created_at, expires_at, sealed) VALUES (?, ?, ?, ?, ?, ?, ?)";
+
+function insertKeyArgs(key: NewApiKey) {
+  return [key.id, key.teamId, key.secretHash, key.scope, key.createdAt, key.expiresAt, key.sealed];
 }
 
 export class TeamRows {
   constructor(private readonly client: Client) {}
 
-  async insert(team: TeamRow, key: { id: string; secretHash: string }): Promise<void> {
+  async insert(team: TeamRow, key: NewApiKey): Promise<void> {
     await this.client.batch(
       [
         {
           sql: "INSERT INTO teams (id, sealed, wrapped_key, created_at) VALUES (?, ?, ?, ?)",
           args: [team.id, team.sealed, team.wrappedKey, team.createdAt],
         },
-        {
-          sql: "INSERT INTO api_keys (id, team_id, secret_hash, created_at) VALUES (?, ?, ?, ?)",
-          args: [key.id, team.id, key.secretHash, team.createdAt],
-        },
+        { sql: INSERT_KEY, args: insertKeyArgs(key) },
       ],
       "write",
     );
@@ -115,19 +142,24 @@ export class TeamRows {
     );
   }
 
-  async insertKey(key: { id: string; teamId: string; secretHash: string; createdAt: string }): Promise<void> {
-    await this.client.execute({
-      sql: "INSERT INTO api_keys (id, team_id, secret_hash, created_at) VALUES (?, ?, ?, ?)",
-      args: [key.id, key.teamId, key.secretHash, key.createdAt],
-    });
+  async insertKey(key: NewApiKey): Promise<void> {
+    await this.client.execute({ sql: INSERT_KEY, args: insertKeyArgs(key) });
   }
 
   async listKeys(teamId: string): Promise<ApiKeyRow[]> {
     const rs = await this.client.execute({
-      sql: "SELECT id, team_id, created_at, revoked_at FROM api_keys WHERE team_id = ? ORDER BY created_at, id",
+      sql: `SELECT ${KEY_COLUMNS} FROM api_keys WHERE team_id = ? ORDER BY created_at, id`,
       args: [teamId],
     });
     return rs.rows.map(keyRow);
+  }
+
+  /** Records a key's use; a time already later is kept, so two instances never move it back. */
+  async touchKey(keyId: string, at: string): Promise<void> {
+    await this.client.execute({
+      sql: "UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)",
+      args: [at, keyId, at],
+    });
   }
 
   async revokeKey(teamId: string, keyId: string, at: string): Promise<boolean> {
@@ -141,7 +173,8 @@ export class TeamRows {
   /** The live key with this secret hash, with its team's wrapped key; revoked keys do not match. */
   async findKey(secretHash: string): Promise<ApiKeyMatch | null> {
     const rs = await this.client.execute({
-      sql: `SELECT k.id, k.team_id, k.created_at, k.revoked_at, t.wrapped_key
+      sql: `SELECT k.id, k.team_id, k.scope, k.created_at, k.expires_at, k.last_used_at, k.revoked_at, NULL AS sealed,
+              t.wrapped_key
             FROM api_keys k JOIN teams t ON t.id = k.team_id
             WHERE k.secret_hash = ? AND k.revoked_at IS NULL`,
       args: [secretHash],

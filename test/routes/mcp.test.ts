@@ -24,6 +24,7 @@ import {
   searchQuery,
 } from "../../src/routes/schemas.js";
 import { addDocument, buildTestApp, makeTeam, type TestApp, type TestAppOptions } from "../support/app.js";
+import { keysOfEveryScope } from "../support/keys.js";
 import { expectError, expectOk } from "./contract.js";
 
 type Entry = z.infer<typeof entryAnswer>["entry"];
@@ -551,6 +552,39 @@ describe("MCP team scoping", () => {
       expect((await expectOk(stillThere, 200, entryAnswer)).entry).toEqual(entry);
       const memoryA = await call(clientA, "memory", { q: "caching" });
       expect(textAt(memoryA, 0)).toContain(entry.id);
+    }));
+});
+
+describe("MCP scopes", () => {
+  it("lists every tool to every key, and refuses a tool above the key's scope without doing it", () =>
+    withMcp(async ({ app, connect }) => {
+      const { apiKey: admin } = await makeTeam(app);
+      const keys = await keysOfEveryScope(app, admin);
+      const entry = await remember(await connect(admin), { title: "Rotate the signing key monthly" });
+      const reader = await connect(keys.read);
+      expect((await reader.listTools()).tools.map((t) => t.name).sort()).toEqual([
+        "forget",
+        "memory",
+        "remember",
+        "search",
+      ]);
+      expect((await call(reader, "search", { q: "signing" })).isError ?? false).toBe(false);
+      expect((await call(reader, "memory", { q: "signing" })).isError ?? false).toBe(false);
+      expect(expectToolError(await call(reader, "remember", { title: "Injected" }))).toBe(
+        "forbidden: The remember tool needs a key with the write scope; this key's scope is read.",
+      );
+      expect(expectToolError(await call(reader, "forget", { id: entry.id }))).toBe(
+        "forbidden: The forget tool needs a key with the admin scope; this key's scope is read.",
+      );
+      const writer = await connect(keys.write);
+      await remember(writer, { title: "Written by an agent" });
+      expect(expectToolError(await call(writer, "forget", { id: entry.id }))).toMatch(
+        /^forbidden: The forget tool needs a key with the admin scope/,
+      );
+      const stillThere = await app.request(`/v1/entries/${encodeURIComponent(entry.id)}`, { token: admin });
+      expect((await expectOk(stillThere, 200, entryAnswer)).entry).toEqual(entry);
+      const forgot = await call(await connect(keys.admin), "forget", { id: entry.id });
+      expect(forgot.isError ?? false).toBe(false);
     }));
 });
 

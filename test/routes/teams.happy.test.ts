@@ -71,8 +71,10 @@ describe("team keys", () => {
       const body = await expectOk(res, 200, keysAnswer);
       expect(body.keys.map((k) => k.keyId).sort()).toEqual([created.keyId, second.keyId].sort());
       for (const key of body.keys) {
-        expect(Object.keys(key).sort()).toEqual(["createdAt", "keyId", "revokedAt"]);
+        expect(Object.keys(key).sort()).toEqual(["createdAt", "keyId", "revokedAt", "scope"]);
         expect(key.revokedAt).toBeNull();
+        // The admin token's keys are admin keys, as every key was before scopes.
+        expect(key.scope).toBe("admin");
       }
       for (const apiKey of [created.apiKey, second.apiKey]) {
         const secret = apiKey.slice(`mem_${created.team.id}_`.length);

@@ -86,6 +86,30 @@ describe("nothing readable at rest", () => {
     ).toBeGreaterThan(0);
   });
 
+  it("keeps the name a person gives a key unreadable, and no key or secret of it", async () => {
+    const tmp = tempDir();
+    cleanups.push(tmp.cleanup);
+    const app = await buildTestApp({ dbUrl: tmp.dbUrl });
+    const { apiKey } = await makeTeam(app);
+    const res = await app.request("/v1/keys", {
+      method: "POST",
+      token: apiKey,
+      json: { name: "Xanthippe's quetzalcoatlus agent", scope: "write" },
+    });
+    expect(res.status).toBe(201);
+    const made = (await res.json()) as { apiKey: string };
+    const listed = await (await app.request("/v1/keys", { token: apiKey })).text();
+    expect(listed).toContain("Xanthippe's quetzalcoatlus agent");
+    app.close();
+
+    expect(readableWords(tmp.dir, ["xanthippe", "quetzalcoatlus"])).toEqual([]);
+    const secret = made.apiKey.split("_").at(-1) ?? "";
+    expect(secret.length).toBeGreaterThan(20);
+    expect(readableWords(tmp.dir, [made.apiKey, secret])).toEqual([]);
+    // The scan itself works: the scope is kept readable, and is found.
+    expect(readableWords(tmp.dir, ["write"]).length).toBeGreaterThan(0);
+  });
+
   it("leaves nothing readable of a batch: titles, contents, paths and external ids written together", async () => {
     const tmp = tempDir();
     cleanups.push(tmp.cleanup);

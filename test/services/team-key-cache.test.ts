@@ -7,7 +7,7 @@ import type { Clock } from "../../src/clock.js";
 import { hashSecret } from "../../src/seal/secret.js";
 import { hashSecretNow } from "../../src/seal/secret-hash.js";
 import type { TeamKey } from "../../src/seal/team-key.js";
-import { MAX_CACHED_KEYS, TeamKeyCache } from "../../src/services/team-key-cache.js";
+import { type CachedKey, MAX_CACHED_KEYS, TeamKeyCache } from "../../src/services/team-key-cache.js";
 import { ADMIN_TOKEN, buildTestApp, makeTeam, type TestApp, tempDir } from "../support/app.js";
 
 const CATCHUP_MS = 2000;
@@ -137,23 +137,29 @@ describe("authenticated keys, as the app keeps them", () => {
 
 describe("TeamKeyCache", () => {
   const teamKey = (teamId: string) => ({ teamId }) as TeamKey;
+  const held = (keyId: string, teamId: string): CachedKey => ({
+    keyId,
+    team: teamKey(teamId),
+    scope: "admin",
+    expiresAt: null,
+  });
 
   it("does not keep a lookup that was in flight when a key was revoked", () => {
     const cache = new TeamKeyCache(CATCHUP_MS);
     const generation = cache.generation;
     // The revocation commits and forgets while the lookup that read the key as live is still awaiting.
     cache.forgetKey("k_1");
-    cache.set("hash", { keyId: "k_1", team: teamKey("t_1") }, 0, generation);
+    cache.set("hash", held("k_1", "t_1"), 0, generation);
     expect(cache.get("hash", 1)).toBeNull();
-    cache.set("hash", { keyId: "k_1", team: teamKey("t_1") }, 0, cache.generation);
+    cache.set("hash", held("k_1", "t_1"), 0, cache.generation);
     expect(cache.get("hash", 1)?.keyId).toBe("k_1");
   });
 
   it("forgets a team's keys and leaves other teams' keys", () => {
     const cache = new TeamKeyCache(CATCHUP_MS);
-    cache.set("a", { keyId: "k_a", team: teamKey("t_1") }, 0, cache.generation);
-    cache.set("b", { keyId: "k_b", team: teamKey("t_1") }, 0, cache.generation);
-    cache.set("c", { keyId: "k_c", team: teamKey("t_2") }, 0, cache.generation);
+    cache.set("a", held("k_a", "t_1"), 0, cache.generation);
+    cache.set("b", held("k_b", "t_1"), 0, cache.generation);
+    cache.set("c", held("k_c", "t_2"), 0, cache.generation);
     cache.forgetTeam("t_1");
     expect([cache.get("a", 1), cache.get("b", 1), cache.get("c", 1)?.keyId]).toEqual([null, null, "k_c"]);
   });
@@ -161,7 +167,7 @@ describe("TeamKeyCache", () => {
   it("holds at most MAX_CACHED_KEYS, pushing out the key looked up longest ago", () => {
     const cache = new TeamKeyCache(CATCHUP_MS);
     for (let i = 0; i <= MAX_CACHED_KEYS; i++) {
-      cache.set(`h${i}`, { keyId: `k${i}`, team: teamKey("t_1") }, 0, cache.generation);
+      cache.set(`h${i}`, held(`k${i}`, "t_1"), 0, cache.generation);
     }
     expect(cache.size).toBe(MAX_CACHED_KEYS);
     expect(cache.get("h0", 1)).toBeNull();

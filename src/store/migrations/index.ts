@@ -8,6 +8,7 @@ import * as sourcePaths from "./004_source_paths.js";
 import * as idempotency from "./005_idempotency.js";
 import * as sessions from "./006_sessions.js";
 import * as indexSnapshots from "./007_index_snapshots.js";
+import * as keyScopes from "./008_key_scopes.js";
 
 export interface Migration {
   version: number;
@@ -22,6 +23,7 @@ export const migrations: Migration[] = [
   idempotency,
   sessions,
   indexSnapshots,
+  keyScopes,
 ];
 
 export const latestSchemaVersion = Math.max(...migrations.map((m) => m.version));

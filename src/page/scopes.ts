@@ -1,0 +1,26 @@
+// The scope each signed-in page action needs (src/scope.ts), as Hono names the route: the page's one table,
+// read by its sign-in check (routes.tsx, `signedIn`). The same powers as the JSON routes: reading is `read`,
+// adding notes and remembering `write`, deleting, forgetting and exporting `admin`. A page route missing
+// from the table needs `admin` (test/page/scopes.test.ts fails on one).
+
+import type { Scope } from "../scope.js";
+
+export const PAGE_SCOPES: Readonly<Record<string, Scope>> = {
+  "GET /page/documents/:id": "read",
+  "GET /page/memory": "read",
+  "POST /page/sign-out": "read",
+
+  "GET /page/notes": "write",
+  "POST /page/notes": "write",
+  "POST /page/entries": "write",
+
+  "GET /page/documents/:id/delete": "admin",
+  "POST /page/documents/:id/delete": "admin",
+  "POST /page/entries/:id/forget": "admin",
+  "GET /page/export": "admin",
+};
+
+/** What a signed-in page route needs; `admin` for one the table does not name. HEAD is the GET route. */
+export function scopeOfPage(method: string, routePath: string): Scope {
+  return PAGE_SCOPES[`${method === "HEAD" ? "GET" : method} ${routePath}`] ?? "admin";
+}
