@@ -5,6 +5,13 @@ import type { TestApp } from "../support/app.js";
 
 export const ORIGIN = "http://localhost";
 
+/** A form's fields as a browser posts them (multipart). */
+export function form(fields: Record<string, string>): FormData {
+  const data = new FormData();
+  for (const [name, value] of Object.entries(fields)) data.set(name, value);
+  return data;
+}
+
 export class PageClient {
   cookie: string | null = null;
 

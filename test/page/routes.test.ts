@@ -4,7 +4,7 @@ import { SESSION_IDLE_MS } from "../../src/page/sessions.js";
 import { serveOnLoopback } from "../http/loopback.js";
 import { ADMIN_TOKEN, addDocument, buildTestApp, makeTeam, search, type TestApp } from "../support/app.js";
 import { zip } from "../support/files.js";
-import { PageClient } from "./browser-client.js";
+import { form, PageClient } from "./browser-client.js";
 
 let app: TestApp;
 afterEach(() => app?.close());
@@ -22,12 +22,6 @@ async function signedIn(options: { clock?: { now(): Date } } = {}) {
   const res = await browser.signIn(apiKey);
   expect(res.status).toBe(303);
   return { teamId, apiKey, browser };
-}
-
-function form(fields: Record<string, string>): FormData {
-  const data = new FormData();
-  for (const [name, value] of Object.entries(fields)) data.set(name, value);
-  return data;
 }
 
 describe("the page: signing in", () => {

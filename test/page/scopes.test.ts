@@ -7,7 +7,7 @@ import { PAGE_SCOPES } from "../../src/page/scopes.js";
 import type { Scope } from "../../src/scope.js";
 import { addDocument, buildTestApp, makeTeam, type TestApp } from "../support/app.js";
 import { makeKey } from "../support/keys.js";
-import { PageClient } from "./browser-client.js";
+import { form, PageClient } from "./browser-client.js";
 
 let app: TestApp | undefined;
 afterEach(() => app?.close());
@@ -22,12 +22,6 @@ async function signedInWith(scope: Scope) {
   const browser = new PageClient(app);
   expect((await browser.signIn((await makeKey(app, admin, scope)).apiKey)).status).toBe(303);
   return { admin, doc, browser, csrf: await browser.csrf() };
-}
-
-function form(fields: Record<string, string>): FormData {
-  const data = new FormData();
-  for (const [name, value] of Object.entries(fields)) data.set(name, value);
-  return data;
 }
 
 describe("the page: scopes", () => {
