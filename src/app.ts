@@ -267,7 +267,10 @@ export function createApp(deps: AppDeps): Memoria {
   app.openAPIRegistry.registerComponent("securitySchemes", "teamKey", {
     type: "http",
     scheme: "bearer",
-    description: "A team key, mem_<teamId>_<secret>.",
+    description:
+      "A team key, mem_<teamId>_<secret>, with a scope: read, write or admin (each holding the one before). " +
+      "Deleting, forgetting, export, import, sources and keys need admin; adding and replacing need write; a " +
+      "smaller scope is 403 forbidden.",
   });
   app.doc31("/openapi.json", {
     openapi: "3.1.0",

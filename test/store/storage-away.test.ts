@@ -7,6 +7,7 @@
 import { afterEach, describe, expect } from "vitest";
 import { isStorageAway } from "../../src/store/guarded-client.js";
 import { addDocument, buildTestApp, makeTeam, search, type TestApp, tempDir } from "../support/app.js";
+import { makeKey } from "../support/keys.js";
 import { needs, outside } from "../support/outside.js";
 import { type Sqld, startSqld } from "../support/sqld.js";
 
@@ -145,6 +146,27 @@ describe("storage that goes away", () => {
       for (const doc of documents) expect(doc.chunks).toBeGreaterThan(0);
     },
     120_000,
+  );
+  needs(outside.sqld).it(
+    "away: a key that expires meanwhile stops working, while a live key of the team keeps searching",
+    async () => {
+      const { sqld, app, apiKey } = await serving();
+      await addDocument(app, apiKey, note(1));
+      const expiresAt = Date.now() + 2500;
+      const expiring = await makeKey(app, apiKey, "read", { expiresAt: new Date(expiresAt).toISOString() });
+      const lasting = await makeKey(app, apiKey, "read");
+      expect(await found(app, expiring.apiKey, [1])).toEqual([1]);
+      expect(await found(app, lasting.apiKey, [1])).toEqual([1]);
+
+      sqld.signal("SIGKILL");
+      await sqld.exited;
+      // Past the expiry, and long past catchupMs: each key is answered from what storage last said of it.
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt + 200 - Date.now())));
+      expect(await found(app, lasting.apiKey, [1])).toEqual([1]);
+      const refused = await app.request("/v1/search?q=walrusword1", { token: expiring.apiKey });
+      expect(refused.status).toBe(401);
+    },
+    60_000,
   );
 });
 
