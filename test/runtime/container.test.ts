@@ -12,6 +12,7 @@ import { MIN_THREADED_PASSAGES } from "../../src/runtime/search-threads.js";
 import { containerEnv } from "../../src/runtime/worker/container.js";
 import { ADMIN_TOKEN, masterKeyText, newMasterKey, tempDir } from "../support/app.js";
 import { GIT_MV_HTML, printPdf, scratchDir, zip } from "../support/files.js";
+import { makeTeamOverHttp } from "../support/http-team.js";
 import { postMcpInitialize } from "../support/mcp-initialize.js";
 import { needs, outside } from "../support/outside.js";
 import { listening } from "../support/processes.js";
@@ -220,12 +221,7 @@ describe("the image's start command", () => {
       try {
         const pdf = await printPdf(GIT_MV_HTML, join(scratch.dir, "git-mv.pdf"), { outline: true });
         const base = `http://127.0.0.1:${await listening(child)}`;
-        const team = await fetch(`${base}/v1/teams`, {
-          method: "POST",
-          headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-          body: JSON.stringify({ name: "Manuals" }),
-        });
-        const { apiKey } = (await team.json()) as { apiKey: string };
+        const { apiKey } = await makeTeamOverHttp(base, "Manuals");
         const auth = { authorization: `Bearer ${apiKey}` };
         const stored = await fetch(`${base}/v1/documents`, {
           method: "POST",

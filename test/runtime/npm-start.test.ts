@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { afterEach, expect, it } from "vitest";
 import { ADMIN_TOKEN, tempDir } from "../support/app.js";
+import { makeTeamOverHttp } from "../support/http-team.js";
 import { needs, outside } from "../support/outside.js";
 import { finished, listening, root } from "../support/processes.js";
 import { halfSentUpload } from "../support/streams.js";
@@ -108,12 +109,7 @@ needs(outside.procfs).describe("npm start", () => {
     expect(tree.length).toBeGreaterThanOrEqual(1);
 
     const base = `http://127.0.0.1:${port}`;
-    const team = await fetch(`${base}/v1/teams`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-      body: JSON.stringify({ name: "Signals" }),
-    });
-    const { apiKey } = (await team.json()) as { apiKey: string };
+    const { apiKey } = await makeTeamOverHttp(base, "Signals");
     // In flight for certain: half the body sent before the signal, the rest once the server logged it.
     const bytes = new TextEncoder().encode(
       JSON.stringify({ title: "Ledger", content: "The quarterly ledger balances. ".repeat(200) }),

@@ -5,6 +5,7 @@
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ADMIN_TOKEN, masterKeyText, newMasterKey, tempDir } from "../support/app.js";
+import { makeTeamOverHttp } from "../support/http-team.js";
 import { postMcpInitialize } from "../support/mcp-initialize.js";
 import { finished, listening, root, startNode } from "../support/processes.js";
 
@@ -48,12 +49,7 @@ describe("what a start loads", () => {
       }
     };
 
-    const made = await fetch(`${base}/v1/teams`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-      body: JSON.stringify({ name: "Probe" }),
-    });
-    const { apiKey } = (await made.json()) as { apiKey: string };
+    const { apiKey } = await makeTeamOverHttp(base, "Probe");
     const auth = { authorization: `Bearer ${apiKey}` };
     const note = await fetch(`${base}/v1/documents`, {
       method: "POST",
