@@ -27,6 +27,7 @@ import { LiveIndexes } from "./live/indexes.js";
 import type { Logger } from "./logger.js";
 import { pageRoutes } from "./page/routes.js";
 import { PageSessions } from "./page/sessions.js";
+import { auditRoutes } from "./routes/audit.js";
 import { documentRoutes } from "./routes/documents.js";
 import { entryRoutes } from "./routes/entries.js";
 import { exportRoutes } from "./routes/export.js";
@@ -43,6 +44,7 @@ import { OPENAPI_TAGS } from "./routes/tags.js";
 import { teamRoutes } from "./routes/teams.js";
 import { webhookRoutes } from "./routes/webhooks.js";
 import type { Keyring } from "./seal/keyring.js";
+import { AuditTrail } from "./services/audit.js";
 import { DocumentService } from "./services/documents.js";
 import { EntryService } from "./services/entries.js";
 import { ExportService } from "./services/export.js";
@@ -138,6 +140,8 @@ export interface Memoria {
   notion: NotionSync;
   /** Work done after the answer (Notion webhook events); `idle()` resolves when none is in flight. */
   sources: Background;
+  /** Who changed what: its `held` counts events storage refused and that wait to be written. */
+  audit: AuditTrail;
   /** Releases the in-memory indexes; storage belongs to the caller. */
   close(): void;
 }
@@ -160,6 +164,7 @@ export function createApp(deps: AppDeps): Memoria {
     },
   });
   const directory = new TeamService({ storage, keyring, clock, indexes, keyCacheMs: config.catchupMs });
+  const audit = new AuditTrail({ storage, clock, logger, teams: directory });
   const documents = new DocumentService({
     storage,
     indexes,
@@ -238,19 +243,20 @@ export function createApp(deps: AppDeps): Memoria {
   );
 
   app.route("/", healthRoutes(health));
-  app.route("/", teamRoutes(directory, admin));
+  app.route("/", teamRoutes(directory, admin, audit));
   app.route("/", documentRoutes(documents, team, idempotency));
   app.route("/", searchRoutes(search, team));
   app.route("/", entryRoutes(entries, team, idempotency));
   app.route("/", memoryRoutes(memory, team));
   app.route("/", mcpRoutes({ search, memory, entries, logger }, team, config.allowedOrigins ?? []));
-  app.route("/", notionRoutes(notionSource, team));
-  app.route("/", webhookRoutes(webhooks, team, logger));
+  app.route("/", notionRoutes(notionSource, team, audit));
+  app.route("/", webhookRoutes(webhooks, team, logger, audit));
   app.route("/", statsRoutes(stats, team));
-  app.route("/", keyRoutes(directory, team));
+  app.route("/", keyRoutes(directory, team, audit));
+  app.route("/", auditRoutes(audit, team));
   app.route(
     "/",
-    exportRoutes({ exports, imports }, team, { maxDocumentBytes: config.maxDocumentBytes, logger }),
+    exportRoutes({ exports, imports, audit }, team, { maxDocumentBytes: config.maxDocumentBytes, logger }),
   );
   app.route("/", reindexRoutes(reindex, limits.perCredential(cronAuth(config.cronToken, config.adminToken))));
   app.route(
@@ -269,7 +275,7 @@ export function createApp(deps: AppDeps): Memoria {
     scheme: "bearer",
     description:
       "A team key, mem_<teamId>_<secret>, with a scope: read, write or admin (each holding the one before). " +
-      "Deleting, forgetting, export, import, sources and keys need admin; adding and replacing need write; a " +
+      "Deleting, forgetting, export, import, sources, keys and the audit trail need admin; adding and replacing need write; a " +
       "smaller scope is 403 forbidden.",
   });
   app.doc31("/openapi.json", {
@@ -293,6 +299,7 @@ export function createApp(deps: AppDeps): Memoria {
       stats,
       teams: directory,
       exports,
+      audit,
       logger,
     }),
   );
@@ -307,6 +314,10 @@ export function createApp(deps: AppDeps): Memoria {
     directory,
     notion,
     sources: background,
-    close: () => indexes.close(),
+    audit,
+    close: () => {
+      audit.close();
+      indexes.close();
+    },
   };
 }

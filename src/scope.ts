@@ -1,6 +1,6 @@
 // What a key may do. Three scopes, each holding the one below it: `read` (search, working memory, reading
 // documents and entries, stats), `write` (read, plus adding and replacing documents and remembering entries),
-// `admin` (write, plus deleting, forgetting, export, import, sources and keys). An agent handed a `read` key
+// `admin` (write, plus deleting, forgetting, export, import, sources, keys and the audit trail). An agent handed a `read` key
 // changes nothing; one handed a `write` key adds and replaces (a replaced document's content is gone), but
 // cannot be talked into deleting, forgetting or exporting what the team holds. Keys made before scopes existed are
 // `admin`: they could do everything, and still can. Which scope each route, MCP tool and page action needs is

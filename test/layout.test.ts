@@ -55,7 +55,16 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   "text/": [],
   "cli/": ["ingest/", "async/"],
 };
-const LEAVES = ["errors.ts", "ids.ts", "api-key.ts", "clock.ts", "logger.ts", "config.ts", "scope.ts"];
+const LEAVES = [
+  "errors.ts",
+  "ids.ts",
+  "api-key.ts",
+  "clock.ts",
+  "logger.ts",
+  "config.ts",
+  "scope.ts",
+  "audit.ts",
+];
 
 /** Packages the pure core must not import: the HTTP framework and the database drivers. */
 const NOT_IN_THE_CORE = /^(hono|@hono\/.*|@libsql\/.*|libsql|@photostructure\/sqlite)(\/.*)?$/;

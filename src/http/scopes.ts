@@ -39,6 +39,7 @@ export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = {
   "GET /v1/keys": "admin",
   "POST /v1/keys": "admin",
   "DELETE /v1/keys/:keyId": "admin",
+  "GET /v1/audit": "admin",
 };
 
 /** What a team route needs; `admin` for one the table does not name. HEAD is answered by the GET route. */

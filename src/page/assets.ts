@@ -28,6 +28,8 @@ pre{white-space:pre-wrap;word-break:break-word;background:#fff;border:1px solid 
 code,pre{font-family:ui-monospace,"SFMono-Regular","DejaVu Sans Mono",Menlo,Consolas,monospace;font-size:0.9em}
 pre code{font-size:inherit}
 .document p{white-space:pre-wrap}
+.audit{width:100%;border-collapse:collapse;font-size:0.9rem}
+.audit th,.audit td{text-align:left;padding:0.35rem 0.5rem;border-bottom:1px solid #ddd;vertical-align:top;overflow-wrap:anywhere}
 .document li{white-space:pre-wrap}
 .passage:target{outline:3px solid #fde68a;outline-offset:4px}
 .passages{list-style:none;padding:0;margin:0.5rem 0 0}

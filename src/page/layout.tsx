@@ -45,6 +45,7 @@ export function Layout({ title, csrf, children }: LayoutProps) {
                   Export
                 </a>
               ) : null}
+              {canAdmin ? <a href="/page/audit">Audit trail</a> : null}
               <form method="post" action="/page/sign-out">
                 <input type="hidden" name="csrf" value={csrf} />
                 <button type="submit">Sign out</button>

@@ -8,16 +8,19 @@ import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { JSX } from "hono/jsx/jsx-runtime";
 import { routePath } from "hono/route";
+import { type Actor, events } from "../audit.js";
 import { isDomainError } from "../errors.js";
 import type { AppEnv } from "../http/env.js";
 import { formatOfFile, stem } from "../ingest/formats.js";
 import { decodeUtf8, describeNotText, notTextReason } from "../ingest/text.js";
 import type { Logger } from "../logger.js";
 import { DEFAULT_BUDGET, MAX_BUDGET } from "../memory/constants.js";
+import { decodeCursor, encodeCursor } from "../routes/cursor.js";
 import { exportStream } from "../routes/export.js";
 import { documentBody, entryBody, entryInput, memoryInput, searchQuery } from "../routes/schemas.js";
 import { allows, type Scope } from "../scope.js";
 import { csrfToken, csrfTokenMatches } from "../seal/page-session.js";
+import type { AuditTrail } from "../services/audit.js";
 import type { DocumentService } from "../services/documents.js";
 import type { EntryService } from "../services/entries.js";
 import type { ExportService } from "../services/export.js";
@@ -28,6 +31,7 @@ import type { TeamService } from "../services/teams.js";
 import { PageScope } from "./access.js";
 import { AddNotePage } from "./add-note.js";
 import { FAVICON_SVG, PAGE_CSS, PAGE_JS } from "./assets.js";
+import { AuditPage } from "./audit.js";
 import { ConfirmDeletePage } from "./confirm-delete.js";
 import { DocumentPage } from "./document.js";
 import { ASSET_PATH } from "./layout.js";
@@ -71,6 +75,7 @@ export interface PageDeps {
   stats: StatsService;
   teams: TeamService;
   exports: ExportService;
+  audit: AuditTrail;
   logger: Logger;
 }
 
@@ -85,6 +90,9 @@ export const RECENT_ENTRIES = 20;
 
 type PageEnv = { Variables: AppEnv["Variables"] & { session: PageSession; csrf: string } };
 type PageContext = Context<PageEnv>;
+
+/** Who a signed-in page action acts as, for the audit trail: the key the session signed in with. */
+const actorOf = (c: PageContext): Actor => ({ kind: "key", id: c.var.session.keyId });
 
 /** A page as HTML, its views drawing only the actions the signed-in key's scope allows (access.ts). */
 async function render(
@@ -355,7 +363,7 @@ export function pageRoutes(deps: PageDeps): Hono<PageEnv> {
     const form = await statefulPost(c);
     if (form instanceof Response) return form;
     try {
-      await deps.documents.delete(c.var.session.team, c.req.param("id"));
+      await deps.documents.delete(c.var.session.team, c.req.param("id"), actorOf(c));
       return c.redirect("/?deleted=1", 303);
     } catch (error) {
       if (!isDomainError(error, "not_found")) throw error;
@@ -446,7 +454,7 @@ export function pageRoutes(deps: PageDeps): Hono<PageEnv> {
         400,
       );
     }
-    await deps.entries.create(c.var.session.team, entryInput(parsed.data));
+    await deps.entries.create(c.var.session.team, entryInput(parsed.data), { by: actorOf(c) });
     return c.redirect("/page/memory?remembered=1", 303);
   });
 
@@ -454,7 +462,7 @@ export function pageRoutes(deps: PageDeps): Hono<PageEnv> {
     const form = await statefulPost(c);
     if (form instanceof Response) return form;
     try {
-      await deps.entries.delete(c.var.session.team, c.req.param("id"));
+      await deps.entries.delete(c.var.session.team, c.req.param("id"), actorOf(c));
       return c.redirect("/page/memory?forgot=1", 303);
     } catch (error) {
       if (!isDomainError(error, "not_found")) throw error;
@@ -470,7 +478,32 @@ export function pageRoutes(deps: PageDeps): Hono<PageEnv> {
       c.var.session.team,
       deps.logger,
     );
+    if (c.req.method !== "HEAD") await deps.audit.record(c.var.session.team, actorOf(c), events.exported);
     return c.body(stream, 200, headers);
+  });
+
+  /** Events a page of the trail shows: a screenful or two of rows. */
+  const AUDIT_PAGE_EVENTS = 50;
+  app.get("/page/audit", signedIn, async (c) => {
+    const cursor = c.req.query("cursor");
+    let from: { at: string; id: string } | null = null;
+    if (cursor) {
+      try {
+        const decoded = decodeCursor(cursor);
+        from = { at: decoded.createdAt, id: decoded.id };
+      } catch {
+        const message = "This page of the audit trail is not one the page linked to.";
+        return render(c, <MessagePage title="No such page" message={message} csrf={c.var.csrf} />, 400);
+      }
+    }
+    const page = await deps.audit.list(c.var.session.team, AUDIT_PAGE_EVENTS, from);
+    const older = page.next
+      ? `/page/audit?cursor=${encodeURIComponent(encodeCursor({ createdAt: page.next.at, id: page.next.id }))}`
+      : null;
+    return render(
+      c,
+      <AuditPage csrf={c.var.csrf} events={page.events} unreadable={page.unreadable} older={older} />,
+    );
   });
 
   app.get("/page/notes", signedIn, (c) => render(c, <AddNotePage csrf={c.var.csrf} />));
@@ -492,14 +525,18 @@ export function pageRoutes(deps: PageDeps): Hono<PageEnv> {
       const path = documentBody.shape.path.safeParse(pathOf(values.path));
       if (!path.success) return again(firstIssue(path.error), 400);
       try {
-        const { document } = await deps.documents.createFromFile(c.var.session.team, {
-          format: fileFormat,
-          bytes: new Uint8Array(await file.arrayBuffer()),
-          title: title === "" ? null : title,
-          fileName: stem(file.name).trim() || null,
-          path: path.data ?? [],
-          externalId: null,
-        });
+        const { document } = await deps.documents.createFromFile(
+          c.var.session.team,
+          {
+            format: fileFormat,
+            bytes: new Uint8Array(await file.arrayBuffer()),
+            title: title === "" ? null : title,
+            fileName: stem(file.name).trim() || null,
+            path: path.data ?? [],
+            externalId: null,
+          },
+          actorOf(c),
+        );
         return c.redirect(`/page/documents/${encodeURIComponent(document.id)}?added=1`, 303);
       } catch (error) {
         if (!isDomainError(error)) throw error;
@@ -533,14 +570,18 @@ export function pageRoutes(deps: PageDeps): Hono<PageEnv> {
     });
     if (!parsed.success) return again(firstIssue(parsed.error), 400);
     try {
-      const { document } = await deps.documents.create(c.var.session.team, {
-        title: parsed.data.title ?? null,
-        ...(file && title === "" ? { fileName: file.name } : {}),
-        content: parsed.data.content,
-        format: parsed.data.format ?? "markdown",
-        path: parsed.data.path ?? [],
-        externalId: null,
-      });
+      const { document } = await deps.documents.create(
+        c.var.session.team,
+        {
+          title: parsed.data.title ?? null,
+          ...(file && title === "" ? { fileName: file.name } : {}),
+          content: parsed.data.content,
+          format: parsed.data.format ?? "markdown",
+          path: parsed.data.path ?? [],
+          externalId: null,
+        },
+        actorOf(c),
+      );
       return c.redirect(`/page/documents/${encodeURIComponent(document.id)}?added=1`, 303);
     } catch (error) {
       if (isDomainError(error, "payload_too_large")) return again((error as Error).message, 413);

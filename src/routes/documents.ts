@@ -6,6 +6,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { DomainError } from "../errors.js";
 import { acceptOnly, mediaType } from "../http/accept.js";
+import { keyActor } from "../http/actor.js";
 import { BATCH_PATH, FILE_MEDIA_TYPES, MAX_BATCH_DOCUMENTS } from "../http/body-limit.js";
 import type { AppEnv } from "../http/env.js";
 import { describeIssues } from "../http/errors.js";
@@ -230,6 +231,7 @@ export function documentRoutes(
       const type = mediaType(c);
       let input: DocumentInput;
       const team = c.get("team");
+      const by = keyActor(c);
       const answer = ({ document, created }: { document: DocumentView; created: boolean }) =>
         created ? c.json({ document }, 201) : c.json({ document }, 200);
       if (type in FILE_MEDIA_TYPES) {
@@ -240,14 +242,18 @@ export function documentRoutes(
         const format = FILE_MEDIA_TYPES[type as keyof typeof FILE_MEDIA_TYPES];
         const title = c.req.valid("query").title ?? null;
         return answer(
-          await documents.createFromFile(team, {
-            format,
-            bytes,
-            title,
-            fileName: null,
-            path: [],
-            externalId: null,
-          }),
+          await documents.createFromFile(
+            team,
+            {
+              format,
+              bytes,
+              title,
+              fileName: null,
+              path: [],
+              externalId: null,
+            },
+            by,
+          ),
         );
       }
       if (type === "application/json") {
@@ -260,14 +266,18 @@ export function documentRoutes(
           const bytes = await fileBytes(form.file, "the file is empty.");
           const path = uploadedPath(form.path);
           return answer(
-            await documents.createFromFile(team, {
-              format,
-              bytes,
-              title: null,
-              fileName,
-              path,
-              externalId: form.externalId ?? null,
-            }),
+            await documents.createFromFile(
+              team,
+              {
+                format,
+                bytes,
+                title: null,
+                fileName,
+                path,
+                externalId: form.externalId ?? null,
+              },
+              by,
+            ),
           );
         }
         input = await multipartInput(form);
@@ -282,7 +292,7 @@ export function documentRoutes(
       } else {
         throw new DomainError("unsupported_media_type", `Send ${postTypes.join(", ")}.`);
       }
-      return answer(await documents.create(team, input));
+      return answer(await documents.create(team, input, by));
     },
   );
 
@@ -315,7 +325,7 @@ export function documentRoutes(
           ? fromBody(parsed.data)
           : new DomainError("invalid_request", describeIssues(parsed.error.issues));
       });
-      const outcomes = await documents.createMany(c.get("team"), items);
+      const outcomes = await documents.createMany(c.get("team"), items, keyActor(c));
       const results = outcomes.map((outcome) =>
         "error" in outcome
           ? { error: { code: outcome.error.code, message: outcome.error.message } }
@@ -389,6 +399,7 @@ export function documentRoutes(
         c.get("team"),
         c.req.valid("param").id,
         fromBody(c.req.valid("json")),
+        keyActor(c),
       );
       return c.json({ document }, 200);
     },
@@ -409,7 +420,7 @@ export function documentRoutes(
       },
     }),
     async (c) => {
-      await documents.delete(c.get("team"), c.req.valid("param").id);
+      await documents.delete(c.get("team"), c.req.valid("param").id, keyActor(c));
       return c.body(null, 204);
     },
   );

@@ -4,6 +4,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { acceptOnly } from "../http/accept.js";
+import { keyActor } from "../http/actor.js";
 import type { AppEnv } from "../http/env.js";
 import type { EntryService } from "../services/entries.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
@@ -53,7 +54,7 @@ export function entryRoutes(
       },
     }),
     async (c) => {
-      const entry = await entries.create(c.get("team"), entryInput(c.req.valid("json")));
+      const entry = await entries.create(c.get("team"), entryInput(c.req.valid("json")), { by: keyActor(c) });
       return c.json({ entry }, 201);
     },
   );
@@ -119,7 +120,7 @@ export function entryRoutes(
       responses: { 204: { description: "Deleted; gone from working memory." }, ...errors(401, 403, 404) },
     }),
     async (c) => {
-      await entries.delete(c.get("team"), c.req.valid("param").id);
+      await entries.delete(c.get("team"), c.req.valid("param").id, keyActor(c));
       return c.body(null, 204);
     },
   );

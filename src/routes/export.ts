@@ -4,8 +4,10 @@
 
 import { createRoute, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
+import { events } from "../audit.js";
 import { DomainError } from "../errors.js";
 import { acceptOnly } from "../http/accept.js";
+import { keyActor } from "../http/actor.js";
 import { documentBodyLimit, IMPORT_PATH } from "../http/body-limit.js";
 import type { AppEnv } from "../http/env.js";
 import { describeIssues } from "../http/errors.js";
@@ -13,8 +15,9 @@ import { ndjsonLines } from "../http/ndjson.js";
 import { documentIdPattern, entryIdPattern } from "../ids.js";
 import type { Logger } from "../logger.js";
 import type { TeamKey } from "../seal/team-key.js";
+import type { AuditTrail } from "../services/audit.js";
 import { EXPORT_VERSION, type ExportLine, type ExportService } from "../services/export.js";
-import { badLine, type ImportLine, type ImportService } from "../services/import.js";
+import { badLine, emptyCounts, type ImportLine, type ImportService } from "../services/import.js";
 import { errors, json } from "./responses.js";
 import { router } from "./router.js";
 import {
@@ -215,7 +218,7 @@ export async function exportStream(
 }
 
 export function exportRoutes(
-  services: { exports: ExportService; imports: ImportService },
+  services: { exports: ExportService; imports: ImportService; audit: AuditTrail },
   team: MiddlewareHandler<AppEnv>,
   options: { maxDocumentBytes: number; logger: Logger },
 ) {
@@ -229,6 +232,9 @@ export function exportRoutes(
       c.get("team"),
       options.logger,
     );
+    // Recorded as the stream starts: from here on the team's rows are leaving, whether or not the client
+    // reads them to the end. A HEAD is answered without them.
+    if (c.req.method !== "HEAD") await services.audit.record(c.get("team"), keyActor(c), events.exported);
     return c.body(stream, 200, headers);
   });
   // Described for /openapi.json only: its answer is a stream, each line checked by exportLineSchema.
@@ -274,11 +280,21 @@ export function exportRoutes(
     }),
     async (c) => {
       const body = c.req.raw.body ?? new ReadableStream<Uint8Array>({ start: (s) => s.close() });
-      const counts = await services.imports.import(
-        c.get("team"),
-        importLines(body, importLineLimit(options.maxDocumentBytes)),
-      );
-      return c.json(counts, 200);
+      const counts = emptyCounts();
+      let done = false;
+      try {
+        await services.imports.import(
+          c.get("team"),
+          importLines(body, importLineLimit(options.maxDocumentBytes)),
+          counts,
+        );
+        done = true;
+        return c.json(counts, 200);
+      } finally {
+        // An import that ran is an event; one refused part way is too when the lines before changed the team.
+        const changed = counts.documents.created + counts.documents.updated + counts.entries.created > 0;
+        if (done || changed) await services.audit.record(c.get("team"), keyActor(c), events.imported);
+      }
     },
   );
 

@@ -3,9 +3,12 @@
 
 import { createRoute, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
+import { events } from "../audit.js";
+import { keyActor } from "../http/actor.js";
 import type { AppEnv } from "../http/env.js";
 import { noStore } from "../http/no-store.js";
 import { scopes } from "../scope.js";
+import type { AuditTrail } from "../services/audit.js";
 import type { TeamService } from "../services/teams.js";
 import { errors, json } from "./responses.js";
 import { router } from "./router.js";
@@ -16,7 +19,7 @@ const scopeSchema = z
   .describe(
     "read: search, working memory, reading documents and entries, stats. write: read, plus adding and " +
       "replacing documents and remembering entries. admin: write, plus deleting, forgetting, export, " +
-      "import, sources and keys.",
+      "import, sources, keys and the audit trail.",
   );
 
 export const createKeyBody = z.object({
@@ -50,7 +53,7 @@ export const teamKeysAnswer = z.array(teamKeySchema);
 
 const security = [{ teamKey: [] }];
 
-export function keyRoutes(teams: TeamService, team: MiddlewareHandler<AppEnv>) {
+export function keyRoutes(teams: TeamService, team: MiddlewareHandler<AppEnv>, audit: AuditTrail) {
   const app = router();
   app.openapi(
     createRoute({
@@ -66,7 +69,11 @@ export function keyRoutes(teams: TeamService, team: MiddlewareHandler<AppEnv>) {
         ...errors(400, 401, 403),
       },
     }),
-    async (c) => c.json(await teams.makeKey(c.get("team"), c.req.valid("json")), 201),
+    async (c) => {
+      const made = await teams.makeKey(c.get("team"), c.req.valid("json"));
+      await audit.record(c.get("team"), keyActor(c), events.keyMade(made.keyId));
+      return c.json(made, 201);
+    },
   );
   app.openapi(
     createRoute({
@@ -98,7 +105,10 @@ export function keyRoutes(teams: TeamService, team: MiddlewareHandler<AppEnv>) {
       },
     }),
     async (c) => {
-      await teams.revokeOwnKey(c.get("team"), c.req.valid("param").keyId);
+      const { keyId } = c.req.valid("param");
+      if (await teams.revokeOwnKey(c.get("team"), keyId)) {
+        await audit.record(c.get("team"), keyActor(c), events.keyRevoked(keyId));
+      }
       return c.body(null, 204);
     },
   );

@@ -7,6 +7,7 @@ import { z } from "@hono/zod-openapi";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { Actor } from "../audit.js";
 import { isDomainError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import { requireScope, type Scope } from "../scope.js";
@@ -57,7 +58,13 @@ function toolError(error: unknown, logger: Logger, requestId: string): CallToolR
   return { isError: true, content: [text(`internal: Internal error (request ${requestId}).`)] };
 }
 
-export function buildServer(deps: McpDeps, key: TeamKey, scope: Scope, requestId: string): McpServer {
+export function buildServer(
+  deps: McpDeps,
+  key: TeamKey,
+  scope: Scope,
+  actor: Actor,
+  requestId: string,
+): McpServer {
   const server = new McpServer(SERVER_INFO, { capabilities: { tools: {} } });
   const guarded =
     <A>(tool: ToolName, run: (args: A) => Promise<CallToolResult>) =>
@@ -116,7 +123,7 @@ export function buildServer(deps: McpDeps, key: TeamKey, scope: Scope, requestId
       outputSchema: entryAnswer,
     },
     guarded("remember", async (args) => {
-      const entry = await deps.entries.create(key, entryInput(args));
+      const entry = await deps.entries.create(key, entryInput(args), { by: actor });
       return { content: [text(JSON.stringify({ entry }))], structuredContent: { entry } };
     }),
   );
@@ -130,7 +137,7 @@ export function buildServer(deps: McpDeps, key: TeamKey, scope: Scope, requestId
       annotations: { destructiveHint: true, idempotentHint: true },
     },
     guarded("forget", async (args) => {
-      await deps.entries.delete(key, args.id);
+      await deps.entries.delete(key, args.id, actor);
       return { content: [text(`Forgot entry ${args.id}.`)], structuredContent: { forgotten: args.id } };
     }),
   );

@@ -10,6 +10,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
+import { keyActor } from "../http/actor.js";
 import type { AppEnv } from "../http/env.js";
 import { checkOrigin } from "../http/origin.js";
 import type { Logger } from "../logger.js";
@@ -70,7 +71,7 @@ export function mcpRoutes(
 
   app.post("/mcp", team, async (c) => {
     const { buildServer, jsonTransport } = await mcpServer();
-    const server = buildServer(deps, c.get("team"), c.get("key").scope, c.get("requestId"));
+    const server = buildServer(deps, c.get("team"), c.get("key").scope, keyActor(c), c.get("requestId"));
     const transport = jsonTransport();
     try {
       await server.connect(transport);

@@ -7,9 +7,12 @@
 
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
+import { events } from "../audit.js";
 import { acceptOnly } from "../http/accept.js";
+import { keyActor } from "../http/actor.js";
 import type { AppEnv } from "../http/env.js";
 import { noStore } from "../http/no-store.js";
+import type { AuditTrail } from "../services/audit.js";
 import type { NotionService } from "../services/notion.js";
 import type { WaitUntil } from "../sources/background.js";
 import { SIGNATURE_HEADER } from "../sources/notion/signature.js";
@@ -76,7 +79,7 @@ function runtimeOf(c: Context<AppEnv>): WaitUntil | null {
   }
 }
 
-export function notionRoutes(notion: NotionService, team: MiddlewareHandler<AppEnv>) {
+export function notionRoutes(notion: NotionService, team: MiddlewareHandler<AppEnv>, audit: AuditTrail) {
   const app = router();
 
   app.openapi(
@@ -98,7 +101,11 @@ export function notionRoutes(notion: NotionService, team: MiddlewareHandler<AppE
         ...errors(400, 401, 403, 413, 415),
       },
     }),
-    async (c) => c.json({ source: await notion.putToken(c.get("team"), c.req.valid("json").token) }, 200),
+    async (c) => {
+      const source = await notion.putToken(c.get("team"), c.req.valid("json").token);
+      await audit.record(c.get("team"), keyActor(c), events.sourceSet("notion"));
+      return c.json({ source }, 200);
+    },
   );
 
   app.openapi(
@@ -146,7 +153,9 @@ export function notionRoutes(notion: NotionService, team: MiddlewareHandler<AppE
       },
     }),
     async (c) => {
-      await notion.deleteToken(c.get("team"));
+      if (await notion.deleteToken(c.get("team"))) {
+        await audit.record(c.get("team"), keyActor(c), events.sourceRemoved("notion"));
+      }
       return c.body(null, 204);
     },
   );

@@ -2,9 +2,13 @@
 
 import { createRoute, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
+import { ADMIN_TOKEN_ACTOR, events } from "../audit.js";
+import { DomainError } from "../errors.js";
 import type { AppEnv } from "../http/env.js";
 import { noStore } from "../http/no-store.js";
 import { scopes } from "../scope.js";
+import type { TeamKey } from "../seal/team-key.js";
+import type { AuditTrail } from "../services/audit.js";
 import type { TeamService } from "../services/teams.js";
 import { errors, json } from "./responses.js";
 import { router } from "./router.js";
@@ -30,7 +34,14 @@ export const createKeyAnswer = z.object({ keyId: z.string(), apiKey: z.string() 
 const teamParams = z.object({ teamId: idParam });
 const security = [{ adminToken: [] }];
 
-export function teamRoutes(teams: TeamService, admin: MiddlewareHandler<AppEnv>) {
+/** The opened key of the team a route names, or 404 as the team's own routes answer. */
+async function requireTeamKey(teams: TeamService, teamId: string): Promise<TeamKey> {
+  const team = await teams.teamKey(teamId);
+  if (!team) throw new DomainError("not_found", `No team ${teamId}.`);
+  return team;
+}
+
+export function teamRoutes(teams: TeamService, admin: MiddlewareHandler<AppEnv>, audit: AuditTrail) {
   const app = router();
   app.openapi(
     createRoute({
@@ -43,7 +54,11 @@ export function teamRoutes(teams: TeamService, admin: MiddlewareHandler<AppEnv>)
       request: { body: { content: { "application/json": { schema: createTeamBody } }, required: true } },
       responses: { 201: json(createTeamAnswer, "The team and its first API key."), ...errors(400, 401, 403) },
     }),
-    async (c) => c.json(await teams.create(c.req.valid("json").name), 201),
+    async (c) => {
+      const { teamKey, ...created } = await teams.create(c.req.valid("json").name);
+      await audit.record(teamKey, ADMIN_TOKEN_ACTOR, events.keyMade(created.keyId));
+      return c.json(created, 201);
+    },
   );
   app.openapi(
     createRoute({
@@ -84,7 +99,15 @@ export function teamRoutes(teams: TeamService, admin: MiddlewareHandler<AppEnv>)
         ...errors(401, 403, 404),
       },
     }),
-    async (c) => c.json(await teams.createKey(c.req.valid("param").teamId), 201),
+    async (c) => {
+      const { teamId } = c.req.valid("param");
+      // The team's key is opened before the change: after it, a storage fault could fail an answer whose
+      // key was made, and a retry would make a second one.
+      const team = await requireTeamKey(teams, teamId);
+      const made = await teams.createKey(teamId);
+      await audit.record(team, ADMIN_TOKEN_ACTOR, events.keyMade(made.keyId));
+      return c.json(made, 201);
+    },
   );
   app.openapi(
     createRoute({
@@ -102,7 +125,10 @@ export function teamRoutes(teams: TeamService, admin: MiddlewareHandler<AppEnv>)
     }),
     async (c) => {
       const { teamId, keyId } = c.req.valid("param");
-      await teams.revokeKey(teamId, keyId);
+      const team = await requireTeamKey(teams, teamId);
+      if (await teams.revokeKey(teamId, keyId)) {
+        await audit.record(team, ADMIN_TOKEN_ACTOR, events.keyRevoked(keyId));
+      }
       return c.body(null, 204);
     },
   );

@@ -14,11 +14,14 @@
 
 import { createRoute, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
+import { events } from "../audit.js";
 import { DomainError } from "../errors.js";
+import { keyActor } from "../http/actor.js";
 import type { AppEnv } from "../http/env.js";
 import { describeIssues } from "../http/errors.js";
 import { noStore } from "../http/no-store.js";
 import type { Logger } from "../logger.js";
+import type { AuditTrail } from "../services/audit.js";
 import type { Refusal, WebhookEvent, WebhookService } from "../services/webhooks.js";
 import { errors, json } from "./responses.js";
 import { router } from "./router.js";
@@ -117,7 +120,12 @@ const INGEST_PATH = "/v1/webhooks/ingest/{teamId}";
 // The raw bytes as text, exactly: a byte-order mark is kept (the signer signed it), not stripped.
 const rawText = new TextDecoder("utf-8", { ignoreBOM: true });
 
-export function webhookRoutes(webhooks: WebhookService, team: MiddlewareHandler<AppEnv>, logger: Logger) {
+export function webhookRoutes(
+  webhooks: WebhookService,
+  team: MiddlewareHandler<AppEnv>,
+  logger: Logger,
+  audit: AuditTrail,
+) {
   const app = router();
 
   app.openapi(
@@ -134,6 +142,7 @@ export function webhookRoutes(webhooks: WebhookService, team: MiddlewareHandler<
     }),
     async (c) => {
       const secret = await webhooks.rotateSecret(c.get("team"));
+      await audit.record(c.get("team"), keyActor(c), events.sourceSet("webhook"));
       // A secret: no cache, proxy or browser keeps a copy.
       c.header("cache-control", "no-store");
       return c.json({ secret }, 200);
@@ -167,7 +176,9 @@ export function webhookRoutes(webhooks: WebhookService, team: MiddlewareHandler<
       responses: { 204: { description: "The secret is forgotten." }, ...errors(401, 403) },
     }),
     async (c) => {
-      await webhooks.deleteSecret(c.get("team"));
+      if (await webhooks.deleteSecret(c.get("team"))) {
+        await audit.record(c.get("team"), keyActor(c), events.sourceRemoved("webhook"));
+      }
       return c.body(null, 204);
     },
   );

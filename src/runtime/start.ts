@@ -177,6 +177,12 @@ export function listenError(error: unknown, { host, port }: Config): ListenError
 export const SHUTDOWN_SNAPSHOT_MS = SHUTDOWN_GRACE_MS / 2;
 
 /**
+ * How long a stop waits for held audit events to be written (services/audit.ts): one statement, a round
+ * trip or two when storage answers; when it does not, the snapshots are worth more of the grace.
+ */
+export const SHUTDOWN_AUDIT_MS = 2_000;
+
+/**
  * After the server has stopped: lets work begun after an answer (a Notion event's fetching) finish, writes
  * the snapshots of loaded teams that are behind (within SHUTDOWN_SNAPSHOT_MS), all within the caller's
  * shutdown bound, then ends the chunk workers and releases the app's indexes and storage.
@@ -192,6 +198,15 @@ export async function closeMemoria({
 }: Started): Promise<void> {
   warmUp.stop();
   await memoria.sources.idle();
+  // Held audit events get one more try, bounded: a stalled storage must not eat the snapshots' time.
+  let bound: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([
+    memoria.audit.flush(),
+    new Promise<void>((resolve) => {
+      bound = setTimeout(resolve, SHUTDOWN_AUDIT_MS);
+    }),
+  ]);
+  clearTimeout(bound);
   await snapshotLoadedTeams(memoria, logger, performance.now() + SHUTDOWN_SNAPSHOT_MS);
   await chunkPool.close();
   await extractPool.close();

@@ -3,6 +3,7 @@
 
 import { mapLimit } from "../async/pool.js";
 import { KeyedSerialQueue } from "../async/serial-queue.js";
+import { type Actor, events } from "../audit.js";
 import type { Clock } from "../clock.js";
 import { DomainError, isDomainError } from "../errors.js";
 import { inlineExtractor } from "../extract/extract.js";
@@ -19,6 +20,7 @@ import { contentHashOf, describeNotText, notTextReason } from "../ingest/text.js
 import type { LiveIndexes, WrittenDocuments } from "../live/indexes.js";
 import { toHex } from "../seal/bytes.js";
 import { blindIndex, type TeamKey } from "../seal/team-key.js";
+import { sealAuditEvents } from "../sealed/audit.js";
 import {
   chunkId,
   chunkRuns,
@@ -210,13 +212,17 @@ export class DocumentService {
   /**
    * Stores a new document, or replaces the one holding the same externalId (then `created` is false).
    */
-  async create(key: TeamKey, input: DocumentInput): Promise<{ document: DocumentView; created: boolean }> {
+  async create(
+    key: TeamKey,
+    input: DocumentInput,
+    by?: Actor,
+  ): Promise<{ document: DocumentView; created: boolean }> {
     refuseNotText(input);
     const ref = input.externalId === null ? null : await blindIndex(key, input.externalId);
     const store = async () => {
       const prepared = await this.#prepare(input);
       const existing = ref ? await this.deps.storage.documents.findByExternalRef(key.teamId, ref) : null;
-      const { written, ...stored } = await this.#upsert(key, input, prepared, ref, existing);
+      const { written, ...stored } = await this.#upsert(key, input, prepared, ref, existing, by);
       await this.deps.indexes.committedDocuments(key, written);
       return stored;
     };
@@ -232,7 +238,11 @@ export class DocumentService {
    * with the same externalId are applied one after the other: the later replaces what the earlier stored
    * (it goes to the next transaction), as if sent one by one. A failure of storage itself fails the call.
    */
-  async createMany(key: TeamKey, items: readonly (DocumentInput | DomainError)[]): Promise<BatchOutcome[]> {
+  async createMany(
+    key: TeamKey,
+    items: readonly (DocumentInput | DomainError)[],
+    by?: Actor,
+  ): Promise<BatchOutcome[]> {
     const outcomes = new Array<BatchOutcome>(items.length);
     const pending: Pending[] = [];
     for (const [index, item] of items.entries()) {
@@ -258,7 +268,7 @@ export class DocumentService {
         const refKeys = group.flatMap((p) => (p.ref ? [this.#refKey(key, p.ref)] : []));
         try {
           unindexed = true;
-          await this.#holding(refKeys.sort(), () => this.#storeGroup(key, group, outcomes));
+          await this.#holding(refKeys.sort(), () => this.#storeGroup(key, group, outcomes, by));
           unindexed = false;
         } catch (error) {
           // Nothing stored yet: the whole request fails, and a retry (with its Idempotency-Key) is safe.
@@ -285,7 +295,11 @@ export class DocumentService {
    * metadata or first heading, else its name. The file itself is not kept: only the text is sealed and
    * stored, like any document's. Bytes that are not the format are 415; a file that gives no text is 422.
    */
-  async createFromFile(key: TeamKey, file: FileInput): Promise<{ document: DocumentView; created: boolean }> {
+  async createFromFile(
+    key: TeamKey,
+    file: FileInput,
+    by?: Actor,
+  ): Promise<{ document: DocumentView; created: boolean }> {
     const extracted = await this.#extract(file);
     const title = file.title ?? extracted.title ?? file.fileName;
     if (title === null) {
@@ -294,17 +308,21 @@ export class DocumentService {
         "Invalid request: title: the file has no title of its own; send ?title= (or upload it as a named file).",
       );
     }
-    return this.create(key, {
-      // Titles are at most 512 characters, as a request's are (routes/schemas.ts nameText).
-      title: [...title].slice(0, 512).join(""),
-      content: extracted.content,
-      format: file.format,
-      path: file.path,
-      externalId: file.externalId,
-      contentHash: toHex(
-        new Uint8Array(await crypto.subtle.digest("SHA-256", file.bytes as Uint8Array<ArrayBuffer>)),
-      ),
-    });
+    return this.create(
+      key,
+      {
+        // Titles are at most 512 characters, as a request's are (routes/schemas.ts nameText).
+        title: [...title].slice(0, 512).join(""),
+        content: extracted.content,
+        format: file.format,
+        path: file.path,
+        externalId: file.externalId,
+        contentHash: toHex(
+          new Uint8Array(await crypto.subtle.digest("SHA-256", file.bytes as Uint8Array<ArrayBuffer>)),
+        ),
+      },
+      by,
+    );
   }
 
   async #extract(file: FileInput): Promise<Extracted> {
@@ -349,7 +367,7 @@ export class DocumentService {
     }
   }
 
-  async replace(key: TeamKey, id: string, input: DocumentInput): Promise<DocumentView> {
+  async replace(key: TeamKey, id: string, input: DocumentInput, by?: Actor): Promise<DocumentView> {
     refuseNotText(input);
     const ref = input.externalId === null ? null : await blindIndex(key, input.externalId);
     return this.#writing.run(`${key.teamId}/id/${id}`, async () => {
@@ -357,7 +375,7 @@ export class DocumentService {
       if (!existing) throw new DomainError("not_found", `No document ${id}.`);
       try {
         const prepared = await this.#prepare(input);
-        const { document, written } = await this.#store(key, input, prepared, ref, existing, "not_found");
+        const { document, written } = await this.#store(key, input, prepared, ref, existing, "not_found", by);
         await this.deps.indexes.committedDocuments(key, written);
         return document;
       } catch (error) {
@@ -428,8 +446,11 @@ export class DocumentService {
     });
   }
 
-  async delete(key: TeamKey, id: string): Promise<void> {
-    const seq = await this.deps.storage.documents.delete(key.teamId, id, this.deps.clock.now().toISOString());
+  /** Deletes a document; `by`, who deleted it, is recorded in the delete's own transaction. */
+  async delete(key: TeamKey, id: string, by?: Actor): Promise<void> {
+    const at = this.deps.clock.now().toISOString();
+    const event = by ? (await sealAuditEvents(key, by, [events.documentDeleted(id)], at))[0] : undefined;
+    const seq = await this.deps.storage.documents.delete(key.teamId, id, at, event);
     if (seq === null) throw new DomainError("not_found", `No document ${id}.`);
     await this.deps.indexes.committed(key);
   }
@@ -457,7 +478,12 @@ export class DocumentService {
    * transaction, or of that item, was stored) is written again alone, on the current row, as `create` would,
    * and the index catches up on those.
    */
-  async #storeGroup(key: TeamKey, group: readonly Pending[], outcomes: BatchOutcome[]): Promise<void> {
+  async #storeGroup(
+    key: TeamKey,
+    group: readonly Pending[],
+    outcomes: BatchOutcome[],
+    by: Actor | undefined,
+  ): Promise<void> {
     const { storage } = this.deps;
     const refs = group.flatMap((p) => (p.ref ? [p.ref] : []));
     const existing = new Map<string, DocumentRow>();
@@ -477,6 +503,17 @@ export class DocumentService {
       }
     });
     const ready = made.filter((r): r is NonNullable<typeof r> => r !== null);
+    if (by) {
+      // The group's events are sealed in one call, in request order: they share a time, and the trail keeps
+      // one call's events in the order given (sealed/audit.ts), where each item's own seal finished in any order.
+      const rows = await sealAuditEvents(
+        key,
+        by,
+        ready.map(({ sealed, base }) => events.documentStored(sealed.write.row.id, base === null)),
+        this.deps.clock.now().toISOString(),
+      );
+      for (const [i, { sealed }] of ready.entries()) sealed.write.event = rows[i];
+    }
     let applied: boolean[];
     try {
       const written = await storage.documents.writeMany(
@@ -506,7 +543,7 @@ export class DocumentService {
       retried = true;
       try {
         const current = item.ref ? await storage.documents.findByExternalRef(key.teamId, item.ref) : null;
-        const { document, created } = await this.#upsert(key, item.input, prepared, item.ref, current);
+        const { document, created } = await this.#upsert(key, item.input, prepared, item.ref, current, by);
         outcomes[item.index] = { document, created };
       } catch (error) {
         if (!(error instanceof DomainError)) throw error;
@@ -561,14 +598,15 @@ export class DocumentService {
     prepared: Prepared,
     ref: Uint8Array | null,
     existing: DocumentRow | null,
+    by: Actor | undefined,
   ): Promise<Stored> {
     try {
-      return await this.#store(key, input, prepared, ref, existing, "insert");
+      return await this.#store(key, input, prepared, ref, existing, "insert", by);
     } catch (error) {
       if (!(error instanceof UniqueExternalRefError) || !ref) throw error;
       const winner = await this.deps.storage.documents.findByExternalRef(key.teamId, ref);
       if (!winner) throw error;
-      return this.#store(key, input, prepared, ref, winner, "insert");
+      return this.#store(key, input, prepared, ref, winner, "insert", by);
     }
   }
 
@@ -586,11 +624,12 @@ export class DocumentService {
     ref: Uint8Array | null,
     existing: DocumentRow | null,
     whenGone: "insert" | "not_found",
+    by: Actor | undefined,
   ): Promise<Stored> {
     const { storage } = this.deps;
     let base = existing;
     for (let attempt = 1; ; attempt++) {
-      const { write, indexed } = await this.#seal(key, input, prepared, ref, base);
+      const { write, indexed } = await this.#seal(key, input, prepared, ref, base, undefined, by);
       const seqs = await storage.documents.write(write, base?.version ?? null);
       if (seqs !== null) {
         return {
@@ -619,9 +658,14 @@ export class DocumentService {
     ref: Uint8Array | null,
     base: DocumentRow | null,
     identity?: DocumentIdentity,
+    by?: Actor,
   ): Promise<Sealed> {
     const id = identity?.id ?? base?.id ?? newId("d");
     const now = this.deps.clock.now().toISOString();
+    // Who wrote it, stored in the write's transaction; sealed while the document's seals run.
+    const event = by
+      ? sealAuditEvents(key, by, [events.documentStored(id, base === null)], now).then((rows) => rows[0])
+      : Promise.resolve(undefined);
     const version = (base?.version ?? 0) + 1;
     const tags = meta.tags ?? [];
     const indexed: IndexedDocument = { id, title: meta.title, path: input.path, tags, passages: [] };
@@ -664,7 +708,8 @@ export class DocumentService {
       createdAt: identity?.createdAt ?? base?.createdAt ?? now,
       updatedAt: identity?.updatedAt ?? now,
     };
-    return { write: { row, content, runs }, indexed };
+    const recorded = await event;
+    return { write: { row, content, runs, ...(recorded ? { event: recorded } : {}) }, indexed };
   }
 
   async #view(key: TeamKey, row: DocumentRow): Promise<DocumentView> {

@@ -1,11 +1,13 @@
 // Memory entries: seal and store with the change record, then bring the team's live index level before the
 // write is acknowledged; reads open the sealed rows.
 
+import { type Actor, events } from "../audit.js";
 import type { Clock } from "../clock.js";
 import { DomainError } from "../errors.js";
 import { newId } from "../ids.js";
 import type { LiveIndexes } from "../live/indexes.js";
 import type { TeamKey } from "../seal/team-key.js";
+import { sealAuditEvents } from "../sealed/audit.js";
 import { type EntryContent, openEntry, projectRef, sealEntry } from "../sealed/entries.js";
 import { openReadable } from "../sealed/readable.js";
 import type { EntryCursor, EntryRow } from "../store/entries.js";
@@ -36,12 +38,13 @@ export class EntryService {
 
   /**
    * Stores a new entry. With `delivery` (the blind index of a webhook delivery id), the id is recorded in the
-   * same write; a DuplicateDeliveryError means it was recorded before and nothing was stored.
+   * same write; a DuplicateDeliveryError means it was recorded before and nothing was stored. With `by`, who
+   * remembered it is recorded in the same write too (the audit trail).
    */
   async create(
     key: TeamKey,
     input: EntryInput,
-    delivery?: { ref: Uint8Array; at: string },
+    origin: { delivery?: { ref: Uint8Array; at: string }; by?: Actor } = {},
   ): Promise<EntryView> {
     const { storage, indexes, clock } = this.deps;
     const id = newId("e");
@@ -59,7 +62,10 @@ export class EntryService {
       projectRef: input.project === null ? null : await projectRef(key, input.project),
       sealed: await sealEntry(key, id, content),
     };
-    await storage.entries.insert(row, delivery);
+    const event = origin.by
+      ? (await sealAuditEvents(key, origin.by, [events.entryRemembered(id)], row.createdAt))[0]
+      : undefined;
+    await storage.entries.insert(row, origin.delivery, event);
     await indexes.committed(key);
     return { id, createdAt: row.createdAt, ...content };
   }
@@ -113,12 +119,11 @@ export class EntryService {
     return { entries: values, unreadable, next };
   }
 
-  async delete(key: TeamKey, id: string): Promise<void> {
-    const deleted = await this.deps.storage.entries.delete(
-      key.teamId,
-      id,
-      this.deps.clock.now().toISOString(),
-    );
+  /** Deletes an entry; `by`, who forgot it, is recorded in the delete's own transaction. */
+  async delete(key: TeamKey, id: string, by?: Actor): Promise<void> {
+    const at = this.deps.clock.now().toISOString();
+    const event = by ? (await sealAuditEvents(key, by, [events.entryForgotten(id)], at))[0] : undefined;
+    const deleted = await this.deps.storage.entries.delete(key.teamId, id, at, event);
     if (!deleted) throw new DomainError("not_found", `No entry ${id}.`);
     await this.deps.indexes.committed(key);
   }

@@ -59,7 +59,7 @@ async function renamedId(key: TeamKey, prefix: string, id: string): Promise<stri
   return idOfBytes(prefix, await blindIndex(key, `import-id:${id}`));
 }
 
-function emptyCounts(): ImportCounts {
+export function emptyCounts(): ImportCounts {
   return {
     documents: { created: 0, updated: 0, unchanged: 0, renamed: 0 },
     entries: { created: 0, unchanged: 0, renamed: 0 },
@@ -79,14 +79,18 @@ export class ImportService {
    * Applies the lines in order. Refuses (400, after applying every complete line before) a first line that
    * is not the header, a line after the end line, an end line whose counts are not the stream's, and a
    * stream that stops without its end line. Whatever the route's parsing throws for a line is thrown on
-   * after the lines before it were applied.
+   * after the lines before it were applied. `counts` is filled as lines are applied, so a caller whose import
+   * was refused part way sees what was applied before.
    */
-  async import(key: TeamKey, lines: AsyncIterable<ImportLine>): Promise<ImportCounts> {
-    return this.#importing.run(key.teamId, () => this.#import(key, lines));
+  async import(
+    key: TeamKey,
+    lines: AsyncIterable<ImportLine>,
+    counts: ImportCounts = emptyCounts(),
+  ): Promise<ImportCounts> {
+    return this.#importing.run(key.teamId, () => this.#import(key, lines, counts));
   }
 
-  async #import(key: TeamKey, lines: AsyncIterable<ImportLine>): Promise<ImportCounts> {
-    const counts = emptyCounts();
+  async #import(key: TeamKey, lines: AsyncIterable<ImportLine>, counts: ImportCounts): Promise<ImportCounts> {
     let documents: { line: number; document: ExportedDocument }[] = [];
     let documentBytes = 0;
     let documentKeys = new Set<string>();

@@ -90,7 +90,8 @@ export class TeamService {
     this.#keys = new TeamKeyCache(deps.keyCacheMs);
   }
 
-  async create(name: string): Promise<{ team: Team; keyId: string; apiKey: string }> {
+  /** A new team and its first key; `teamKey` is its opened key, for the caller's own use, never an answer. */
+  async create(name: string): Promise<{ team: Team; keyId: string; apiKey: string; teamKey: TeamKey }> {
     const { storage, keyring, clock } = this.deps;
     const id = newId("t");
     const createdAt = clock.now().toISOString();
@@ -110,7 +111,7 @@ export class TeamService {
         sealed: null,
       },
     );
-    return { team: { id, name, createdAt }, keyId, apiKey };
+    return { team: { id, name, createdAt }, keyId, apiKey, teamKey: key };
   }
 
   /**
@@ -177,9 +178,12 @@ export class TeamService {
     return listed.filter((key): key is TeamKeyInfo => key !== null);
   }
 
-  /** Revokes one of the team's own keys (DELETE /v1/keys/{keyId}). */
-  async revokeOwnKey(team: TeamKey, keyId: string): Promise<void> {
-    await this.revokeKey(team.teamId, keyId);
+  /**
+   * Revokes one of the team's own keys (DELETE /v1/keys/{keyId}); the key that asked proved the team is
+   * there. True when this call revoked it, false when it was revoked already.
+   */
+  async revokeOwnKey(team: TeamKey, keyId: string): Promise<boolean> {
+    return this.#revoke(team.teamId, keyId);
   }
 
   async #insertKey(
@@ -200,8 +204,13 @@ export class TeamService {
     return { keyId, apiKey };
   }
 
-  async revokeKey(teamId: string, keyId: string): Promise<void> {
+  /** Revokes a key of a team named by id (the admin token's route); as revokeOwnKey answers. */
+  async revokeKey(teamId: string, keyId: string): Promise<boolean> {
     await this.#requireTeam(teamId);
+    return this.#revoke(teamId, keyId);
+  }
+
+  async #revoke(teamId: string, keyId: string): Promise<boolean> {
     const revoked = await this.deps.storage.teams.revokeKey(
       teamId,
       keyId,
@@ -210,6 +219,7 @@ export class TeamService {
     if (!revoked) throw new DomainError("not_found", `No key ${keyId} in team ${teamId}.`);
     // Committed: from the next request on, this instance asks storage, which refuses the key.
     this.#keys.forgetKey(keyId);
+    return revoked === "revoked";
   }
 
   /**

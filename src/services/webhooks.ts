@@ -102,8 +102,9 @@ export class WebhookService {
   }
 
   /** Forgets the signing secret: every delivery is then refused as having no secret, until the next PUT. */
-  async deleteSecret(key: TeamKey): Promise<void> {
-    await this.deps.secrets.delete(key, [SECRET_KIND]);
+  /** Forgets the team's signing secret; whether it had one. */
+  async deleteSecret(key: TeamKey): Promise<boolean> {
+    return this.deps.secrets.delete(key, [SECRET_KIND]);
   }
 
   /**
@@ -162,7 +163,9 @@ export class WebhookService {
     }
     if (event.type === "entry.create") {
       try {
-        const entry = await this.deps.entries.create(key, event.entry, { ref, at: now.toISOString() });
+        const entry = await this.deps.entries.create(key, event.entry, {
+          delivery: { ref, at: now.toISOString() },
+        });
         return { duplicate: false, type: event.type, entryId: entry.id };
       } catch (error) {
         if (error instanceof DuplicateDeliveryError) return { duplicate: true, type: event.type };

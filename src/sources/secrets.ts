@@ -46,7 +46,8 @@ export class SourceSecrets {
     return (await this.get(key, kind)) ?? value;
   }
 
-  async delete(key: TeamKey, kinds: readonly SourceKind[]): Promise<void> {
-    await this.deps.storage.sources.delete(key.teamId, kinds);
+  /** Whether any of them was stored. */
+  async delete(key: TeamKey, kinds: readonly SourceKind[]): Promise<boolean> {
+    return this.deps.storage.sources.delete(key.teamId, kinds);
   }
 }

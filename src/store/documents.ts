@@ -3,6 +3,7 @@
 // version or the new one, never a mix, and the change log never misses a write.
 
 import type { Client, InStatement, InValue } from "@libsql/client";
+import { type AuditRow, insertEventIf, insertEvents } from "./audit.js";
 import { blob, num, text } from "./client.js";
 import {
   type KeyColumns,
@@ -53,6 +54,8 @@ export interface DocumentWrite {
   row: DocumentRow;
   content: Uint8Array;
   runs: ChunkRunRow[];
+  /** Who wrote it (the audit trail), stored in the write's own transaction when the write applies. */
+  event?: AuditRow;
 }
 
 /** Where a page of documents starts (see page.ts). */
@@ -168,6 +171,7 @@ function writeStatements(write: DocumentWrite, replacing: number | null): InStat
   }
   const change = appendChange(row.teamId, "document.put", row.id, row.updatedAt, ours);
   statements.push({ sql: change.sql, args: [...change.args, ...oursArgs] });
+  if (write.event) statements.push(insertEventIf(write.event, ours, oursArgs));
   return statements;
 }
 
@@ -277,6 +281,9 @@ export class DocumentRows {
     const runs = inserts.flatMap((w) => w.runs.map((run) => ({ teamId: w.row.teamId, run })));
     for (const part of slices(runs, ROWS_PER_INSERT)) statements.push(insertRuns(part));
     for (const part of slices(inserts, ROWS_PER_INSERT)) statements.push(appendPuts(teamId, part));
+    // An insert's event needs no condition either: it is stored with its document or not at all.
+    const events = inserts.flatMap((w) => (w.event ? [w.event] : []));
+    for (const part of slices(events, ROWS_PER_INSERT)) statements.push(insertEvents(part));
     const firsts = new Map<DocumentWrite, number>();
     for (const { write, replacing } of writes) {
       if (replacing === null) continue;
@@ -317,13 +324,18 @@ export class DocumentRows {
     return row ? { row: documentRow(row), content: blob(row.content) } : null;
   }
 
-  /** Deletes a document and its chunks and appends `document.delete`; null when there was nothing to delete. */
-  async delete(teamId: string, id: string, at: string): Promise<number | null> {
+  /**
+   * Deletes a document and its chunks and appends `document.delete` (and `event`, who deleted it); null when
+   * there was nothing to delete.
+   */
+  async delete(teamId: string, id: string, at: string, event?: AuditRow): Promise<number | null> {
     const results = await this.client.batch(
       [
         { sql: "DELETE FROM documents WHERE team_id = ? AND id = ?", args: [teamId, id] },
         // changes() is the row count of the statement just before: no record for a delete that found nothing.
         appendChange(teamId, "document.delete", id, at, "changes() > 0"),
+        // The same again: the change record was appended, so the delete found its document.
+        ...(event ? [insertEventIf(event, "changes() > 0")] : []),
         { sql: "DELETE FROM chunks WHERE team_id = ? AND document_id = ?", args: [teamId, id] },
         { sql: "SELECT COALESCE(MAX(seq), 0) AS seq FROM changes WHERE team_id = ?", args: [teamId] },
       ],

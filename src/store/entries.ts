@@ -1,6 +1,7 @@
 // Rows of memory entries, each written or deleted in one batch with its change-log record.
 
 import type { Client } from "@libsql/client";
+import { type AuditRow, insertEventIf, insertEvents } from "./audit.js";
 import { blob, num, text } from "./client.js";
 import { appendChange } from "./documents.js";
 import {
@@ -50,7 +51,7 @@ export class EntryRows {
    * delivery id that brought it is recorded in the same transaction, so the entry and the record of its
    * delivery exist together or not at all (DuplicateDeliveryError when the id was recorded already).
    */
-  async insert(row: EntryRow, delivery?: { ref: Uint8Array; at: string }): Promise<void> {
+  async insert(row: EntryRow, delivery?: { ref: Uint8Array; at: string }, event?: AuditRow): Promise<void> {
     const statements = [
       ...(delivery ? [recordDelivery(row.teamId, delivery.ref, delivery.at)] : []),
       {
@@ -58,6 +59,7 @@ export class EntryRows {
         args: [row.teamId, row.id, row.createdAt, row.projectRef, row.sealed],
       },
       appendChange(row.teamId, "entry.create", row.id, row.createdAt),
+      ...(event ? [insertEvents([event])] : []),
     ];
     try {
       await this.client.batch(statements, "write");
@@ -106,13 +108,15 @@ export class EntryRows {
     return new Set(rs.rows.map((row) => text(row.id)));
   }
 
-  /** Deletes an entry and appends `entry.delete`; false when there was nothing to delete. */
-  async delete(teamId: string, id: string, at: string): Promise<boolean> {
+  /** Deletes an entry and appends `entry.delete` (and `event`); false when there was nothing to delete. */
+  async delete(teamId: string, id: string, at: string, event?: AuditRow): Promise<boolean> {
     const results = await this.client.batch(
       [
         { sql: "DELETE FROM entries WHERE team_id = ? AND id = ?", args: [teamId, id] },
         // changes() counts the delete just before: no record for a delete that found nothing.
         appendChange(teamId, "entry.delete", id, at, "changes() > 0"),
+        // Likewise: the change record was appended, so the delete found its entry.
+        ...(event ? [insertEventIf(event, "changes() > 0")] : []),
       ],
       "write",
     );

@@ -70,14 +70,16 @@ export class SourceRows {
     return rs.rowsAffected > 0;
   }
 
-  async delete(teamId: string, kinds: readonly SourceKind[]): Promise<void> {
-    await this.client.batch(
+  /** Deletes the team's rows of these kinds; whether there was any to delete. */
+  async delete(teamId: string, kinds: readonly SourceKind[]): Promise<boolean> {
+    const results = await this.client.batch(
       kinds.map((kind) => ({
         sql: "DELETE FROM sources WHERE team_id = ? AND kind = ?",
         args: [teamId, kind],
       })),
       "write",
     );
+    return results.some((result) => result.rowsAffected > 0);
   }
 
   async setSyncedAt(teamId: string, kind: SourceKind, at: string): Promise<void> {

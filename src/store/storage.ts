@@ -3,6 +3,7 @@
 
 import type { Client } from "@libsql/client";
 import { STORAGE_TIMEOUT_MS } from "../config.js";
+import { AuditRows } from "./audit.js";
 import { ChangeLog } from "./changes.js";
 import { openClient, type StorageOptions } from "./client.js";
 import { DocumentRows } from "./documents.js";
@@ -28,6 +29,7 @@ export class Storage {
   readonly idempotency: IdempotencyRows;
   readonly sessions: SessionRows;
   readonly snapshots: SnapshotRows;
+  readonly audit: AuditRows;
 
   constructor(
     readonly client: Client,
@@ -47,6 +49,7 @@ export class Storage {
     this.idempotency = new IdempotencyRows(client);
     this.sessions = new SessionRows(client);
     this.snapshots = new SnapshotRows(client);
+    this.audit = new AuditRows(client);
   }
 
   async ping(): Promise<void> {

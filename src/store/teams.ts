@@ -134,6 +134,7 @@ export class TeamRows {
         "page_sessions",
         "index_snapshots",
         "index_snapshot_parts",
+        "audit_events",
       ].map((table) => ({
         sql: `DELETE FROM ${table} WHERE team_id = ?`,
         args: [id],
@@ -162,12 +163,19 @@ export class TeamRows {
     });
   }
 
-  async revokeKey(teamId: string, keyId: string, at: string): Promise<boolean> {
+  /**
+   * Revokes a key at `at`, keeping the time of an earlier revocation: "revoked" when this call revoked it,
+   * "already" when it was revoked before, null when the team has no such key.
+   */
+  async revokeKey(teamId: string, keyId: string, at: string): Promise<"revoked" | "already" | null> {
     const rs = await this.client.execute({
-      sql: "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE team_id = ? AND id = ?",
+      sql: `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE team_id = ? AND id = ?
+            RETURNING revoked_at`,
       args: [at, teamId, keyId],
     });
-    return rs.rowsAffected > 0;
+    const row = rs.rows[0];
+    if (!row) return null;
+    return text(row.revoked_at) === at ? "revoked" : "already";
   }
 
   /** The live key with this secret hash, with its team's wrapped key; revoked keys do not match. */

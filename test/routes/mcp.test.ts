@@ -24,8 +24,9 @@ import {
   searchQuery,
 } from "../../src/routes/schemas.js";
 import { addDocument, buildTestApp, makeTeam, type TestApp, type TestAppOptions } from "../support/app.js";
-import { keysOfEveryScope } from "../support/keys.js";
-import { expectError, expectOk } from "./contract.js";
+import { changesSinceMade } from "../support/audit.js";
+import { keysOfEveryScope, makeKey } from "../support/keys.js";
+import { expectError, expectOk, tickingClock } from "./contract.js";
 
 type Entry = z.infer<typeof entryAnswer>["entry"];
 
@@ -586,6 +587,28 @@ describe("MCP scopes", () => {
       const forgot = await call(await connect(keys.admin), "forget", { id: entry.id });
       expect(forgot.isError ?? false).toBe(false);
     }));
+});
+
+describe("MCP audit trail", () => {
+  it("records remember and forget under the key the agent holds, and nothing for search, memory or a refused tool", () =>
+    withMcp(
+      async ({ app, connect }) => {
+        const { apiKey: admin } = await makeTeam(app);
+        const agent = await makeKey(app, admin, "write", { name: "Coding agent" });
+        const writer = await connect(agent.apiKey);
+        const entry = await remember(writer, { title: "Prefer small pull requests" });
+        await call(writer, "search", { q: "pull requests" });
+        await call(writer, "memory", { q: "pull requests" });
+        expectToolError(await call(writer, "forget", { id: entry.id }));
+        expect((await call(await connect(admin), "forget", { id: entry.id })).isError ?? false).toBe(false);
+        expect(await changesSinceMade(app, admin)).toEqual([
+          { who: "key", action: "entry.forgotten", target: `entry ${entry.id}` },
+          { who: "Coding agent", action: "entry.remembered", target: `entry ${entry.id}` },
+          { who: "key", action: "key.made", target: `key ${agent.keyId}` },
+        ]);
+      },
+      { clock: tickingClock() },
+    ));
 });
 
 describe("MCP transport", () => {

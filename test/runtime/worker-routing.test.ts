@@ -43,6 +43,8 @@ describe("classify", () => {
       "/v1/entries/e1",
       "/v1/memory",
       "/v1/stats",
+      "/v1/keys",
+      "/v1/audit?limit=10",
       "/mcp",
     ]) {
       expect(classify(req(path, { key: keyA })), path).toEqual({ kind: "team", teamId: teamA, via: "key" });
@@ -112,7 +114,14 @@ describe("classify", () => {
 
   it("sends the page to the team its session cookie names, and to the fixed instance signed out", () => {
     const cookie = `memoria_session=${teamA}.${"A".repeat(43)}`;
-    for (const path of ["/", "/page/memory", "/page/notes", "/page/documents/d_x", "/page/sign-out"]) {
+    for (const path of [
+      "/",
+      "/page/memory",
+      "/page/notes",
+      "/page/documents/d_x",
+      "/page/audit",
+      "/page/sign-out",
+    ]) {
       expect(classify(req(path, { headers: { cookie } })), path).toEqual({
         kind: "team",
         teamId: teamA,

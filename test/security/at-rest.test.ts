@@ -6,6 +6,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { addDocument, buildTestApp, makeTeam, search, tempDir } from "../support/app.js";
+import { makeKey } from "../support/keys.js";
 
 // Words no library, schema or id would contain by chance.
 const distinctive = ["quetzalcoatlus", "zymurgyfest", "brontide", "xanthippe", "pellucidar", "ombrophobe"];
@@ -109,6 +110,57 @@ describe("nothing readable at rest", () => {
     expect(readableWords(tmp.dir, [made.apiKey, secret])).toEqual([]);
     // The scan itself works: the scope is kept readable, and is found.
     expect(readableWords(tmp.dir, ["write"]).length).toBeGreaterThan(0);
+  });
+
+  it("keeps the audit trail sealed: no action, actor or target of an event readable, only its id and time", async () => {
+    const tmp = tempDir();
+    cleanups.push(tmp.cleanup);
+    const app = await buildTestApp({ dbUrl: tmp.dbUrl });
+    const { apiKey } = await makeTeam(app);
+    const agent = await makeKey(app, apiKey, "write", { name: "agent" });
+    const doc = await addDocument(app, agent.apiKey, { title: "Pellucidar", content: "Ombrophobe notes." });
+    await app.request(`/v1/documents/${doc.id}`, {
+      method: "PUT",
+      token: agent.apiKey,
+      json: { title: "Pellucidar", content: "Brontide notes." },
+    });
+    const entry = await app.request("/v1/entries", {
+      method: "POST",
+      token: apiKey,
+      json: { title: "Zymurgy" },
+    });
+    const { entry: made } = (await entry.json()) as { entry: { id: string } };
+    await app.request(`/v1/entries/${made.id}`, { method: "DELETE", token: apiKey });
+    await app.request(`/v1/keys/${agent.keyId}`, { method: "DELETE", token: apiKey });
+    await app.request("/v1/sources/webhook", { method: "PUT", token: apiKey });
+    await app.request("/v1/sources/webhook", { method: "DELETE", token: apiKey });
+    const events = (await (await app.request("/v1/audit", { token: apiKey })).json()) as {
+      events: { id: string; at: string }[];
+    };
+    // The team's first key, the agent key, a document created and replaced, an entry remembered and forgotten, the
+    // agent revoked, the webhook set and removed.
+    expect(events.events.length).toBe(9);
+    const rows = await app.storage.client.execute("SELECT * FROM audit_events");
+    app.close();
+
+    const actions = [
+      "document.replaced",
+      "entry.remembered",
+      "entry.forgotten",
+      "key.revoked",
+      "source.removed",
+    ];
+    expect(readableWords(tmp.dir, actions)).toEqual([]);
+    // Ids of keys, documents and entries are readable in their own tables; the events do not repeat them.
+    expect(rows.columns).toEqual(["team_id", "id", "at", "sealed"]);
+    for (const row of rows.rows) {
+      const sealed = Buffer.from(row.sealed as ArrayBuffer);
+      for (const id of [agent.keyId, doc.id, made.id, "webhook", "document"]) {
+        expect(sealed.includes(Buffer.from(id))).toBe(false);
+      }
+    }
+    // The scan itself works: an event's id is kept readable, and is found.
+    expect(readableWords(tmp.dir, [events.events[0]?.id ?? "none"]).length).toBeGreaterThan(0);
   });
 
   it("leaves nothing readable of a batch: titles, contents, paths and external ids written together", async () => {

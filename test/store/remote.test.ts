@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { migrations } from "../../src/store/migrations/index.js";
 import { openStorage } from "../../src/store/storage.js";
+import { tickingClock } from "../routes/contract.js";
 import {
   ADMIN_TOKEN,
   addDocument,
@@ -17,6 +18,8 @@ import {
   type TestApp,
   tempDir,
 } from "../support/app.js";
+import { brief, changesSinceMade } from "../support/audit.js";
+import { makeKey } from "../support/keys.js";
 import { needs, outside } from "../support/outside.js";
 import { finished, startNode } from "../support/processes.js";
 import { jwtKeys, type Sqld, startSqld } from "../support/sqld.js";
@@ -84,6 +87,52 @@ needs(outside.sqld).describe("storage on sqld", () => {
     // A second instance over the same server builds the same team from the sealed rows.
     const other = await app({ dbUrl: sqld.url, masterKey: memoria.masterKey });
     expect((await search(other, apiKey, "ingest queue")).hits[0]?.title).toBe("Runbook");
+  });
+
+  it("keeps the audit trail on sqld: events in their change's transaction and after it, paged newest first, append-only", async () => {
+    const { sqld } = await server();
+    const memoria = await app({ dbUrl: sqld.url, clock: tickingClock() });
+    const { apiKey } = await makeTeam(memoria);
+    const agent = await makeKey(memoria, apiKey, "write", { name: "Sync agent" });
+    const batch = await memoria.request("/v1/documents/batch", {
+      method: "POST",
+      token: agent.apiKey,
+      json: {
+        documents: [
+          { title: "One", content: "First note." },
+          { title: "Two", content: "Second note." },
+          { title: "Three", content: "Third note." },
+        ],
+      },
+    });
+    const { results } = (await batch.json()) as { results: { document: { id: string } }[] };
+    const ids = results.map((r) => r.document.id);
+    await memoria.request(`/v1/documents/${ids[1]}`, { method: "DELETE", token: apiKey });
+    const expected = [
+      { who: "key", action: "document.deleted", target: `document ${ids[1]}` },
+      { who: "Sync agent", action: "document.created", target: `document ${ids[2]}` },
+      { who: "Sync agent", action: "document.created", target: `document ${ids[1]}` },
+      { who: "Sync agent", action: "document.created", target: `document ${ids[0]}` },
+      { who: "key", action: "key.made", target: `key ${agent.keyId}` },
+    ];
+    // Two at a time: the keyset of (time, id) pages the same on sqld as on a file.
+    const seen: ReturnType<typeof brief>[] = [];
+    let cursor: string | null = null;
+    do {
+      const query = `?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
+      const page = (await (await memoria.request(`/v1/audit${query}`, { token: apiKey })).json()) as {
+        events: Parameters<typeof brief>[0][];
+        nextCursor: string | null;
+      };
+      seen.push(...page.events.map(brief));
+      cursor = page.nextCursor;
+    } while (cursor !== null && seen.length < 20);
+    expect(seen.slice(0, -1)).toEqual(expected);
+    expect(seen.at(-1)?.who).toBe("admin");
+    // A second instance reads the same trail; the server refuses to change it.
+    const other = await app({ dbUrl: sqld.url, masterKey: memoria.masterKey });
+    expect(await changesSinceMade(other, apiKey)).toEqual(expected);
+    await expect(other.storage.client.execute("DELETE FROM audit_events")).rejects.toThrow(/append-only/);
   });
 
   it("rebuilds a team of several pages from its rows over ws:// and http:// alike, every document and entry in", async () => {

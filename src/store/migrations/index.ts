@@ -9,6 +9,7 @@ import * as idempotency from "./005_idempotency.js";
 import * as sessions from "./006_sessions.js";
 import * as indexSnapshots from "./007_index_snapshots.js";
 import * as keyScopes from "./008_key_scopes.js";
+import * as auditEvents from "./009_audit_events.js";
 
 export interface Migration {
   version: number;
@@ -24,6 +25,7 @@ export const migrations: Migration[] = [
   sessions,
   indexSnapshots,
   keyScopes,
+  auditEvents,
 ];
 
 export const latestSchemaVersion = Math.max(...migrations.map((m) => m.version));
