@@ -16,6 +16,7 @@ import { type Browser, chromium, type Locator, type Page } from "playwright-core
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { type Served, serveOnLoopback } from "../http/loopback.js";
 import { addDocument, buildTestApp, makeTeam, search, type TestApp } from "../support/app.js";
+import { makeKey } from "../support/keys.js";
 import { needs, outside } from "../support/outside.js";
 
 const CHROMIUM = outside.chromium.name;
@@ -293,6 +294,55 @@ describe("the page in Chromium", () => {
       await page.goto(`${served.base}/page/memory`);
       await visible(page.getByLabel("Team key"));
       await shot(page, "10-signed-out-again");
+      await context.close();
+    },
+    120_000,
+  );
+
+  needs(outside.chromium).it(
+    "draws a read key no change to make, and shows an admin the audit trail of what was done in the browser",
+    async () => {
+      const reader = await makeKey(app, apiKey, "read", { name: "Wall display" });
+      const writer = await makeKey(app, apiKey, "write", { name: "Ana's laptop" });
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      await signIn(page, reader.apiKey);
+      await visible(page.getByRole("button", { name: "Sign out" }));
+      for (const name of ["Add a note", "Export", "Audit trail"]) {
+        expect(await page.getByRole("link", { name }).count(), name).toBe(0);
+      }
+      await searchFor(page, "laptop");
+      await page.getByRole("link", { name: "Welcome", exact: true }).click();
+      expect(await textOf(page.getByRole("heading", { level: 1 }))).toBe("Welcome");
+      expect(await page.getByRole("link", { name: "Delete this document" }).count()).toBe(0);
+      await page.goto(`${served.base}/page/memory`);
+      expect(await page.getByRole("button", { name: "Remember" }).count()).toBe(0);
+      expect(await page.getByRole("button", { name: /^Forget / }).count()).toBe(0);
+      await shot(page, "14-read-key");
+      await page.goto(`${served.base}/page/audit`);
+      expect(await textOf(page.getByRole("heading", { level: 1 }))).toBe("Not with this key");
+      await page.getByRole("button", { name: "Sign out" }).click();
+
+      // Ana adds a note with her write key; the team's admin key reads who did it.
+      await signIn(page, writer.apiKey);
+      await page.getByRole("link", { name: "Add a note" }).click();
+      await page.getByLabel("Title", { exact: true }).fill("Desk booking");
+      await page.getByLabel("Content (markdown)").fill("# Desk booking\n\nBook a desk the day before.");
+      await page.getByRole("button", { name: "Add the note" }).click();
+      expect(await textOf(page.getByRole("status"))).toContain("The note was added");
+      const noteUrl = page.url();
+      await page.getByRole("button", { name: "Sign out" }).click();
+      await signIn(page, apiKey);
+      await page.getByRole("link", { name: "Audit trail" }).click();
+      expect(await textOf(page.getByRole("heading", { level: 1 }))).toBe("Audit trail");
+      const newest = page.locator("table.audit tbody tr").first();
+      expect(await textOf(newest)).toMatch(/Ana's laptop \(key k[a-z0-9]+\)\s*added document d[a-z0-9]+/);
+      // The row names the document by id, never its title, and links to it.
+      expect(await newest.textContent()).not.toContain("Desk booking");
+      await shot(page, "15-audit-trail");
+      await newest.getByRole("link").click();
+      expect(page.url().split("?")[0]).toBe(noteUrl.split("?")[0]);
+      expect(await textOf(page.getByRole("heading", { level: 1 }))).toBe("Desk booking");
       await context.close();
     },
     120_000,
