@@ -10,6 +10,7 @@ import { afterEach, describe, expect } from "vitest";
 import { ADMIN_TOKEN, masterKeyText, newMasterKey, tempDir } from "../support/app.js";
 import { needs, outside } from "../support/outside.js";
 import { finished, listening, startDeno } from "../support/processes.js";
+import { startSqld } from "../support/sqld.js";
 
 /** Deno's first start compiles the whole app; later ones take well under a second. */
 const TIMEOUT_MS = 120_000;
@@ -150,6 +151,66 @@ describe("the Deno entry", () => {
       const { code, stdout } = await done;
       expect(code).toBe(0);
       expect(stdout).toContain('"message":"shutting down","signal":"SIGTERM"');
+    },
+    TIMEOUT_MS,
+  );
+
+  needs(outside.deno, outside.sqld).it(
+    "serves over a real sqld, its writes and audit trail read again by a second start over the same server",
+    async () => {
+      const tmp = tempDir();
+      cleanups.push(tmp.cleanup);
+      const sqld = await startSqld(tmp.dir);
+      cleanups.push(() => void sqld.stop());
+      const env = environment(sqld.url);
+      const first = startDeno(env);
+      cleanups.push(() => first.kill("SIGKILL"));
+      const firstDone = finished(first);
+      let call = client(await listening(first));
+      const team = await call("/v1/teams", { method: "POST", token: ADMIN_TOKEN, json: { name: "Acme" } });
+      expect(team.status).toBe(201);
+      const { apiKey } = team.body as { apiKey: string };
+      const agent = await call("/v1/keys", {
+        method: "POST",
+        token: apiKey,
+        json: { name: "Deno agent", scope: "write" },
+      });
+      expect(agent.status).toBe(201);
+      const agentKey = (agent.body as { apiKey: string }).apiKey;
+      const doc = await call("/v1/documents", {
+        method: "POST",
+        token: agentKey,
+        json: { title: "Ferries", content: "# Ferries\n\nThe albatross ferry leaves pier nine at dawn." },
+      });
+      expect(doc.status).toBe(201);
+      const documentId = (doc.body as { document: { id: string } }).document.id;
+      first.kill("SIGTERM");
+      expect((await firstDone).code).toBe(0);
+
+      const second = startDeno(env);
+      cleanups.push(() => second.kill("SIGKILL"));
+      const secondDone = finished(second);
+      call = client(await listening(second));
+      // A cold team answers 503 while it loads from the server's rows.
+      let found = await call(`/v1/search?${new URLSearchParams({ q: "albatross" })}`, { token: apiKey });
+      for (let i = 0; found.status === 503 && i < 100; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        found = await call(`/v1/search?${new URLSearchParams({ q: "albatross" })}`, { token: apiKey });
+      }
+      expect(found.status).toBe(200);
+      expect((found.body as { hits: { documentId: string }[] }).hits.map((h) => h.documentId)).toEqual([
+        documentId,
+      ]);
+      const trail = await call("/v1/audit", { token: apiKey });
+      expect(trail.status).toBe(200);
+      const events = (trail.body as { events: { action: string; actor: { name: string | null } }[] }).events;
+      expect(events.map((e) => [e.action, e.actor.name])).toEqual([
+        ["document.created", "Deno agent"],
+        ["key.made", null],
+        ["key.made", null],
+      ]);
+      second.kill("SIGTERM");
+      expect((await secondDone).code).toBe(0);
     },
     TIMEOUT_MS,
   );
