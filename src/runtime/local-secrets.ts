@@ -12,7 +12,7 @@ import { generateSecret } from "../seal/secret.js";
 
 export interface LocalSecrets {
   config: Config;
-  /** Lines to print once at start: generated files, and the admin token when it was just made. */
+  /** Lines to print once at start: the files generated or used, never a secret in them. */
   notices: string[];
 }
 
@@ -69,7 +69,8 @@ export function withLocalSecrets(config: Config): LocalSecrets {
     adminToken = value;
     notices.push(
       created
-        ? `Generated an admin token into ${file}: ${value}`
+        ? // Where it is, never the token itself: a start's output goes to logs a supervisor keeps.
+          `Generated an admin token into ${file} (mode 0600; read it with: cat ${file}).`
         : `MEMORIA_ADMIN_TOKEN is not set; using the admin token in ${file}.`,
     );
   }
