@@ -27,7 +27,8 @@
 // The sealed database of a size is made once and kept under .bench/ (sealed, like any memoria database).
 // Usage: npm run bench [-- --sizes 10000,90000] [--shapes sections,scifact] [--pairs 2] [--rounds 2]
 //        [--entries 100000] [--peer-sizes 20000]
-//        [--suites search,memory,chunk,peers,upload,page,ingest,extract,export,real,feedback,remote]
+//        [--suites search,memory,chunk,peers,upload,page,ingest,extract,export,real,feedback,remote,audit]
+//        [--audit-rounds 40]
 //        [--ingest 5000] [--export 20000] [--export-rss 100000]
 //        [--real-passages 20000] [--real-corpora debian,cranfield,synthetic] [--real-peers on|off]
 //
@@ -61,6 +62,7 @@ import { importMasterKeys } from "../src/seal/master.js";
 import { migrations } from "../src/store/migrations/index.js";
 import { openStorage } from "../src/store/storage.js";
 import { BENCH_ADMIN as ADMIN, benchConfig } from "./app-config.js";
+import { benchAudit } from "./audit.js";
 import { type ChartRow, peersChart } from "./chart.js";
 import { benchChunk } from "./chunk.js";
 import { CORPUS_SEED } from "./corpus.js";
@@ -415,6 +417,8 @@ async function main() {
       roundTrips: arg("remote-round-trips", "0,5,20").split(",").map(Number),
       wakes: Number(arg("remote-wakes", "2")),
     });
+  // bench/audit.ts: a document write with its audit event in its transaction, ÷ the same write without.
+  if (suites.includes("audit")) await benchAudit(Number(arg("audit-rounds", "40")));
   if (suites.includes("feedback")) benchFeedbackCost(Number(arg("feedback-passages", "20000")), rounds);
   // bench/export.ts: a team's export and restore against the batch ingest of the same documents, and the
   // server's RSS while exporting and restoring a large team.
