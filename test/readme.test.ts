@@ -149,6 +149,18 @@ describe("the README's shell blocks", () => {
         const forgot = await client.callTool({ name: "forget", arguments: { id } });
         expect(forgot.isError).toBe(true);
         expect(JSON.stringify(forgot.content)).toContain("needs a key with the admin scope");
+        // The audit trail names the agent's key by the name the block gave it.
+        const trail = await fetch(`http://localhost:${port}/v1/audit`, {
+          headers: { authorization: `Bearer ${key}` },
+        });
+        const { events } = (await trail.json()) as {
+          events: { action: string; actor: { name: string | null }; target?: { id: string } }[];
+        };
+        expect(events[0]).toMatchObject({
+          action: "entry.remembered",
+          actor: { name: "Claude Code" },
+          target: { id },
+        });
       } finally {
         await client.close();
       }
