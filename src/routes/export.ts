@@ -17,7 +17,7 @@ import type { Logger } from "../logger.js";
 import type { TeamKey } from "../seal/team-key.js";
 import type { AuditTrail } from "../services/audit.js";
 import { EXPORT_VERSION, type ExportLine, type ExportService } from "../services/export.js";
-import { badLine, emptyCounts, type ImportLine, type ImportService } from "../services/import.js";
+import { badLine, type ImportLine, type ImportService } from "../services/import.js";
 import { errors, json } from "./responses.js";
 import { router } from "./router.js";
 import {
@@ -280,20 +280,19 @@ export function exportRoutes(
     }),
     async (c) => {
       const body = c.req.raw.body ?? new ReadableStream<Uint8Array>({ start: (s) => s.close() });
-      const counts = emptyCounts();
+      const progress = { wrote: false };
       let done = false;
       try {
-        await services.imports.import(
+        const counts = await services.imports.import(
           c.get("team"),
           importLines(body, importLineLimit(options.maxDocumentBytes)),
-          counts,
+          progress,
         );
         done = true;
         return c.json(counts, 200);
       } finally {
-        // An import that ran is an event; one refused part way is too when the lines before changed the team.
-        const changed = counts.documents.created + counts.documents.updated + counts.entries.created > 0;
-        if (done || changed) await services.audit.record(c.get("team"), keyActor(c), events.imported);
+        // An import that ran is an event; one refused part way is too once it sent storage a write.
+        if (done || progress.wrote) await services.audit.record(c.get("team"), keyActor(c), events.imported);
       }
     },
   );

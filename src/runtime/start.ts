@@ -199,14 +199,7 @@ export async function closeMemoria({
   warmUp.stop();
   await memoria.sources.idle();
   // Held audit events get one more try, bounded: a stalled storage must not eat the snapshots' time.
-  let bound: ReturnType<typeof setTimeout> | undefined;
-  await Promise.race([
-    memoria.audit.flush(),
-    new Promise<void>((resolve) => {
-      bound = setTimeout(resolve, SHUTDOWN_AUDIT_MS);
-    }),
-  ]);
-  clearTimeout(bound);
+  await memoria.audit.flush(SHUTDOWN_AUDIT_MS);
   await snapshotLoadedTeams(memoria, logger, performance.now() + SHUTDOWN_SNAPSHOT_MS);
   await chunkPool.close();
   await extractPool.close();

@@ -25,9 +25,10 @@ export const openAuditEvent = (key: TeamKey, eventId: string, sealed: Uint8Array
   openAs(auditContentSchema, key, AUDIT_TABLE, eventId, sealed);
 
 /**
- * Events of one call share their time; the trail orders them by id after time, so their ids are the call's
- * random id and their place in it, written in letters a–p (they sort as the numbers do, where the ids'
- * base32 digits would sort before its letters). Four of them hold 65,536 events, far past a batch's 1,000.
+ * Events of one call (a request's) share their time; the trail orders them by id after time, so their ids are
+ * the call's random id and their place in it, written in letters a–p (they sort as the numbers do, where the
+ * ids' base32 digits would sort before its letters). Four of them hold 65,536 events, far past a batch's
+ * 1,000. The shared prefix shows at rest which events one request made, and nothing more.
  */
 const SEQUENCE_DIGITS = "abcdefghijklmnop";
 function sequenceSuffix(i: number): string {
@@ -36,7 +37,35 @@ function sequenceSuffix(i: number): string {
   return out;
 }
 
-/** Rows for `records`, all by `actor` at `at`, sealed under the team's key and ready to append. */
+/**
+ * Who made a change, and its event's place in the trail: its call's id and time, and its place in the call (a
+ * batch item's index, so a batch's events read in its order however its documents' writes finished, and a
+ * write tried again keeps its event's id).
+ */
+export interface EventStamp {
+  by: Actor;
+  call: string;
+  at: string;
+  index: number;
+}
+
+export function eventStamp(by: Actor, at: string, index = 0, call = newId("a")): EventStamp {
+  return { by, call, at, index };
+}
+
+/** The row of one event, stamped. */
+export async function sealStampedEvent(
+  team: TeamKey,
+  stamp: EventStamp,
+  record: AuditRecord,
+): Promise<AuditRow> {
+  const id = stamp.call + sequenceSuffix(stamp.index);
+  const content: AuditContent = { actor: { kind: stamp.by.kind, id: stamp.by.id }, action: record.action };
+  if (record.target) content.target = { kind: record.target.kind, id: record.target.id };
+  return { teamId: team.teamId, id, at: stamp.at, sealed: await sealAuditEvent(team, id, content) };
+}
+
+/** Rows for `records`, all by `actor` at `at`, in one call, sealed under the team's key and ready to append. */
 export async function sealAuditEvents(
   team: TeamKey,
   actor: Actor,
@@ -45,11 +74,6 @@ export async function sealAuditEvents(
 ): Promise<AuditRow[]> {
   const call = newId("a");
   return Promise.all(
-    records.map(async (record, i) => {
-      const id = call + sequenceSuffix(i);
-      const content: AuditContent = { actor: { kind: actor.kind, id: actor.id }, action: record.action };
-      if (record.target) content.target = { kind: record.target.kind, id: record.target.id };
-      return { teamId: team.teamId, id, at, sealed: await sealAuditEvent(team, id, content) };
-    }),
+    records.map((record, i) => sealStampedEvent(team, eventStamp(actor, at, i, call), record)),
   );
 }

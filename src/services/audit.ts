@@ -54,6 +54,8 @@ export class AuditTrail {
   #held: AuditRow[] = [];
   #retry: ReturnType<typeof setTimeout> | null = null;
   #closed = false;
+  /** Events in a write storage has not answered yet. */
+  #sending = 0;
 
   constructor(private readonly deps: AuditDeps) {}
 
@@ -99,17 +101,24 @@ export class AuditTrail {
   }
 
   /**
-   * Tries once more to write held events (a server stopping); how many are still held after. Storage that
-   * still refuses them loses them with this process, and the log says how many.
+   * Tries once more, for at most `withinMs`, to write held events (a server stopping); how many are still not
+   * written after, held or in a write storage has not answered. Those are lost with this process, and the log
+   * says how many.
    */
-  async flush(): Promise<number> {
-    await this.#append([]);
-    if (this.#held.length > 0) {
-      this.deps.logger.error("audit events lost: storage refused them until the process stopped", {
-        lost: this.#held.length,
-      });
+  async flush(withinMs: number): Promise<number> {
+    let bound: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      this.#append([]),
+      new Promise<void>((resolve) => {
+        bound = setTimeout(resolve, withinMs);
+      }),
+    ]);
+    clearTimeout(bound);
+    const lost = this.#held.length + this.#sending;
+    if (lost > 0) {
+      this.deps.logger.error("audit events lost: storage refused them until the process stopped", { lost });
     }
-    return this.#held.length;
+    return lost;
   }
 
   /** How many events wait for storage to take them. */
@@ -127,12 +136,15 @@ export class AuditTrail {
   async #append(rows: readonly AuditRow[]): Promise<void> {
     const taking = [...this.#held.splice(0), ...rows];
     if (taking.length === 0) return;
+    this.#sending += taking.length;
     try {
       // An event whose write committed but whose answer was lost is sent again with the same id; storage
       // ignores it then, so a retry never doubles an event.
       await this.deps.storage.audit.append(taking);
     } catch (error) {
       this.#hold(taking, error);
+    } finally {
+      this.#sending -= taking.length;
     }
   }
 

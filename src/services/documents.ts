@@ -20,7 +20,7 @@ import { contentHashOf, describeNotText, notTextReason } from "../ingest/text.js
 import type { LiveIndexes, WrittenDocuments } from "../live/indexes.js";
 import { toHex } from "../seal/bytes.js";
 import { blindIndex, type TeamKey } from "../seal/team-key.js";
-import { sealAuditEvents } from "../sealed/audit.js";
+import { type EventStamp, eventStamp, sealAuditEvents, sealStampedEvent } from "../sealed/audit.js";
 import {
   chunkId,
   chunkRuns,
@@ -222,7 +222,8 @@ export class DocumentService {
     const store = async () => {
       const prepared = await this.#prepare(input);
       const existing = ref ? await this.deps.storage.documents.findByExternalRef(key.teamId, ref) : null;
-      const { written, ...stored } = await this.#upsert(key, input, prepared, ref, existing, by);
+      const stamp = by ? eventStamp(by, this.deps.clock.now().toISOString()) : undefined;
+      const { written, ...stored } = await this.#upsert(key, input, prepared, ref, existing, stamp);
       await this.deps.indexes.committedDocuments(key, written);
       return stored;
     };
@@ -245,6 +246,8 @@ export class DocumentService {
   ): Promise<BatchOutcome[]> {
     const outcomes = new Array<BatchOutcome>(items.length);
     const pending: Pending[] = [];
+    // One call for the whole batch: each item's event takes its index in it, so the trail reads in its order.
+    const call = by ? eventStamp(by, this.deps.clock.now().toISOString()) : undefined;
     for (const [index, item] of items.entries()) {
       if (item instanceof DomainError) {
         outcomes[index] = { error: item };
@@ -268,7 +271,7 @@ export class DocumentService {
         const refKeys = group.flatMap((p) => (p.ref ? [this.#refKey(key, p.ref)] : []));
         try {
           unindexed = true;
-          await this.#holding(refKeys.sort(), () => this.#storeGroup(key, group, outcomes, by));
+          await this.#holding(refKeys.sort(), () => this.#storeGroup(key, group, outcomes, call));
           unindexed = false;
         } catch (error) {
           // Nothing stored yet: the whole request fails, and a retry (with its Idempotency-Key) is safe.
@@ -375,7 +378,15 @@ export class DocumentService {
       if (!existing) throw new DomainError("not_found", `No document ${id}.`);
       try {
         const prepared = await this.#prepare(input);
-        const { document, written } = await this.#store(key, input, prepared, ref, existing, "not_found", by);
+        const { document, written } = await this.#store(
+          key,
+          input,
+          prepared,
+          ref,
+          existing,
+          "not_found",
+          by ? eventStamp(by, this.deps.clock.now().toISOString()) : undefined,
+        );
         await this.deps.indexes.committedDocuments(key, written);
         return document;
       } catch (error) {
@@ -482,8 +493,9 @@ export class DocumentService {
     key: TeamKey,
     group: readonly Pending[],
     outcomes: BatchOutcome[],
-    by: Actor | undefined,
+    call: EventStamp | undefined,
   ): Promise<void> {
+    const stampOf = (item: Pending) => (call ? { ...call, index: item.index } : undefined);
     const { storage } = this.deps;
     const refs = group.flatMap((p) => (p.ref ? [p.ref] : []));
     const existing = new Map<string, DocumentRow>();
@@ -494,7 +506,7 @@ export class DocumentService {
       try {
         const prepared = await this.#prepare(item.input);
         const base = item.ref ? (existing.get(toHex(item.ref)) ?? null) : null;
-        const sealed = await this.#seal(key, item.input, prepared, item.ref, base);
+        const sealed = await this.#seal(key, item.input, prepared, item.ref, base, undefined, stampOf(item));
         return { item, prepared, base, sealed };
       } catch (error) {
         // One document that cannot be chunked (a pool worker that crashed or timed out on it) fails alone.
@@ -503,17 +515,6 @@ export class DocumentService {
       }
     });
     const ready = made.filter((r): r is NonNullable<typeof r> => r !== null);
-    if (by) {
-      // The group's events are sealed in one call, in request order: they share a time, and the trail keeps
-      // one call's events in the order given (sealed/audit.ts), where each item's own seal finished in any order.
-      const rows = await sealAuditEvents(
-        key,
-        by,
-        ready.map(({ sealed, base }) => events.documentStored(sealed.write.row.id, base === null)),
-        this.deps.clock.now().toISOString(),
-      );
-      for (const [i, { sealed }] of ready.entries()) sealed.write.event = rows[i];
-    }
     let applied: boolean[];
     try {
       const written = await storage.documents.writeMany(
@@ -543,7 +544,14 @@ export class DocumentService {
       retried = true;
       try {
         const current = item.ref ? await storage.documents.findByExternalRef(key.teamId, item.ref) : null;
-        const { document, created } = await this.#upsert(key, item.input, prepared, item.ref, current, by);
+        const { document, created } = await this.#upsert(
+          key,
+          item.input,
+          prepared,
+          item.ref,
+          current,
+          stampOf(item),
+        );
         outcomes[item.index] = { document, created };
       } catch (error) {
         if (!(error instanceof DomainError)) throw error;
@@ -598,15 +606,15 @@ export class DocumentService {
     prepared: Prepared,
     ref: Uint8Array | null,
     existing: DocumentRow | null,
-    by: Actor | undefined,
+    stamp: EventStamp | undefined,
   ): Promise<Stored> {
     try {
-      return await this.#store(key, input, prepared, ref, existing, "insert", by);
+      return await this.#store(key, input, prepared, ref, existing, "insert", stamp);
     } catch (error) {
       if (!(error instanceof UniqueExternalRefError) || !ref) throw error;
       const winner = await this.deps.storage.documents.findByExternalRef(key.teamId, ref);
       if (!winner) throw error;
-      return this.#store(key, input, prepared, ref, winner, "insert", by);
+      return this.#store(key, input, prepared, ref, winner, "insert", stamp);
     }
   }
 
@@ -624,12 +632,12 @@ export class DocumentService {
     ref: Uint8Array | null,
     existing: DocumentRow | null,
     whenGone: "insert" | "not_found",
-    by: Actor | undefined,
+    stamp: EventStamp | undefined,
   ): Promise<Stored> {
     const { storage } = this.deps;
     let base = existing;
     for (let attempt = 1; ; attempt++) {
-      const { write, indexed } = await this.#seal(key, input, prepared, ref, base, undefined, by);
+      const { write, indexed } = await this.#seal(key, input, prepared, ref, base, undefined, stamp);
       const seqs = await storage.documents.write(write, base?.version ?? null);
       if (seqs !== null) {
         return {
@@ -658,13 +666,13 @@ export class DocumentService {
     ref: Uint8Array | null,
     base: DocumentRow | null,
     identity?: DocumentIdentity,
-    by?: Actor,
+    stamp?: EventStamp,
   ): Promise<Sealed> {
     const id = identity?.id ?? base?.id ?? newId("d");
     const now = this.deps.clock.now().toISOString();
     // Who wrote it, stored in the write's transaction; sealed while the document's seals run.
-    const event = by
-      ? sealAuditEvents(key, by, [events.documentStored(id, base === null)], now).then((rows) => rows[0])
+    const event = stamp
+      ? sealStampedEvent(key, stamp, events.documentStored(id, base === null))
       : Promise.resolve(undefined);
     const version = (base?.version ?? 0) + 1;
     const tags = meta.tags ?? [];

@@ -59,7 +59,12 @@ async function renamedId(key: TeamKey, prefix: string, id: string): Promise<stri
   return idOfBytes(prefix, await blindIndex(key, `import-id:${id}`));
 }
 
-export function emptyCounts(): ImportCounts {
+/** How far an import got, for its caller: whether it sent storage a write. */
+export interface ImportProgress {
+  wrote: boolean;
+}
+
+function emptyCounts(): ImportCounts {
   return {
     documents: { created: 0, updated: 0, unchanged: 0, renamed: 0 },
     entries: { created: 0, unchanged: 0, renamed: 0 },
@@ -79,18 +84,23 @@ export class ImportService {
    * Applies the lines in order. Refuses (400, after applying every complete line before) a first line that
    * is not the header, a line after the end line, an end line whose counts are not the stream's, and a
    * stream that stops without its end line. Whatever the route's parsing throws for a line is thrown on
-   * after the lines before it were applied. `counts` is filled as lines are applied, so a caller whose import
-   * was refused part way sees what was applied before.
+   * after the lines before it were applied. `progress` says, also when the import is refused part way, whether
+   * it sent storage a write (the team may have changed then, though a write refused as a whole changes nothing).
    */
   async import(
     key: TeamKey,
     lines: AsyncIterable<ImportLine>,
-    counts: ImportCounts = emptyCounts(),
+    progress: ImportProgress = { wrote: false },
   ): Promise<ImportCounts> {
-    return this.#importing.run(key.teamId, () => this.#import(key, lines, counts));
+    return this.#importing.run(key.teamId, () => this.#import(key, lines, progress));
   }
 
-  async #import(key: TeamKey, lines: AsyncIterable<ImportLine>, counts: ImportCounts): Promise<ImportCounts> {
+  async #import(
+    key: TeamKey,
+    lines: AsyncIterable<ImportLine>,
+    progress: ImportProgress,
+  ): Promise<ImportCounts> {
+    const counts = emptyCounts();
     let documents: { line: number; document: ExportedDocument }[] = [];
     let documentBytes = 0;
     let documentKeys = new Set<string>();
@@ -101,13 +111,13 @@ export class ImportService {
       documents = [];
       documentBytes = 0;
       documentKeys = new Set();
-      await this.#applyDocuments(key, batch, counts);
+      await this.#applyDocuments(key, batch, counts, progress);
     };
     const flushEntries = async () => {
       const batch = entries;
       entries = [];
       entryIds = new Set();
-      await this.#applyEntries(key, batch, counts);
+      await this.#applyEntries(key, batch, counts, progress);
     };
 
     let header = false;
@@ -214,6 +224,7 @@ export class ImportService {
     key: TeamKey,
     batch: readonly { line: number; document: ExportedDocument }[],
     counts: ImportCounts,
+    progress: ImportProgress,
   ): Promise<void> {
     if (batch.length === 0) return;
     const { storage } = this.deps;
@@ -266,6 +277,7 @@ export class ImportService {
       const identity = { id: target?.id ?? id, createdAt: document.createdAt, updatedAt: document.updatedAt };
       writes.push({ input, identity, replacing: target });
     }
+    if (writes.length > 0) progress.wrote = true;
     try {
       await this.deps.documents.restoreMany(key, writes);
     } catch (error) {
@@ -302,6 +314,7 @@ export class ImportService {
     key: TeamKey,
     batch: readonly { line: number; entry: ExportedEntry }[],
     counts: ImportCounts,
+    progress: ImportProgress,
   ): Promise<void> {
     if (batch.length === 0) return;
     const { storage } = this.deps;
@@ -317,6 +330,7 @@ export class ImportService {
     const fresh = batch.flatMap(({ entry }, i) =>
       held.has(ids[i] as string) ? [] : [{ ...entry, id: ids[i] as string }],
     );
+    if (fresh.length > 0) progress.wrote = true;
     await this.deps.entries.restoreMany(key, fresh);
     counts.entries.unchanged += batch.length - fresh.length;
     counts.entries.created += fresh.length;

@@ -115,8 +115,8 @@ export class NotionService {
   /**
    * Forgets the token, the URL token, the verification token and every page's newest event time, so a new
    * subscription starts clean: a new URL, a new handshake, and no page held back by an old event's time.
+   * Whether there was a source (nothing stored is nothing to forget).
    */
-  /** Forgets the team's Notion source; whether there was one (nothing stored is nothing to forget). */
   async deleteToken(key: TeamKey): Promise<boolean> {
     const had = await this.deps.secrets.delete(key, ["notion.token", "notion.url", "notion.verification"]);
     await this.deps.notion.forgetPages(key.teamId);

@@ -101,8 +101,10 @@ export class WebhookService {
     return { kind: "webhook", configured: row !== null, createdAt: row?.updatedAt ?? null };
   }
 
-  /** Forgets the signing secret: every delivery is then refused as having no secret, until the next PUT. */
-  /** Forgets the team's signing secret; whether it had one. */
+  /**
+   * Forgets the signing secret: every delivery is then refused as having no secret, until the next PUT.
+   * Whether there was one.
+   */
   async deleteSecret(key: TeamKey): Promise<boolean> {
     return this.deps.secrets.delete(key, [SECRET_KIND]);
   }

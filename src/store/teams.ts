@@ -168,14 +168,19 @@ export class TeamRows {
    * "already" when it was revoked before, null when the team has no such key.
    */
   async revokeKey(teamId: string, keyId: string, at: string): Promise<"revoked" | "already" | null> {
-    const rs = await this.client.execute({
-      sql: `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE team_id = ? AND id = ?
-            RETURNING revoked_at`,
-      args: [at, teamId, keyId],
-    });
-    const row = rs.rows[0];
-    if (!row) return null;
-    return text(row.revoked_at) === at ? "revoked" : "already";
+    // One transaction: of two revokes at once (here or on another instance), exactly one finds it live.
+    const [revoked, found] = await this.client.batch(
+      [
+        {
+          sql: "UPDATE api_keys SET revoked_at = ? WHERE team_id = ? AND id = ? AND revoked_at IS NULL",
+          args: [at, teamId, keyId],
+        },
+        { sql: "SELECT 1 FROM api_keys WHERE team_id = ? AND id = ?", args: [teamId, keyId] },
+      ],
+      "write",
+    );
+    if ((revoked?.rowsAffected ?? 0) > 0) return "revoked";
+    return (found?.rows.length ?? 0) > 0 ? "already" : null;
   }
 
   /** The live key with this secret hash, with its team's wrapped key; revoked keys do not match. */

@@ -279,6 +279,59 @@ describe("GET /v1/audit", () => {
       expect(trail.map((e) => e.target)).toEqual(stored.map((id) => `document ${id}`).reverse());
     }));
 
+  it("keeps a batch's order across its transactions, on a clock that never moves", () => {
+    // The clock stops after the team is made: every moment of the batch is the same instant.
+    let stopped: Date | null = null;
+    return withApp(
+      async (app) => {
+        const { apiKey } = await makeTeam(app);
+        stopped = new Date(Date.now() + 1000);
+        // An externalId a batch already holds ends its group: these six items are three transactions.
+        const items = ["x", null, "x", "y", "x", null].map((externalId, i) => ({
+          title: `Item ${i}`,
+          content: `Item ${i} of the batch.`,
+          ...(externalId ? { externalId } : {}),
+        }));
+        const answer = await expectOk(
+          await app.request("/v1/documents/batch", {
+            method: "POST",
+            token: apiKey,
+            json: { documents: items },
+          }),
+          200,
+          batchAnswer,
+        );
+        const ids = answer.results.map((r) => ("document" in r ? r.document.id : ""));
+        const expected = ids.map((id, i) => ({
+          who: "key",
+          action: i === 2 || i === 4 ? "document.replaced" : "document.created",
+          target: `document ${id}`,
+        }));
+        expect(await changesSinceMade(app, apiKey)).toEqual(expected.reverse());
+      },
+      { clock: { now: () => stopped ?? new Date() } },
+    );
+  });
+
+  it("records one revoke once, however many ask for it at the same moment", () =>
+    withApp(async (app) => {
+      const { teamId, apiKey } = await makeTeam(app);
+      const reader = await makeKey(app, apiKey, "read");
+      const answers = await Promise.all([
+        app.request(`/v1/keys/${reader.keyId}`, { method: "DELETE", token: apiKey }),
+        app.request(`/v1/keys/${reader.keyId}`, { method: "DELETE", token: apiKey }),
+        app.request(`/v1/teams/${teamId}/keys/${reader.keyId}`, { method: "DELETE", token: ADMIN_TOKEN }),
+      ]);
+      expect(answers.map((res) => res.status)).toEqual([204, 204, 204]);
+      const revoked = (await changesSinceMade(app, apiKey)).filter((e) => e.action === "key.revoked");
+      expect(revoked).toHaveLength(1);
+      const keys = (await (await app.request("/v1/keys", { token: apiKey })).json()) as {
+        keyId: string;
+        revokedAt: string | null;
+      }[];
+      expect(keys.find((k) => k.keyId === reader.keyId)?.revokedAt).not.toBeNull();
+    }));
+
   it("says there is no older page when the last page is exactly full", () =>
     withApp(async (app) => {
       const { apiKey } = await makeTeam(app);

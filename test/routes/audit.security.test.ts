@@ -128,7 +128,7 @@ describe("an event storage refuses", () => {
           expect(during.events.map((e) => e.action)).toEqual(["key.made", "key.made"]);
           expect(app.memoria.audit.held).toBe(1);
           // A server stopping now tries once more, and says how many it loses.
-          expect(await app.memoria.audit.flush()).toBe(1);
+          expect(await app.memoria.audit.flush(2_000)).toBe(1);
           expect(logs.some((l) => l.message.startsWith("audit events lost") && l.fields?.lost === 1)).toBe(
             true,
           );

@@ -1,5 +1,6 @@
 // The audit trail (src/audit.ts): one row an event, its actor, action and target sealed under the team's key.
-// Visible at rest: the team, a random id and the time; not who acted, nor what they did, nor to which row.
+// Visible at rest: the team, the event's id (random for each request, then its place in it) and the time; not who
+// acted, nor what they did, nor to which row.
 // Append-only in the schema itself: an update is refused always, a delete while the team exists (deleting a
 // team deletes its key row first, then its rows, this table's among them).
 
