@@ -16,6 +16,7 @@ input[type=search],input[type=text],input[type=password],input[type=number],text
 textarea{min-height:12rem}
 button{margin-top:0.75rem;padding:0.5rem 1rem;border:1px solid #0b57d0;border-radius:4px;background:#0b57d0;color:#fff;cursor:pointer}
 nav form button{margin:0;padding:0.25rem 0.75rem;background:#fff;color:#0b57d0}
+.who{color:#555;font-size:0.9rem}
 .hint{color:#555;font-size:0.9rem;margin:0.25rem 0}
 .error{border-left:4px solid #b3261e;background:#fdecea;padding:0.5rem 0.75rem}
 .notice{border-left:4px solid #188038;background:#e6f4ea;padding:0.5rem 0.75rem}

@@ -3,7 +3,7 @@
 // and, once signed in, the navigation with "Sign out" (a POST form: signing out changes state).
 
 import type { Child } from "hono/jsx";
-import { useCan } from "./access.js";
+import { useCan, useSignedIn } from "./access.js";
 
 export const ASSET_PATH = "/page/assets";
 
@@ -17,6 +17,7 @@ export interface LayoutProps {
 export function Layout({ title, csrf, children }: LayoutProps) {
   const canWrite = useCan("write");
   const canAdmin = useCan("admin");
+  const who = useSignedIn();
   return (
     <html lang="en">
       <head>
@@ -46,6 +47,11 @@ export function Layout({ title, csrf, children }: LayoutProps) {
                 </a>
               ) : null}
               {canAdmin ? <a href="/page/audit">Audit trail</a> : null}
+              {who ? (
+                <span class="who" title="The key you signed in with, and its scope">
+                  {who.name} · {who.scope}
+                </span>
+              ) : null}
               <form method="post" action="/page/sign-out">
                 <input type="hidden" name="csrf" value={csrf} />
                 <button type="submit">Sign out</button>

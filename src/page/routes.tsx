@@ -28,7 +28,7 @@ import type { MemoryService } from "../services/memory.js";
 import type { SearchService } from "../services/search.js";
 import type { StatsService } from "../services/stats.js";
 import type { TeamService } from "../services/teams.js";
-import { PageScope } from "./access.js";
+import { PageKeyName, PageScope } from "./access.js";
 import { AddNotePage } from "./add-note.js";
 import { FAVICON_SVG, PAGE_CSS, PAGE_JS } from "./assets.js";
 import { AuditPage } from "./audit.js";
@@ -101,8 +101,13 @@ async function render(
   status: 200 | 400 | 401 | 403 | 404 | 413 | 415 | 422 | 429 | 503 = 200,
 ) {
   const scope = c.var.session?.scope ?? null;
+  const keyName = c.var.session?.keyName ?? null;
   return c.html(
-    `<!doctype html>${await (<PageScope.Provider value={scope}>{node}</PageScope.Provider>)}`,
+    `<!doctype html>${await (
+      <PageScope.Provider value={scope}>
+        <PageKeyName.Provider value={keyName}>{node}</PageKeyName.Provider>
+      </PageScope.Provider>
+    )}`,
     status,
   );
 }

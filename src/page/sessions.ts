@@ -42,6 +42,8 @@ export interface PageSession {
   team: TeamKey;
   /** The key signed in with, by id: the audit trail names it as who acted. */
   keyId: string;
+  /** Its name, shown on every page (null for a key made without one). */
+  keyName: string | null;
   /** What the key signed in with may do, as of this request: the page's actions check it (page/scopes.ts). */
   scope: Scope;
   keys: PageSessionKeys;
@@ -102,7 +104,7 @@ export class PageSessions {
       return null;
     }
     if (now - seen > TOUCH_EVERY_MS) await this.deps.store.touch(keys.idHash, new Date(now).toISOString());
-    return { team: key.team, keyId: key.keyId, scope: key.scope, keys, apiKey };
+    return { team: key.team, keyId: key.keyId, keyName: key.name, scope: key.scope, keys, apiKey };
   }
 
   async end(session: PageSession): Promise<void> {

@@ -22,6 +22,8 @@ export interface CachedKey {
   scope: Scope;
   /** When the key stops working (epoch ms), or null; checked on every use, cached or not. */
   expiresAt: number | null;
+  /** Its name, opened once a lookup; null for a key made without one. */
+  name: string | null;
 }
 
 interface Held extends CachedKey {

@@ -42,11 +42,13 @@ export interface TeamKeyInfo extends ApiKeyInfo {
   lastUsedAt: string | null;
 }
 
-/** A presented key that authenticated: its team's opened key, and what the key may do. */
+/** A presented key that authenticated: its team's opened key, what the key may do, and its name. */
 export interface AuthenticatedKey {
   team: TeamKey;
   keyId: string;
   scope: Scope;
+  /** Null for a key made without a name (a team's first key), or one whose name does not open. */
+  name: string | null;
 }
 
 export interface NewKeyInput {
@@ -266,7 +268,11 @@ export class TeamService {
     const expiresAt = match.expiresAt === null ? null : Date.parse(match.expiresAt);
     if (expired(expiresAt, now)) return null;
     const team = await this.#openKey(teamId, match.wrappedKey);
-    const key: CachedKey = { keyId: match.id, team, scope, expiresAt };
+    // Opened once a lookup and kept with the key: the page names the key a person signed in with.
+    const name = match.sealed
+      ? ((await openOrNull(openKey(team, match.id, match.sealed)))?.name ?? null)
+      : null;
+    const key: CachedKey = { keyId: match.id, team, scope, expiresAt, name };
     this.#keys.set(secretHash, key, now, generation);
     // A time that does not parse (a row altered by hand) is written anew.
     if (match.lastUsedAt === null || !(now - Date.parse(match.lastUsedAt) < LAST_USE_EVERY_MS)) {
@@ -274,7 +280,7 @@ export class TeamService {
       // fault) must not refuse the key. A lost write only leaves lastUsedAt a minute or so behind.
       void this.deps.storage.teams.touchKey(match.id, new Date(now).toISOString()).catch(() => undefined);
     }
-    return { team, keyId: key.keyId, scope };
+    return { team, keyId: key.keyId, scope, name };
   }
 
   /** authenticateKey's team key alone, for callers that only need to open the team's rows. */
@@ -322,7 +328,7 @@ function expired(expiresAt: number | null, now: number): boolean {
 function liveFor(key: CachedKey, teamId: string, now: number): AuthenticatedKey | null {
   if (key.team.teamId !== teamId) return null;
   if (expired(key.expiresAt, now)) return null;
-  return { team: key.team, keyId: key.keyId, scope: key.scope };
+  return { team: key.team, keyId: key.keyId, scope: key.scope, name: key.name };
 }
 
 function keyInfo(row: ApiKeyRow, scope: Scope, name: string | null): TeamKeyInfo {

@@ -186,7 +186,7 @@ export class TeamRows {
   /** The live key with this secret hash, with its team's wrapped key; revoked keys do not match. */
   async findKey(secretHash: string): Promise<ApiKeyMatch | null> {
     const rs = await this.client.execute({
-      sql: `SELECT k.id, k.team_id, k.scope, k.created_at, k.expires_at, k.last_used_at, k.revoked_at, NULL AS sealed,
+      sql: `SELECT k.id, k.team_id, k.scope, k.created_at, k.expires_at, k.last_used_at, k.revoked_at, k.sealed,
               t.wrapped_key
             FROM api_keys k JOIN teams t ON t.id = k.team_id
             WHERE k.secret_hash = ? AND k.revoked_at IS NULL`,

@@ -308,6 +308,7 @@ describe("the page in Chromium", () => {
       const page = await context.newPage();
       await signIn(page, reader.apiKey);
       await visible(page.getByRole("button", { name: "Sign out" }));
+      expect(await textOf(page.locator(".who"))).toBe("Wall display · read");
       for (const name of ["Add a note", "Export", "Audit trail"]) {
         expect(await page.getByRole("link", { name }).count(), name).toBe(0);
       }

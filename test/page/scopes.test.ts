@@ -94,6 +94,27 @@ describe("the page: scopes", () => {
     expect((await app?.request(`/v1/entries/${id}`, { token: admin }))?.status).toBe(200);
   });
 
+  it("says on every page which key the person signed in with, and its scope", async () => {
+    const { admin, browser } = await signedInWith("write");
+    // signedInWith names its key after its scope (test/support/keys.ts).
+    for (const path of ["/", "/page/memory", "/page/notes"]) {
+      expect(await (await browser.get(path)).text(), path).toContain(
+        '<span class="who" title="The key you signed in with, and its scope">write key · write</span>',
+      );
+    }
+    // The team's first key has no name.
+    const first = new PageClient(app as TestApp);
+    await first.signIn(admin);
+    expect(await (await first.get("/")).text()).toContain(">Team key · admin</span>");
+    // A name is text, never markup.
+    const hostile = await makeKey(app as TestApp, admin, "read", { name: "<img src=x onerror=alert(1)>" });
+    const third = new PageClient(app as TestApp);
+    await third.signIn(hostile.apiKey);
+    const html = await (await third.get("/")).text();
+    expect(html).toContain("&lt;img src=x onerror=alert(1)&gt; · read");
+    expect(html).not.toContain("<img src=x");
+  });
+
   it("takes a key's scope as it is now: revoked, the session ends", async () => {
     const { admin, doc, browser } = await signedInWith("admin");
     const start = await (await browser.get("/")).text();

@@ -142,6 +142,7 @@ describe("TeamKeyCache", () => {
     team: teamKey(teamId),
     scope: "admin",
     expiresAt: null,
+    name: null,
   });
 
   it("does not keep a lookup that was in flight when a key was revoked", () => {
