@@ -33,7 +33,7 @@ const ENTRIES = ["node", "chunk-worker", "extract-worker", "search-worker"].map(
 );
 
 /** Native addons: required from node_modules at run time, as esbuild cannot bundle them. */
-const NATIVE_PACKAGES = ["libsql", "@photostructure/sqlite", "koffi"];
+const NATIVE_PACKAGES = ["libsql", "@photostructure/sqlite", "koffi", "@node-rs/argon2"];
 
 /**
  * The bundled CommonJS packages (prom-client, ws, …) call require() for Node's own modules; an ES module has

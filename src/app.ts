@@ -34,6 +34,7 @@ import { exportRoutes } from "./routes/export.js";
 import { healthRoutes } from "./routes/health.js";
 import { keyRoutes } from "./routes/keys.js";
 import { mcpRoutes } from "./routes/mcp.js";
+import { memberRoutes } from "./routes/members.js";
 import { memoryRoutes } from "./routes/memory.js";
 import { metricsRoutes } from "./routes/metrics.js";
 import { notionRoutes } from "./routes/notion.js";
@@ -44,6 +45,7 @@ import { OPENAPI_TAGS } from "./routes/tags.js";
 import { teamRoutes } from "./routes/teams.js";
 import { webhookRoutes } from "./routes/webhooks.js";
 import type { Keyring } from "./seal/keyring.js";
+import { PasswordHasher } from "./seal/password.js";
 import { AuditTrail } from "./services/audit.js";
 import { DocumentService } from "./services/documents.js";
 import { EntryService } from "./services/entries.js";
@@ -51,6 +53,7 @@ import { ExportService } from "./services/export.js";
 import { HealthService } from "./services/health.js";
 import { IdempotencyService } from "./services/idempotency.js";
 import { ImportService } from "./services/import.js";
+import { MemberService } from "./services/members.js";
 import { MemoryService } from "./services/memory.js";
 import { Metrics } from "./services/metrics.js";
 import { NotionService } from "./services/notion.js";
@@ -164,7 +167,14 @@ export function createApp(deps: AppDeps): Memoria {
     },
   });
   const directory = new TeamService({ storage, keyring, clock, indexes, keyCacheMs: config.catchupMs });
-  const audit = new AuditTrail({ storage, clock, logger, teams: directory });
+  const members = new MemberService({
+    storage,
+    keyring,
+    clock,
+    passwords: new PasswordHasher(),
+    teams: directory,
+  });
+  const audit = new AuditTrail({ storage, clock, logger, teams: directory, members });
   const documents = new DocumentService({
     storage,
     indexes,
@@ -243,7 +253,7 @@ export function createApp(deps: AppDeps): Memoria {
   );
 
   app.route("/", healthRoutes(health));
-  app.route("/", teamRoutes(directory, admin, audit));
+  app.route("/", teamRoutes(directory, admin, audit, members, logger));
   app.route("/", documentRoutes(documents, team, idempotency));
   app.route("/", searchRoutes(search, team));
   app.route("/", entryRoutes(entries, team, idempotency));
@@ -254,6 +264,7 @@ export function createApp(deps: AppDeps): Memoria {
   app.route("/", statsRoutes(stats, team));
   app.route("/", keyRoutes(directory, team, audit));
   app.route("/", auditRoutes(audit, team));
+  app.route("/", memberRoutes(members, team));
   app.route(
     "/",
     exportRoutes({ exports, imports, audit }, team, { maxDocumentBytes: config.maxDocumentBytes, logger }),
@@ -286,7 +297,7 @@ export function createApp(deps: AppDeps): Memoria {
   });
   app.route("/", docsRoutes());
   // The page for people (src/page): the same services as the JSON routes, signed in by a session cookie.
-  const sessions = new PageSessions({ store: storage.sessions, directory, clock });
+  const sessions = new PageSessions({ store: storage.sessions, directory, members, clock });
   app.route(
     "/",
     pageRoutes({
@@ -300,6 +311,7 @@ export function createApp(deps: AppDeps): Memoria {
       teams: directory,
       exports,
       audit,
+      members,
       logger,
     }),
   );

@@ -14,17 +14,22 @@ export const auditActions = [
   "import",
   "key.made",
   "key.revoked",
+  "member.invited",
+  "member.joined",
+  "member.role_changed",
+  "member.removed",
   "source.set",
   "source.removed",
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 
 /**
- * Who acted: a team key (by its id; its name is looked up when the trail is read, so the trail shows the
- * name the key has), or the instance's admin token (its routes make and revoke a team's keys). People and
- * OAuth clients join as `member` and `oauth` when they can act.
+ * Who acted: a member (a person signed in to the page), a team key, both by id (their names are looked up when
+ * the trail is read, so the trail shows the name each has now), or the instance's admin token (its routes make
+ * a team and its first invite, and make and revoke a team's keys). OAuth clients join as `oauth` when they
+ * can act.
  */
-export const actorKinds = ["key", "admin"] as const;
+export const actorKinds = ["member", "key", "admin"] as const;
 export type ActorKind = (typeof actorKinds)[number];
 export interface Actor {
   kind: ActorKind;
@@ -34,7 +39,7 @@ export interface Actor {
 /** The admin token is one per instance, so it has no id of its own to record; this stands for it. */
 export const ADMIN_TOKEN_ACTOR: Actor = { kind: "admin", id: "admin-token" };
 
-export const targetKinds = ["document", "entry", "key", "source"] as const;
+export const targetKinds = ["document", "entry", "key", "member", "invite", "source"] as const;
 export type TargetKind = (typeof targetKinds)[number];
 
 export interface AuditRecord {
@@ -61,6 +66,16 @@ export const events = {
   imported: { action: "import" } as AuditRecord,
   keyMade: (id: string): AuditRecord => ({ action: "key.made", target: { kind: "key", id } }),
   keyRevoked: (id: string): AuditRecord => ({ action: "key.revoked", target: { kind: "key", id } }),
+  memberInvited: (inviteId: string): AuditRecord => ({
+    action: "member.invited",
+    target: { kind: "invite", id: inviteId },
+  }),
+  memberJoined: (id: string): AuditRecord => ({ action: "member.joined", target: { kind: "member", id } }),
+  memberRoleChanged: (id: string): AuditRecord => ({
+    action: "member.role_changed",
+    target: { kind: "member", id },
+  }),
+  memberRemoved: (id: string): AuditRecord => ({ action: "member.removed", target: { kind: "member", id } }),
   /** A source by its kind: a team has at most one of each (`notion`, `webhook`). */
   sourceSet: (source: string): AuditRecord => ({
     action: "source.set",

@@ -63,6 +63,7 @@ const LEAVES = [
   "logger.ts",
   "config.ts",
   "scope.ts",
+  "role.ts",
   "audit.ts",
 ];
 

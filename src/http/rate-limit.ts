@@ -134,13 +134,16 @@ export interface RateLimits {
 
 /**
  * Requests that try a credential: a bearer header, a webhook delivery (its path token or its signature is the
- * credential), or a sign-in on the page (a key in a form). Their failures are what the per-address limit
+ * credential), a sign-in on the page (a key, or an address and password, in a form), or an invite's code spent. Their failures are what the per-address limit
  * counts, whatever carries the credential.
  */
 function presentsCredentials(c: Context<AppEnv>): boolean {
   if (c.req.header("authorization") !== undefined) return true;
   const path = c.req.path;
-  return path.startsWith("/v1/webhooks/") || (c.req.method === "POST" && path === "/page/sign-in");
+  return (
+    path.startsWith("/v1/webhooks/") ||
+    (c.req.method === "POST" && (path === "/page/sign-in" || path.startsWith("/page/invite/")))
+  );
 }
 
 /**
@@ -148,7 +151,14 @@ function presentsCredentials(c: Context<AppEnv>): boolean {
  * no more than "no such route", so a caller cannot tell a team id from a guess).
  */
 function failedAuthentication(c: Context<AppEnv>): boolean {
-  return c.res.status === 401 || (c.res.status === 404 && c.req.path.startsWith("/v1/webhooks/"));
+  const path = c.req.path;
+  return (
+    c.res.status === 401 ||
+    (c.res.status === 404 && (path.startsWith("/v1/webhooks/") || path.startsWith("/page/invite/"))) ||
+    // An address already taken, said on an invite's form: counted, so one invite cannot test addresses
+    // without bound.
+    (c.res.status === 409 && path.startsWith("/page/invite/"))
+  );
 }
 
 function rateLimited<E extends AppEnv>(c: Context<E>, retryAfter: number, message: string): Response {

@@ -40,6 +40,10 @@ export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = {
   "POST /v1/keys": "admin",
   "DELETE /v1/keys/:keyId": "admin",
   "GET /v1/audit": "admin",
+  "GET /v1/members": "admin",
+  "POST /v1/invites": "admin",
+  "PATCH /v1/members/:memberId": "admin",
+  "DELETE /v1/members/:memberId": "admin",
 };
 
 /** What a team route needs; `admin` for one the table does not name. HEAD is answered by the GET route. */

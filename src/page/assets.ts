@@ -12,7 +12,7 @@ a{color:#0b57d0}
 a:focus-visible,button:focus-visible,input:focus-visible,textarea:focus-visible{outline:3px solid #f29900;outline-offset:2px}
 label{display:block;font-weight:600;margin:0.75rem 0 0.25rem}
 input,textarea,button{font:inherit}
-input[type=search],input[type=text],input[type=password],input[type=number],textarea{width:100%;padding:0.5rem;border:1px solid #888;border-radius:4px;background:#fff}
+input[type=search],input[type=text],input[type=password],input[type=email],input.invite-link,input:not([type]),input[type=number],textarea{width:100%;padding:0.5rem;border:1px solid #888;border-radius:4px;background:#fff}
 textarea{min-height:12rem}
 button{margin-top:0.75rem;padding:0.5rem 1rem;border:1px solid #0b57d0;border-radius:4px;background:#0b57d0;color:#fff;cursor:pointer}
 nav form button{margin:0;padding:0.25rem 0.75rem;background:#fff;color:#0b57d0}

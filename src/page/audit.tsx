@@ -16,6 +16,10 @@ const ACTION_WORDS: Record<AuditAction, string> = {
   import: "imported into the team",
   "key.made": "made key",
   "key.revoked": "revoked key",
+  "member.invited": "invited someone with invite",
+  "member.joined": "joined as member",
+  "member.role_changed": "changed the role of member",
+  "member.removed": "removed member",
   "source.set": "set source",
   "source.removed": "removed source",
 };
@@ -24,11 +28,14 @@ function Who({ actor }: { actor: AuditEvent["actor"] }) {
   if (actor.kind === "admin") return <span>the admin token</span>;
   return actor.name === null ? (
     <span>
-      key <code>{actor.id}</code>
+      {actor.kind} <code>{actor.id}</code>
     </span>
   ) : (
     <span>
-      {actor.name} <small>(key {actor.id})</small>
+      {actor.name}{" "}
+      <small>
+        ({actor.kind} {actor.id})
+      </small>
     </span>
   );
 }

@@ -46,10 +46,11 @@ export function Layout({ title, csrf, children }: LayoutProps) {
                   Export
                 </a>
               ) : null}
+              {canAdmin ? <a href="/page/members">Members</a> : null}
               {canAdmin ? <a href="/page/audit">Audit trail</a> : null}
               {who ? (
-                <span class="who" title="The key you signed in with, and its scope">
-                  {who.name} · {who.scope}
+                <span class="who" title={who.title}>
+                  {who.name} · {who.label}
                 </span>
               ) : null}
               <form method="post" action="/page/sign-out">

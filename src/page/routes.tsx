@@ -24,19 +24,22 @@ import type { AuditTrail } from "../services/audit.js";
 import type { DocumentService } from "../services/documents.js";
 import type { EntryService } from "../services/entries.js";
 import type { ExportService } from "../services/export.js";
+import type { MemberService } from "../services/members.js";
 import type { MemoryService } from "../services/memory.js";
 import type { SearchService } from "../services/search.js";
 import type { StatsService } from "../services/stats.js";
 import type { TeamService } from "../services/teams.js";
-import { PageKeyName, PageScope } from "./access.js";
+import { PageScope, PageSignedInAs } from "./access.js";
 import { AddNotePage } from "./add-note.js";
 import { FAVICON_SVG, PAGE_CSS, PAGE_JS } from "./assets.js";
 import { AuditPage } from "./audit.js";
 import { ConfirmDeletePage } from "./confirm-delete.js";
 import { DocumentPage } from "./document.js";
+import { MAX_PASSWORD_CHARS } from "./join.js";
 import { ASSET_PATH } from "./layout.js";
 import { MemoryPage } from "./memory.js";
 import { MessagePage } from "./message.js";
+import { peopleRoutes } from "./people.js";
 import type { RememberValues } from "./remember-form.js";
 import { scopeOfPage } from "./scopes.js";
 import { SearchPage } from "./search.js";
@@ -63,7 +66,7 @@ export const PAGE_CSP =
  * Counts a page request under the session's team key (MEMORIA_RATE_LIMIT, shared with the key's API use):
  * the 429 to answer when the key is over its limit, else null. src/http/rate-limit.ts.
  */
-export type PageRateLimit = (c: Context<PageEnv>, apiKey: string) => Promise<Response | null>;
+export type PageRateLimit = (c: Context<PageEnv>, credential: string) => Promise<Response | null>;
 
 export interface PageDeps {
   sessions: PageSessions;
@@ -76,6 +79,7 @@ export interface PageDeps {
   teams: TeamService;
   exports: ExportService;
   audit: AuditTrail;
+  members: MemberService;
   logger: Logger;
 }
 
@@ -88,31 +92,31 @@ export const PAGE_SEARCH_HITS = 50;
 export const RECENT_DOCUMENTS = 8;
 export const RECENT_ENTRIES = 20;
 
-type PageEnv = { Variables: AppEnv["Variables"] & { session: PageSession; csrf: string } };
-type PageContext = Context<PageEnv>;
+export type PageEnv = { Variables: AppEnv["Variables"] & { session: PageSession; csrf: string } };
+export type PageContext = Context<PageEnv>;
 
-/** Who a signed-in page action acts as, for the audit trail: the key the session signed in with. */
-const actorOf = (c: PageContext): Actor => ({ kind: "key", id: c.var.session.keyId });
+/** Who a signed-in page action acts as, for the audit trail: the member, or the key the session signed in with. */
+const actorOf = (c: PageContext): Actor => c.var.session.actor;
 
-/** A page as HTML, its views drawing only the actions the signed-in key's scope allows (access.ts). */
-async function render(
+/** A page as HTML, its views drawing only the actions the signed-in member or key may take (access.ts). */
+export async function render(
   c: PageContext,
   node: JSX.Element,
-  status: 200 | 400 | 401 | 403 | 404 | 413 | 415 | 422 | 429 | 503 = 200,
+  status: 200 | 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 503 = 200,
 ) {
   const scope = c.var.session?.scope ?? null;
-  const keyName = c.var.session?.keyName ?? null;
+  const as = c.var.session?.as ?? null;
   return c.html(
     `<!doctype html>${await (
       <PageScope.Provider value={scope}>
-        <PageKeyName.Provider value={keyName}>{node}</PageKeyName.Provider>
+        <PageSignedInAs.Provider value={as}>{node}</PageSignedInAs.Provider>
       </PageScope.Provider>
     )}`,
     status,
   );
 }
 
-function isHttps(c: PageContext): boolean {
+export function isHttps(c: PageContext): boolean {
   return new URL(c.req.url).protocol === "https:" || c.req.header("x-forwarded-proto") === "https";
 }
 
@@ -122,7 +126,7 @@ function isHttps(c: PageContext): boolean {
  * `Origin: null` (a browser under a no-referrer policy) passes only with the browser's own word,
  * `Sec-Fetch-Site: same-origin`, which no page can forge; any other Sec-Fetch-Site is refused outright.
  */
-function fromThisOrigin(c: PageContext): boolean {
+export function fromThisOrigin(c: PageContext): boolean {
   const site = c.req.header("sec-fetch-site");
   if (site !== undefined && site !== "same-origin" && site !== "none") return false;
   const origin = c.req.header("origin");
@@ -159,6 +163,18 @@ function clearCarriedCookies(c: PageContext): void {
   }
 }
 
+/** Sets a new session's cookie and sends the person to the start page. */
+export function signedInNow(c: PageContext, cookie: string) {
+  const secure = isHttps(c);
+  setCookie(c, secure ? SECURE_SESSION_COOKIE : SESSION_COOKIE, cookie, {
+    httpOnly: true,
+    sameSite: "Strict",
+    path: "/",
+    secure,
+  });
+  return c.redirect("/", 303);
+}
+
 function tooManyRequests(c: PageContext, limited: Response) {
   c.header("Retry-After", limited.headers.get("retry-after") ?? "60");
   return render(
@@ -193,7 +209,7 @@ function outOfScope(c: PageContext, held: Scope, needed: Scope) {
   );
 }
 
-function refused(c: PageContext, message: string) {
+export function refused(c: PageContext, message: string) {
   return render(c, <MessagePage title="Refused" message={message} />, 403);
 }
 
@@ -206,7 +222,7 @@ function pathOf(text: string): string[] {
 }
 
 /** A zod error as one sentence for the page, naming the fields, never quoting what was typed. */
-function firstIssue(error: { issues: { path: PropertyKey[]; message: string }[] }): string {
+export function firstIssue(error: { issues: { path: PropertyKey[]; message: string }[] }): string {
   const issue = error.issues[0];
   if (!issue) return "The form was not accepted.";
   const field = issue.path.length > 0 ? `${String(issue.path[0])}: ` : "";
@@ -231,7 +247,7 @@ export function pageRoutes(deps: PageDeps): Hono<PageEnv> {
       clearCarriedCookies(c);
       return c.redirect("/", 303);
     }
-    const limited = await deps.rateLimit(c, session.apiKey);
+    const limited = await deps.rateLimit(c, session.credential);
     if (limited) return tooManyRequests(c, limited);
     c.set("session", session);
     c.set("csrf", await csrfToken(session.keys));
@@ -284,7 +300,7 @@ export function pageRoutes(deps: PageDeps): Hono<PageEnv> {
       clearCarriedCookies(c);
       return c.redirect("/", 303);
     }
-    const limited = await deps.rateLimit(c, session.apiKey);
+    const limited = await deps.rateLimit(c, session.credential);
     if (limited) return tooManyRequests(c, limited);
     c.set("session", session);
     const csrf = await csrfToken(session.keys);
@@ -321,18 +337,27 @@ export function pageRoutes(deps: PageDeps): Hono<PageEnv> {
   app.post("/page/sign-in", async (c) => {
     if (!fromThisOrigin(c)) return refused(c, "This form was sent from another site, so nothing was done.");
     const form = await c.req.parseBody();
-    const key = typeof form.key === "string" ? form.key.trim() : "";
-    const cookie = key === "" ? null : await deps.sessions.create(key);
-    if (!cookie)
-      return render(c, <SignInPage error="That team key was not accepted. Check it and try again." />, 401);
-    const secure = isHttps(c);
-    setCookie(c, secure ? SECURE_SESSION_COOKIE : SESSION_COOKIE, cookie, {
-      httpOnly: true,
-      sameSite: "Strict",
-      path: "/",
-      secure,
-    });
-    return c.redirect("/", 303);
+    const field = (name: string) => (typeof form[name] === "string" ? (form[name] as string) : "");
+    if (form.key !== undefined) {
+      const key = field("key").trim();
+      const cookie = key === "" ? null : await deps.sessions.create(key);
+      if (!cookie)
+        return render(c, <SignInPage error="That team key was not accepted. Check it and try again." />, 401);
+      return signedInNow(c, cookie);
+    }
+    const email = field("email");
+    const password = field("password");
+    const member =
+      email.trim() === "" || password === "" || password.length > MAX_PASSWORD_CHARS
+        ? null
+        : await deps.members.signIn(email, password);
+    if (!member)
+      return render(
+        c,
+        <SignInPage error="That email and password were not accepted. Check them and try again." />,
+        401,
+      );
+    return signedInNow(c, await deps.sessions.createForMember(member));
   });
 
   app.post("/page/sign-out", signedIn, async (c) => {
@@ -594,6 +619,8 @@ export function pageRoutes(deps: PageDeps): Hono<PageEnv> {
       throw error;
     }
   });
+
+  peopleRoutes(app, deps, { signedIn, statefulPost });
 
   return app;
 }

@@ -1,6 +1,6 @@
 // The scope each signed-in page action needs (src/scope.ts), as Hono names the route: the page's one table,
 // read by its sign-in check (routes.tsx, `signedIn`). The same powers as the JSON routes: reading is `read`,
-// adding notes and remembering `write`, deleting, forgetting, exporting and the audit trail `admin`. A page route missing
+// adding notes and remembering `write`, deleting, forgetting, exporting, members and the audit trail `admin`. A page route missing
 // from the table needs `admin` (test/page/scopes.test.ts fails on one).
 
 import type { Scope } from "../scope.js";
@@ -19,6 +19,10 @@ export const PAGE_SCOPES: Readonly<Record<string, Scope>> = {
   "POST /page/entries/:id/forget": "admin",
   "GET /page/export": "admin",
   "GET /page/audit": "admin",
+  "GET /page/members": "admin",
+  "POST /page/invites": "admin",
+  "POST /page/members/:id/role": "admin",
+  "POST /page/members/:id/remove": "admin",
 };
 
 /** What a signed-in page route needs; `admin` for one the table does not name. HEAD is the GET route. */

@@ -1,12 +1,16 @@
-// Page sessions: a team key typed into the sign-in form becomes an opaque cookie `<teamId>.<secret>`. The team
-// id is there so the Cloudflare Worker can route a cookie-only request to the team's container, as it routes
-// a key by its `mem_<teamId>_` prefix; the secret is what signs in. Storage holds the secret's hash and the
-// key sealed under the secret (src/seal/page-session.ts). Each request re-authenticates the opened key, so a
-// revoked key or a deleted team ends every session made with it on the next request.
+// Page sessions: a person signed in as themselves (a member), or with a team key typed into the sign-in form,
+// holds an opaque cookie `<teamId>.<secret>`. The team id is there so the Cloudflare Worker can route a
+// cookie-only request to the team's container, as it routes a key by its `mem_<teamId>_` prefix; the secret
+// is what signs in. Storage holds the secret's hash and, sealed under the secret (src/seal/page-session.ts),
+// who signed in: the key itself, or `member:<id>`. Each request asks again whether that key or member is
+// live, so a revoked key, a removed member or a deleted team ends every session made with it on the next
+// request, and a role changed applies to the next request.
 
+import type { Actor } from "../audit.js";
 import type { Clock } from "../clock.js";
 import type { ApiKeyAuthenticator } from "../http/auth.js";
 import { teamIdPattern } from "../ids.js";
+import { scopeOfRole } from "../role.js";
 import type { Scope } from "../scope.js";
 import {
   generateSessionSecret,
@@ -16,6 +20,7 @@ import {
   sealSessionKey,
 } from "../seal/page-session.js";
 import type { TeamKey } from "../seal/team-key.js";
+import type { MemberService, SignedInMember } from "../services/members.js";
 
 /** What the sessions need of storage: src/store/sessions.ts, passed in by createApp. */
 export interface SessionStore {
@@ -38,24 +43,35 @@ export const SESSION_MAX_MS = 7 * 24 * 60 * 60 * 1000;
 /** Last-seen is written at most once a minute, so a burst of page loads is one write, not one each. */
 const TOUCH_EVERY_MS = 60 * 1000;
 
+/** Who a session signed in, shown on every page: a member by name and role, or a key by name and scope. */
+export type SignedInAs =
+  | { kind: "member"; name: string | null; role: SignedInMember["role"] }
+  | { kind: "key"; name: string | null };
+
 export interface PageSession {
   team: TeamKey;
-  /** The key signed in with, by id: the audit trail names it as who acted. */
-  keyId: string;
-  /** Its name, shown on every page (null for a key made without one). */
-  keyName: string | null;
-  /** What the key signed in with may do, as of this request: the page's actions check it (page/scopes.ts). */
+  /** Who acts: the member, or the key signed in with, by id; the audit trail names them. */
+  actor: Actor;
+  as: SignedInAs;
+  /** What the member's role or the key's scope allows, as of this request (page/scopes.ts checks it). */
   scope: Scope;
   keys: PageSessionKeys;
-  /** The team key it signs in with, for this request only: its requests count under that key's rate limit. */
-  apiKey: string;
+  /**
+   * What its requests count under for the rate limit, for this request only: the team key signed in with
+   * (with that key's API requests), or the member.
+   */
+  credential: string;
 }
 
 export interface PageSessionsDeps {
   store: SessionStore;
   directory: ApiKeyAuthenticator;
+  members: Pick<MemberService, "live" | "seen">;
   clock: Clock;
 }
+
+/** What a member's session seals in place of a key: key text always starts `mem_`, so the two never meet. */
+const MEMBER_PREFIX = "member:";
 
 function parseCookie(value: string): { teamId: string; secret: string } | null {
   const dot = value.indexOf(".");
@@ -72,15 +88,22 @@ export class PageSessions {
   /** Signs in with a team key: the cookie value of a new session, or null when the key is not a live one. */
   async create(apiKey: string): Promise<string | null> {
     const key = await this.deps.directory.authenticateKey(apiKey);
-    if (!key) return null;
-    const team = key.team;
+    return key ? this.#start(key.team, apiKey) : null;
+  }
+
+  /** Signs a member in (their password checked, or an invite just spent): the cookie value of a new session. */
+  async createForMember(member: SignedInMember): Promise<string> {
+    return this.#start(member.team, `${MEMBER_PREFIX}${member.memberId}`);
+  }
+
+  async #start(team: TeamKey, who: string): Promise<string> {
     const secret = generateSessionSecret();
     const keys = await pageSessionKeys(secret);
     const now = this.deps.clock.now();
     await this.deps.store.deleteIdle(new Date(now.getTime() - SESSION_IDLE_MS).toISOString());
     await this.deps.store.insert(keys.idHash, {
       teamId: team.teamId,
-      sealed: await sealSessionKey(keys, team.teamId, apiKey),
+      sealed: await sealSessionKey(keys, team.teamId, who),
       createdAt: now.toISOString(),
       seenAt: now.toISOString(),
     });
@@ -97,14 +120,43 @@ export class PageSessions {
     const now = this.deps.clock.now().getTime();
     const seen = Date.parse(row.seenAt);
     const expired = now - seen > SESSION_IDLE_MS || now - Date.parse(row.createdAt) > SESSION_MAX_MS;
-    const apiKey = expired ? null : await openSessionKey(keys, row.teamId, row.sealed).catch(() => null);
-    const key = apiKey === null ? null : await this.deps.directory.authenticateKey(apiKey);
-    if (apiKey === null || !key || key.team.teamId !== row.teamId) {
+    const who = expired ? null : await openSessionKey(keys, row.teamId, row.sealed).catch(() => null);
+    const session = who === null ? null : await this.#signedIn(row.teamId, who, keys);
+    if (!session) {
       await this.deps.store.delete(keys.idHash);
       return null;
     }
-    if (now - seen > TOUCH_EVERY_MS) await this.deps.store.touch(keys.idHash, new Date(now).toISOString());
-    return { team: key.team, keyId: key.keyId, keyName: key.name, scope: key.scope, keys, apiKey };
+    if (now - seen > TOUCH_EVERY_MS) {
+      await this.deps.store.touch(keys.idHash, new Date(now).toISOString());
+      if (session.actor.kind === "member") await this.deps.members.seen(session.actor.id);
+    }
+    return session;
+  }
+
+  /** The session of whoever `who` names, if they are still live in team `teamId`. */
+  async #signedIn(teamId: string, who: string, keys: PageSessionKeys): Promise<PageSession | null> {
+    if (who.startsWith(MEMBER_PREFIX)) {
+      const member = await this.deps.members.live(teamId, who.slice(MEMBER_PREFIX.length));
+      if (!member) return null;
+      return {
+        team: member.team,
+        actor: { kind: "member", id: member.memberId },
+        as: { kind: "member", name: member.name, role: member.role },
+        scope: scopeOfRole(member.role),
+        keys,
+        credential: who,
+      };
+    }
+    const key = await this.deps.directory.authenticateKey(who);
+    if (!key || key.team.teamId !== teamId) return null;
+    return {
+      team: key.team,
+      actor: { kind: "key", id: key.keyId },
+      as: { kind: "key", name: key.name },
+      scope: key.scope,
+      keys,
+      credential: who,
+    };
   }
 
   async end(session: PageSession): Promise<void> {

@@ -1,5 +1,7 @@
 /** @jsxRuntime automatic @jsxImportSource hono/jsx */
-// The sign-in page: one "Team key" field. A wrong key is said so here, never which part was wrong.
+// The sign-in page: a member's address and password, or a team key (for a team's owner before members
+// existed, and for anyone a key was handed to). A refusal says only that the sign-in was not accepted, never
+// which part was wrong.
 
 import { ErrorNote } from "./error-note.js";
 import { Layout } from "./layout.js";
@@ -8,7 +10,6 @@ export function SignInPage({ error, notice }: { error?: string; notice?: string 
   return (
     <Layout title="Sign in">
       <h1>Sign in</h1>
-      <p>Sign in with your team's key to search and add to its notes.</p>
       {notice ? (
         <p class="notice" role="status">
           {notice}
@@ -16,19 +17,20 @@ export function SignInPage({ error, notice }: { error?: string; notice?: string 
       ) : null}
       <ErrorNote message={error} />
       <form method="post" action="/page/sign-in">
+        <label for="email">Email</label>
+        <input id="email" name="email" type="email" autocomplete="username" required />
+        <label for="password">Password</label>
+        <input id="password" name="password" type="password" autocomplete="current-password" required />
+        <button type="submit">Sign in</button>
+      </form>
+      <h2>With a team key</h2>
+      <form method="post" action="/page/sign-in">
         <label for="key">Team key</label>
-        <input
-          id="key"
-          name="key"
-          type="password"
-          autocomplete="current-password"
-          required
-          aria-describedby="key-hint"
-        />
+        <input id="key" name="key" type="password" autocomplete="off" required aria-describedby="key-hint" />
         <p id="key-hint" class="hint">
           It starts with <code>mem_</code>. Your administrator gives it to you.
         </p>
-        <button type="submit">Sign in</button>
+        <button type="submit">Sign in with the key</button>
       </form>
     </Layout>
   );

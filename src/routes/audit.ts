@@ -16,12 +16,16 @@ export const auditEventSchema = z
     id: z.string(),
     at: z.string(),
     actor: z.object({
-      kind: z.enum(actorKinds).describe("A team key, or the instance's admin token (its routes make keys)."),
+      kind: z
+        .enum(actorKinds)
+        .describe(
+          "A member (a person on the page), a team key, or the instance's admin token (its routes make keys).",
+        ),
       id: z.string(),
       name: z
         .string()
         .nullable()
-        .describe("The key's name now; null for an unnamed key and the admin token."),
+        .describe("The member's or key's name now; null for an unnamed key and the admin token."),
     }),
     action: z.enum(auditActions),
     target: z

@@ -12,6 +12,7 @@ export const OPENAPI_TAGS = [
   { name: "Export", description: "A team's documents and entries as one NDJSON stream, out and back in." },
   { name: "Stats", description: "What a team holds, and the state of its in-memory index." },
   { name: "Keys", description: "A team's keys, each with a scope: read, write or admin." },
+  { name: "Members", description: "A team's people, their roles, and one-time invites to join." },
   { name: "Audit", description: "Who changed what the team holds or who may reach it, newest first." },
   { name: "Teams", description: "Teams and their API keys (admin token)." },
   { name: "Reindex", description: "Catching indexes up with storage (cron token)." },

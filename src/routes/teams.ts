@@ -6,16 +6,30 @@ import { ADMIN_TOKEN_ACTOR, events } from "../audit.js";
 import { DomainError } from "../errors.js";
 import type { AppEnv } from "../http/env.js";
 import { noStore } from "../http/no-store.js";
+import { errorFields, type Logger } from "../logger.js";
 import { scopes } from "../scope.js";
 import type { TeamKey } from "../seal/team-key.js";
 import type { AuditTrail } from "../services/audit.js";
+import type { MemberService } from "../services/members.js";
 import type { TeamService } from "../services/teams.js";
+import { inviteOf } from "./members.js";
 import { errors, json } from "./responses.js";
 import { router } from "./router.js";
 import { idParam, nameText, teamSchema } from "./schemas.js";
 
 export const createTeamBody = z.object({ name: nameText(200) });
-export const createTeamAnswer = z.object({ team: teamSchema, keyId: z.string(), apiKey: z.string() });
+export const createTeamAnswer = z.object({
+  team: teamSchema,
+  keyId: z.string(),
+  apiKey: z.string(),
+  invite: z
+    .object({ url: z.string(), expiresAt: z.string() })
+    .nullable()
+    .describe(
+      "A one-time link for the team's first owner to join the page as themselves, good for 24 hours; null " +
+        "when storage refused it after the team was made (make one with the key at POST /v1/invites).",
+    ),
+});
 export const teamsAnswer = z.object({
   teams: z.array(teamSchema),
   unreadable: z.number().int().describe("Teams whose key or name did not open; left out of `teams`."),
@@ -41,13 +55,19 @@ async function requireTeamKey(teams: TeamService, teamId: string): Promise<TeamK
   return team;
 }
 
-export function teamRoutes(teams: TeamService, admin: MiddlewareHandler<AppEnv>, audit: AuditTrail) {
+export function teamRoutes(
+  teams: TeamService,
+  admin: MiddlewareHandler<AppEnv>,
+  audit: AuditTrail,
+  members: MemberService,
+  logger: Logger,
+) {
   const app = router();
   app.openapi(
     createRoute({
       method: "post",
       path: "/v1/teams",
-      summary: "Create a team and its first key",
+      summary: "Create a team, its first key and its first owner's invite",
       tags: ["Teams"],
       security,
       middleware: [admin, noStore()] as const,
@@ -57,7 +77,13 @@ export function teamRoutes(teams: TeamService, admin: MiddlewareHandler<AppEnv>,
     async (c) => {
       const { teamKey, ...created } = await teams.create(c.req.valid("json").name);
       await audit.record(teamKey, ADMIN_TOKEN_ACTOR, events.keyMade(created.keyId));
-      return c.json(created, 201);
+      // The team and its key are made: a fault now must not fail an answer that carries the only copy of the key.
+      const invite = await members.invite(teamKey, "owner", ADMIN_TOKEN_ACTOR).catch((error: unknown) => {
+        logger.error("first owner invite not made", { teamId: teamKey.teamId, ...errorFields(error) });
+        return null;
+      });
+      const link = invite && inviteOf(c, invite);
+      return c.json({ ...created, invite: link && { url: link.url, expiresAt: link.expiresAt } }, 201);
     },
   );
   app.openapi(

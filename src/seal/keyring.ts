@@ -2,7 +2,8 @@
 // that on every request would dominate small reads, and the opened key is no more sensitive in a map than
 // in the request that just used it.
 
-import { toHex } from "./bytes.js";
+import type { CryptoKey } from "./bytes.js";
+import { toHex, utf8 } from "./bytes.js";
 import { type MasterKeys, unwrapTeamKey, wrapTeamKey } from "./master.js";
 import { deriveTeamKey, generateTeamKeyMaterial, type TeamKey } from "./team-key.js";
 
@@ -35,6 +36,19 @@ export class Keyring {
     const key = deriveTeamKey(teamId, unwrapped.raw);
     this.#opened.set(teamId, { wrapped: toHex(unwrapped.rewrapped ?? wrapped), key });
     return { key: await key, rewrapped: unwrapped.rewrapped };
+  }
+
+  /**
+   * The keyed hashes a value that must stay unreadable is found by (a person's sign-in address), under the
+   * current master key and, while one is being rotated away from, the previous: a row stored under the
+   * previous is found by the second and hashed anew by its finder. `kind` keeps hashes of different kinds of
+   * value apart.
+   */
+  async lookupHashes(kind: string, value: string): Promise<{ current: string; previous: string | null }> {
+    const data = utf8(`${kind}\u0000${value}`);
+    const hash = async (key: CryptoKey) => toHex(new Uint8Array(await crypto.subtle.sign("HMAC", key, data)));
+    const { current, previous } = this.#master.lookup;
+    return { current: await hash(current), previous: previous ? await hash(previous) : null };
   }
 
   /** Drops an opened key, as part of destroying a team's key material. */

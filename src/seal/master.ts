@@ -23,6 +23,11 @@ export interface MasterKeys {
   current: CryptoKey;
   /** The key being rotated away from: team keys it wrapped still open, and are re-wrapped with `current`. */
   previous: CryptoKey | null;
+  /**
+   * The instance's keys for finding a row by a value that must stay unreadable (a person's sign-in address),
+   * one from each master key: such a value is looked up before its team is known, so no team key can hash it.
+   */
+  lookup: { current: CryptoKey; previous: CryptoKey | null };
 }
 
 export async function importMasterKeys(
@@ -33,7 +38,30 @@ export async function importMasterKeys(
     if (raw.length !== MASTER_KEY_BYTES) throw new Error(`A master key must be ${MASTER_KEY_BYTES} bytes.`);
     return crypto.subtle.importKey("raw", raw, { name: "AES-GCM" }, false, ["encrypt", "decrypt"]);
   };
-  return { current: await load(current), previous: previous ? await load(previous) : null };
+  return {
+    current: await load(current),
+    previous: previous ? await load(previous) : null,
+    lookup: {
+      current: await deriveLookupKey(current),
+      previous: previous ? await deriveLookupKey(previous) : null,
+    },
+  };
+}
+
+/**
+ * An HMAC key derived from a master key (HKDF, its own label): a database copy without the master key cannot
+ * test a guessed address against a stored hash, and a master key rotated away stops matching once every row
+ * found under it was hashed anew (sealed/members.ts's callers rehash as they find).
+ */
+async function deriveLookupKey(raw: Uint8Array<ArrayBuffer>): Promise<CryptoKey> {
+  const base = await crypto.subtle.importKey("raw", raw, "HKDF", false, ["deriveKey"]);
+  return crypto.subtle.deriveKey(
+    { name: "HKDF", hash: "SHA-256", salt: utf8("memoria/lookup"), info: utf8("lookup v1") },
+    base,
+    { name: "HMAC", hash: "SHA-256", length: 256 },
+    false,
+    ["sign"],
+  );
 }
 
 // Binding the wrapped key to its team means a wrapped key copied onto another team's row will not open.

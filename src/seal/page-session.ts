@@ -1,7 +1,7 @@
 // The keys of one page session, all derived from the session's secret, which only the person's cookie holds:
-// storage keeps the secret's hash (to find the row) and the team key sealed under a key derived from the
-// secret, so a copy of the database opens no session and signs nobody in. The CSRF token is derived too,
-// so it needs no row of its own and dies with the session.
+// storage keeps the secret's hash (to find the row) and who signed in (a team key, or a member's id) sealed
+// under a key derived from the secret, so a copy of the database opens no session and signs nobody in. The
+// CSRF token is derived too, so it needs no row of its own and dies with the session.
 
 import { type CryptoKey, constantTimeEqual, randomBytes, toBase64Url, toHex, utf8 } from "./bytes.js";
 import { openBytes, sealBytes } from "./seal.js";
@@ -46,9 +46,9 @@ function sessionAad(teamId: string, idHash: string): Uint8Array<ArrayBuffer> {
   return utf8(`memoria/page-session/${teamId}/${idHash}`);
 }
 
-/** Seals the team key the session signs in with; bound to its team and row. */
-export function sealSessionKey(keys: PageSessionKeys, teamId: string, apiKey: string): Promise<Uint8Array> {
-  return sealBytes(keys.seal, utf8(apiKey), sessionAad(teamId, keys.idHash));
+/** Seals who the session signs in (the team key it signs in with, or its member); bound to its team and row. */
+export function sealSessionKey(keys: PageSessionKeys, teamId: string, who: string): Promise<Uint8Array> {
+  return sealBytes(keys.seal, utf8(who), sessionAad(teamId, keys.idHash));
 }
 
 export async function openSessionKey(

@@ -16,13 +16,17 @@ import { type AuditContent, openAuditEvent, sealAuditEvents } from "../sealed/au
 import { openOrNull } from "../sealed/readable.js";
 import type { AuditPosition, AuditRow } from "../store/audit.js";
 import type { Storage } from "../store/storage.js";
+import type { MemberService } from "./members.js";
 import type { TeamService } from "./teams.js";
 
 /** An event as GET /v1/audit gives it. */
 export interface AuditEvent extends Omit<AuditContent, "actor"> {
   id: string;
   at: string;
-  /** `name` is the key's name now (null for a key made without one, and for the admin token). */
+  /**
+   * `name` is the member's or key's name now (null for a key made without one, a row that does not open, and
+   * the admin token).
+   */
   actor: AuditContent["actor"] & { name: string | null };
 }
 
@@ -47,7 +51,9 @@ export interface AuditDeps {
   clock: Clock;
   logger: Logger;
   /** For the names of the keys that acted. */
-  teams: TeamService;
+  teams: Pick<TeamService, "keysOf">;
+  /** For the names of the members that acted. */
+  members: Pick<MemberService, "names">;
 }
 
 export class AuditTrail {
@@ -80,9 +86,15 @@ export class AuditTrail {
       }),
     );
     const readable = opened.filter((event) => event !== null);
-    const names = readable.some((event) => event.content.actor.kind === "key")
-      ? new Map((await this.deps.teams.keysOf(team)).map((key) => [key.keyId, key.name]))
-      : new Map<string, string | null>();
+    const acting = (kind: string) => readable.some((event) => event.content.actor.kind === kind);
+    const [keyNames, memberNames] = await Promise.all([
+      acting("key")
+        ? this.deps.teams.keysOf(team).then((keys) => new Map(keys.map((key) => [key.keyId, key.name])))
+        : new Map<string, string | null>(),
+      acting("member") ? this.deps.members.names(team) : new Map<string, string | null>(),
+    ]);
+    const nameOf = (actor: AuditContent["actor"]) =>
+      (actor.kind === "key" ? keyNames : actor.kind === "member" ? memberNames : null)?.get(actor.id) ?? null;
     const last = rows.at(-1);
     return {
       events: readable.map(({ id, at, content }) => ({
@@ -90,7 +102,7 @@ export class AuditTrail {
         at,
         actor: {
           ...content.actor,
-          name: content.actor.kind === "key" ? (names.get(content.actor.id) ?? null) : null,
+          name: nameOf(content.actor),
         },
         action: content.action,
         ...(content.target ? { target: content.target } : {}),

@@ -298,6 +298,14 @@ export class TeamService {
     return row ? this.#openKey(teamId, row.wrappedKey) : null;
   }
 
+  /**
+   * A team's key opened from its wrapped form already read with another row (a member found by address), so
+   * finding and opening cost the same round trips whoever is found.
+   */
+  async openTeamKey(teamId: string, wrapped: Uint8Array): Promise<TeamKey> {
+    return this.#openKey(teamId, wrapped);
+  }
+
   /** The team's own record, opened with its key (the page's start names the team). */
   async get(key: TeamKey): Promise<Team> {
     const row = await this.deps.storage.teams.get(key.teamId);

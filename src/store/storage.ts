@@ -10,6 +10,8 @@ import { DocumentRows } from "./documents.js";
 import { EntryRows } from "./entries.js";
 import { guardedClient, isStorageAway } from "./guarded-client.js";
 import { IdempotencyRows } from "./idempotency.js";
+import { InviteRows } from "./invites.js";
+import { MemberRows } from "./members.js";
 import { assertSchemaKnown, migrate } from "./migrate.js";
 import { latestSchemaVersion } from "./migrations/index.js";
 import { type Preflight, readPreflight } from "./preflight.js";
@@ -30,6 +32,8 @@ export class Storage {
   readonly sessions: SessionRows;
   readonly snapshots: SnapshotRows;
   readonly audit: AuditRows;
+  readonly members: MemberRows;
+  readonly invites: InviteRows;
 
   constructor(
     readonly client: Client,
@@ -50,6 +54,8 @@ export class Storage {
     this.sessions = new SessionRows(client);
     this.snapshots = new SnapshotRows(client);
     this.audit = new AuditRows(client);
+    this.members = new MemberRows(client);
+    this.invites = new InviteRows(client);
   }
 
   async ping(): Promise<void> {

@@ -3,6 +3,7 @@
 
 import type { Client } from "@libsql/client";
 import { blob, text } from "./client.js";
+import { inviteMaker, WITHDRAW_INVITES } from "./invites.js";
 
 export interface TeamRow {
   id: string;
@@ -105,14 +106,17 @@ export class TeamRows {
   }
 
   /**
-   * Destroys a team's key material: its row (holding the wrapped data key) and its API keys, in one
-   * transaction. From that commit on nothing can open the team's rows or authenticate as the team.
+   * Destroys a team's key material: its row (holding the wrapped data key), its API keys, its members and
+   * their invites, in one transaction. From that commit on nothing can open the team's rows or authenticate as
+   * the team, and its members' addresses are free to join another.
    */
   async deleteKeyMaterial(id: string): Promise<boolean> {
     const [team] = await this.client.batch(
       [
         { sql: "DELETE FROM teams WHERE id = ?", args: [id] },
         { sql: "DELETE FROM api_keys WHERE team_id = ?", args: [id] },
+        { sql: "DELETE FROM members WHERE team_id = ?", args: [id] },
+        { sql: "DELETE FROM invites WHERE team_id = ?", args: [id] },
       ],
       "write",
     );
@@ -169,12 +173,14 @@ export class TeamRows {
    */
   async revokeKey(teamId: string, keyId: string, at: string): Promise<"revoked" | "already" | null> {
     // One transaction: of two revokes at once (here or on another instance), exactly one finds it live.
-    const [revoked, found] = await this.client.batch(
+    const [revoked, , found] = await this.client.batch(
       [
         {
           sql: "UPDATE api_keys SET revoked_at = ? WHERE team_id = ? AND id = ? AND revoked_at IS NULL",
           args: [at, teamId, keyId],
         },
+        // The invites the key made and nobody spent go with it.
+        { sql: WITHDRAW_INVITES, args: [at, teamId, inviteMaker({ kind: "key", id: keyId })] },
         { sql: "SELECT 1 FROM api_keys WHERE team_id = ? AND id = ?", args: [teamId, keyId] },
       ],
       "write",

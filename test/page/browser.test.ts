@@ -75,7 +75,7 @@ async function shot(page: Page, name: string): Promise<void> {
 async function signIn(page: Page, key: string): Promise<void> {
   await page.goto(`${served.base}/`);
   await page.getByLabel("Team key").fill(key);
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign in with the key" }).click();
 }
 
 async function searchFor(page: Page, words: string): Promise<void> {

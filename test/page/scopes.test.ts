@@ -12,8 +12,15 @@ import { form, PageClient } from "./browser-client.js";
 let app: TestApp | undefined;
 afterEach(() => app?.close());
 
-/** Page routes no session is needed for: the sign-in, and the assets every page loads. */
-const SIGNED_OUT = ["GET /", "POST /page/sign-in", "GET /page/assets/page.css", "GET /page/assets/page.js"];
+/** Page routes no session is needed for: the sign-in, joining by an invite, and the assets every page loads. */
+const SIGNED_OUT = [
+  "GET /",
+  "POST /page/sign-in",
+  "GET /page/assets/page.css",
+  "GET /page/assets/page.js",
+  "GET /page/invite/:code",
+  "POST /page/invite/:code",
+];
 
 async function signedInWith(scope: Scope) {
   app = await buildTestApp();

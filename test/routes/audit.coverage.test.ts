@@ -13,6 +13,7 @@ import { auditOf } from "../support/audit.js";
 import { packageReadmes } from "../support/export.js";
 import { GIT_MV_HTML, printPdf, scratchDir } from "../support/files.js";
 import { makeKey } from "../support/keys.js";
+import { joinAs } from "../support/members.js";
 import { NOTION_DOUBLE_TOKEN, NotionDouble } from "../support/notion-double.js";
 import { needs, outside } from "../support/outside.js";
 import { tickingClock, withApp } from "./contract.js";
@@ -121,6 +122,22 @@ const DRIVERS: Record<string, Driver> = {
   "DELETE /v1/keys/:keyId": {
     action: "key.revoked",
     prepare: async (t) => json(t, `/v1/keys/${(await makeKey(t.app, t.apiKey, "read")).keyId}`, "DELETE"),
+  },
+  "POST /v1/invites": {
+    action: "member.invited",
+    prepare: async (t) => json(t, "/v1/invites", "POST", { role: "reader" }),
+  },
+  "PATCH /v1/members/:memberId": {
+    action: "member.role_changed",
+    prepare: async (t) =>
+      json(t, `/v1/members/${(await joinAs(t.app, t.apiKey, "reader")).memberId}`, "PATCH", {
+        role: "member",
+      }),
+  },
+  "DELETE /v1/members/:memberId": {
+    action: "member.removed",
+    prepare: async (t) =>
+      json(t, `/v1/members/${(await joinAs(t.app, t.apiKey, "reader")).memberId}`, "DELETE"),
   },
 };
 

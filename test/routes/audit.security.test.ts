@@ -58,15 +58,16 @@ describe("the audit trail at rest", () => {
         sql: "INSERT INTO audit_events (team_id, id, at, sealed) VALUES (?, ?, '2030-01-01T00:00:00.000Z', ?)",
         args: [b.teamId, String(first?.id), first?.sealed ?? null],
       });
-      // A's three events (its first key, a read and a write key): the one overwritten does not open.
+      // A's four events (its first key, its first owner's invite, a read and a write key): the one overwritten
+      // does not open.
       const trailA = await expectOk(await app.request("/v1/audit", { token: a.apiKey }), 200, auditAnswer);
       expect(trailA.events.map((e) => e.id)).toContain(String(first?.id));
       expect(trailA.events.map((e) => e.id)).not.toContain(String(second?.id));
-      expect(trailA.events).toHaveLength(2);
+      expect(trailA.events).toHaveLength(3);
       expect(trailA.unreadable).toBe(1);
-      // B's two (its first key, a read key), and the copy from A that does not open under B's key.
+      // B's three (its first key and invite, a read key), and the copy from A that does not open under B's key.
       const trailB = await expectOk(await app.request("/v1/audit", { token: b.apiKey }), 200, auditAnswer);
-      expect(trailB.events.map((e) => e.action)).toEqual(["key.made", "key.made"]);
+      expect(trailB.events.map((e) => e.action).sort()).toEqual(["key.made", "key.made", "member.invited"]);
       expect(trailB.unreadable).toBe(1);
     }));
 });
@@ -125,7 +126,11 @@ describe("an event storage refuses", () => {
           expect(app.memoria.audit.held).toBe(1);
           // Reading the trail tries them first; still refused, they stay held and the read answers.
           const during = await expectOk(await app.request("/v1/audit", { token: apiKey }), 200, auditAnswer);
-          expect(during.events.map((e) => e.action)).toEqual(["key.made", "key.made"]);
+          expect(during.events.map((e) => e.action).sort()).toEqual([
+            "key.made",
+            "key.made",
+            "member.invited",
+          ]);
           expect(app.memoria.audit.held).toBe(1);
           // A server stopping now tries once more, and says how many it loses.
           expect(await app.memoria.audit.flush(2_000)).toBe(1);

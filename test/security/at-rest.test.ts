@@ -5,8 +5,10 @@ import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { PageClient } from "../page/browser-client.js";
 import { addDocument, buildTestApp, makeTeam, search, tempDir } from "../support/app.js";
 import { makeKey } from "../support/keys.js";
+import { invitePath, joinAs, sendJoin } from "../support/members.js";
 
 // Words no library, schema or id would contain by chance.
 const distinctive = ["quetzalcoatlus", "zymurgyfest", "brontide", "xanthippe", "pellucidar", "ombrophobe"];
@@ -112,6 +114,52 @@ describe("nothing readable at rest", () => {
     expect(readableWords(tmp.dir, ["write"]).length).toBeGreaterThan(0);
   });
 
+  it("keeps a member's name, address, password and invite code unreadable, and no hash of the address or code unkeyed", async () => {
+    const tmp = tempDir();
+    cleanups.push(tmp.cleanup);
+    const app = await buildTestApp({ dbUrl: tmp.dbUrl });
+    const { apiKey } = await makeTeam(app);
+    const path = await invitePath(app, apiKey, "member");
+    const code = path.slice(path.lastIndexOf("/") + 1);
+    const joined = await joinAs(app, apiKey, "member", {
+      name: "Xanthippe Quetzalcoatlus",
+      email: "brontide@pellucidar.example",
+      password: "zymurgyfest ombrophobe",
+    });
+    const browser = new PageClient(app);
+    const spent = await sendJoin(browser, path, {
+      name: "Ombrophobe Second",
+      email: "ombrophobe@pellucidar.example",
+      password: "zymurgyfest second one",
+    });
+    expect(spent.status).toBe(303);
+    // Signing in again reads the sealed row back.
+    const again = await new PageClient(app).post(
+      "/page/sign-in",
+      new URLSearchParams({ email: joined.email, password: joined.password }),
+    );
+    expect(again.status).toBe(303);
+    app.close();
+
+    expect(
+      readableWords(tmp.dir, [
+        "xanthippe",
+        "quetzalcoatlus",
+        "brontide",
+        "pellucidar",
+        "zymurgyfest",
+        "ombrophobe",
+        code,
+      ]),
+    ).toEqual([]);
+    // An invite code is kept as its SHA-256 (256 random bits: no guess can confirm one); the address is not
+    // kept as any unkeyed hash, so a guessed address cannot be confirmed from the files.
+    expect(filesWithHashOf(tmp.dir, code).length).toBeGreaterThan(0);
+    expect(filesWithHashOf(tmp.dir, joined.email)).toEqual([]);
+    // The scan itself works: the role is kept readable, and is found.
+    expect(readableWords(tmp.dir, ["member"]).length).toBeGreaterThan(0);
+  });
+
   it("keeps the audit trail sealed: no action, actor or target of an event readable, only its id and time", async () => {
     const tmp = tempDir();
     cleanups.push(tmp.cleanup);
@@ -137,9 +185,9 @@ describe("nothing readable at rest", () => {
     const events = (await (await app.request("/v1/audit", { token: apiKey })).json()) as {
       events: { id: string; at: string }[];
     };
-    // The team's first key, the agent key, a document created and replaced, an entry remembered and forgotten, the
-    // agent revoked, the webhook set and removed.
-    expect(events.events.length).toBe(9);
+    // The team's first key and first owner's invite, the agent key, a document created and replaced, an entry
+    // remembered and forgotten, the agent revoked, the webhook set and removed.
+    expect(events.events.length).toBe(10);
     const rows = await app.storage.client.execute("SELECT * FROM audit_events");
     app.close();
 

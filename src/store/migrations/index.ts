@@ -10,6 +10,7 @@ import * as sessions from "./006_sessions.js";
 import * as indexSnapshots from "./007_index_snapshots.js";
 import * as keyScopes from "./008_key_scopes.js";
 import * as auditEvents from "./009_audit_events.js";
+import * as members from "./010_members.js";
 
 export interface Migration {
   version: number;
@@ -26,6 +27,7 @@ export const migrations: Migration[] = [
   indexSnapshots,
   keyScopes,
   auditEvents,
+  members,
 ];
 
 export const latestSchemaVersion = Math.max(...migrations.map((m) => m.version));

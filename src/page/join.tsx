@@ -1,0 +1,65 @@
+/** @jsxRuntime automatic @jsxImportSource hono/jsx */
+// The page an invite link opens: the team and the role it offers, and the form that makes the person a
+// member with a name, an address and a password. Nothing typed is shown back but the name and address.
+
+import type { Role } from "../role.js";
+import { ErrorNote } from "./error-note.js";
+import { Layout } from "./layout.js";
+
+/** A password shorter than this is refused: 12 characters keep an offline guess of the hash far off. */
+export const MIN_PASSWORD_CHARS = 12;
+/** And longer than this: a bound on what one sign-in hashes, far past any pass phrase. */
+export const MAX_PASSWORD_CHARS = 256;
+
+export interface JoinValues {
+  name: string;
+  email: string;
+}
+
+export function JoinPage(props: {
+  teamName: string;
+  role: Role;
+  expiresAt: string;
+  action: string;
+  values?: JoinValues;
+  error?: string;
+}) {
+  return (
+    <Layout title="Join the team">
+      <h1>Join {props.teamName}</h1>
+      <p>
+        You are invited as <strong>{props.role}</strong>. This link works once, until{" "}
+        <time datetime={props.expiresAt}>{props.expiresAt.slice(0, 16).replace("T", " ")} UTC</time>.
+      </p>
+      <ErrorNote message={props.error} />
+      <form method="post" action={props.action}>
+        <label for="name">Your name</label>
+        <input id="name" name="name" required maxlength={200} value={props.values?.name ?? ""} />
+        <label for="email">Email</label>
+        <input
+          id="email"
+          name="email"
+          type="email"
+          autocomplete="username"
+          required
+          value={props.values?.email ?? ""}
+        />
+        <label for="password">Password</label>
+        <input
+          id="password"
+          name="password"
+          type="password"
+          autocomplete="new-password"
+          required
+          minlength={MIN_PASSWORD_CHARS}
+          maxlength={MAX_PASSWORD_CHARS}
+          aria-describedby="password-hint"
+        />
+        <p id="password-hint" class="hint">
+          At least {MIN_PASSWORD_CHARS} characters. memoria keeps only a slow hash of it, sealed.
+        </p>
+        <button type="submit">Join</button>
+      </form>
+    </Layout>
+  );
+}

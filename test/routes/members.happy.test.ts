@@ -1,0 +1,217 @@
+// A team of people: the admin token's new team comes with its first owner's invite; owners invite by link,
+// people join and sign in as themselves, roles change and members leave, and the trail names each of them.
+
+import { describe, expect, it } from "vitest";
+import { createTeamAnswer } from "../../src/routes/teams.js";
+import { PageClient } from "../page/browser-client.js";
+import { ADMIN_TOKEN, addDocument, makeTeam } from "../support/app.js";
+import { changesSinceMade } from "../support/audit.js";
+import { makeKey } from "../support/keys.js";
+import { joinAs, members, sendJoin } from "../support/members.js";
+import { expectNoContent, expectOk, tickingClock, withApp } from "./contract.js";
+
+describe("members", () => {
+  it("makes a team with its first owner's invite, which signs the owner in as themselves", () =>
+    withApp(async (app) => {
+      const created = await expectOk(
+        await app.request("/v1/teams", { method: "POST", token: ADMIN_TOKEN, json: { name: "Acme" } }),
+        201,
+        createTeamAnswer,
+      );
+      expect(created.invite).not.toBeNull();
+      const url = new URL(created.invite?.url ?? "");
+      expect(url.pathname).toMatch(/^\/page\/invite\/[A-Za-z0-9_-]{43}$/);
+      expect(Date.parse(created.invite?.expiresAt ?? "") - Date.now()).toBeGreaterThan(23 * 3600_000);
+      const browser = new PageClient(app);
+      const form = await (await browser.get(url.pathname)).text();
+      expect(form).toContain("Join Acme");
+      expect(form).toContain("<strong>owner</strong>");
+      const joined = await sendJoin(browser, url.pathname, {
+        name: "Ana Owner",
+        email: "  Ana@Example.COM ",
+        password: "a long pass phrase",
+      });
+      expect(joined.status).toBe(303);
+      const start = await (await browser.get("/")).text();
+      expect(start).toContain(">Ana Owner · owner</span>");
+      expect(start).toContain('href="/page/members"');
+      const listed = await members(app, created.apiKey);
+      expect(listed).toEqual([
+        {
+          id: expect.any(String),
+          name: "Ana Owner",
+          role: "owner",
+          createdAt: expect.any(String),
+          lastSeenAt: expect.any(String),
+        },
+      ]);
+      // Signing out and in again by address and password, the address as typed in another case.
+      const again = new PageClient(app);
+      const signIn = await again.post(
+        "/page/sign-in",
+        new URLSearchParams({ email: "ana@example.com", password: "a long pass phrase" }),
+      );
+      expect(signIn.status).toBe(303);
+      expect(await (await again.get("/")).text()).toContain(">Ana Owner · owner</span>");
+    }));
+
+  it("gives an owner, a member, a reader and two agent keys exactly their powers, and names each in the trail", () =>
+    withApp(
+      async (app) => {
+        const { apiKey: admin } = await makeTeam(app);
+        const owner = await joinAs(app, admin, "owner", { name: "Olga" });
+        const member = await joinAs(app, admin, "member", { name: "Mika" });
+        const reader = await joinAs(app, admin, "reader", { name: "Rui" });
+        const readAgent = await makeKey(app, admin, "read", { name: "Wall display" });
+        const writeAgent = await makeKey(app, admin, "write", { name: "Sync agent" });
+        const doc = await addDocument(app, writeAgent.apiKey, {
+          title: "Runbook",
+          content: "Restart ingest.",
+        });
+
+        // Reading: everyone.
+        for (const who of [owner, member, reader]) {
+          expect((await who.browser.get(`/page/documents/${doc.id}`)).status, who.name).toBe(200);
+        }
+        expect((await app.request("/v1/search?q=ingest", { token: readAgent.apiKey })).status).toBe(200);
+        // Adding: the member and the owner; the reader and the read key are refused.
+        const note = (who: typeof member, title: string) =>
+          who.browser
+            .csrf()
+            .then((csrf) =>
+              who.browser.post(
+                "/page/notes",
+                new URLSearchParams({ csrf, title, content: "A note.", path: "" }),
+              ),
+            );
+        expect((await note(member, "By Mika")).status).toBe(303);
+        expect((await note(reader, "By Rui")).status).toBe(403);
+        expect(
+          (
+            await app.request("/v1/documents", {
+              method: "POST",
+              token: readAgent.apiKey,
+              json: { title: "x", content: "y" },
+            })
+          ).status,
+        ).toBe(403);
+        // Deleting: the owner only.
+        const del = async (who: typeof member) =>
+          who.browser.post(
+            `/page/documents/${doc.id}/delete`,
+            new URLSearchParams({ csrf: await who.browser.csrf() }),
+          );
+        expect((await del(member)).status).toBe(403);
+        expect(await (await member.browser.get("/page/members")).status).toBe(403);
+        expect((await del(owner)).status).toBe(303);
+        expect(
+          (await app.request(`/v1/documents/${doc.id}`, { method: "DELETE", token: writeAgent.apiKey }))
+            .status,
+        ).toBe(403);
+
+        const trail = await changesSinceMade(app, admin, "?limit=200");
+        const writes = trail.filter((event) => event.action.startsWith("document."));
+        expect(writes.map((event) => `${event.who} ${event.action}`)).toEqual([
+          "Olga document.deleted",
+          "Mika document.created",
+          "Sync agent document.created",
+        ]);
+        expect(trail.filter((event) => event.action === "member.joined").map((event) => event.who)).toEqual([
+          "Rui",
+          "Mika",
+          "Olga",
+        ]);
+      },
+      { clock: tickingClock() },
+    ));
+
+  it("applies a role change and a removal at the member's next request", () =>
+    withApp(
+      async (app) => {
+        const { apiKey: admin } = await makeTeam(app);
+        const member = await joinAs(app, admin, "member");
+        expect((await member.browser.get("/page/notes")).status).toBe(200);
+        await expectNoContent(
+          await app.request(`/v1/members/${member.memberId}`, {
+            method: "PATCH",
+            token: admin,
+            json: { role: "reader" },
+          }),
+        );
+        expect((await member.browser.get("/page/notes")).status).toBe(403);
+        expect(await (await member.browser.get("/")).text()).toContain(" · reader</span>");
+        // The same role again is no change, and no event.
+        await expectNoContent(
+          await app.request(`/v1/members/${member.memberId}`, {
+            method: "PATCH",
+            token: admin,
+            json: { role: "reader" },
+          }),
+        );
+        await expectNoContent(
+          await app.request(`/v1/members/${member.memberId}`, { method: "DELETE", token: admin }),
+        );
+        // Signed out at once: the next page sends them to sign in, and their password no longer signs in.
+        const after = await member.browser.get("/page/memory");
+        expect(after.status).toBe(303);
+        expect(after.headers.get("location")).toBe("/");
+        const retry = await new PageClient(app).post(
+          "/page/sign-in",
+          new URLSearchParams({ email: member.email, password: member.password }),
+        );
+        expect(retry.status).toBe(401);
+        expect(await members(app, admin)).toEqual([]);
+        const trail = await changesSinceMade(app, admin);
+        expect(trail.slice(0, 2).map((event) => `${event.who} ${event.action} ${event.target}`)).toEqual([
+          `key member.removed member ${member.memberId}`,
+          `key member.role_changed member ${member.memberId}`,
+        ]);
+      },
+      { clock: tickingClock() },
+    ));
+
+  it("lets an owner invite, change roles and remove on the page", () =>
+    withApp(
+      async (app) => {
+        const { apiKey: admin } = await makeTeam(app);
+        const owner = await joinAs(app, admin, "owner", { name: "Olga" });
+        const csrf = await owner.browser.csrf();
+        const made = await owner.browser.post("/page/invites", new URLSearchParams({ csrf, role: "reader" }));
+        expect(made.status).toBe(200);
+        const link = /class="invite-link" readonly="" value="([^"]+)"/.exec(await made.text())?.[1];
+        expect(link).toBeDefined();
+        const joiner = new PageClient(app);
+        const joined = await sendJoin(joiner, new URL(link ?? "").pathname, {
+          name: "Rui",
+          email: "rui@example.com",
+          password: "another pass phrase",
+        });
+        expect(joined.status).toBe(303);
+        const rui = (await members(app, admin)).find((m) => m.name === "Rui");
+        expect(rui?.role).toBe("reader");
+        const changed = await owner.browser.post(
+          `/page/members/${rui?.id}/role`,
+          new URLSearchParams({ csrf, role: "member" }),
+        );
+        expect(changed.headers.get("location")).toBe("/page/members?changed=1");
+        expect((await joiner.get("/page/notes")).status).toBe(200);
+        const removed = await owner.browser.post(
+          `/page/members/${rui?.id}/remove`,
+          new URLSearchParams({ csrf }),
+        );
+        expect(removed.headers.get("location")).toBe("/page/members?removed=1");
+        expect((await joiner.get("/page/notes")).status).toBe(303);
+        const page = await (await owner.browser.get("/page/members?removed=1")).text();
+        expect(page).toContain("The member was removed");
+        expect(page).toContain("Olga (you)");
+        const trail = await changesSinceMade(app, admin);
+        expect(trail.slice(0, 4).map((event) => `${event.who} ${event.action}`)).toEqual([
+          "Olga member.removed",
+          "Olga member.role_changed",
+          "Rui member.joined",
+          "Olga member.invited",
+        ]);
+      },
+      { clock: tickingClock() },
+    ));
+});
