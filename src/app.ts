@@ -57,6 +57,7 @@ import { MemberService } from "./services/members.js";
 import { MemoryService } from "./services/memory.js";
 import { Metrics } from "./services/metrics.js";
 import { NotionService } from "./services/notion.js";
+import { PasskeyService } from "./services/passkeys.js";
 import { ReindexService } from "./services/reindex.js";
 import {
   inThreadFinder,
@@ -303,6 +304,7 @@ export function createApp(deps: AppDeps): Memoria {
     pageRoutes({
       sessions,
       rateLimit: limits.credentialLimited,
+      accounts: limits.accounts,
       search,
       memory,
       documents,
@@ -312,6 +314,7 @@ export function createApp(deps: AppDeps): Memoria {
       exports,
       audit,
       members,
+      passkeys: new PasskeyService({ storage, clock, teams: directory, members }),
       logger,
     }),
   );

@@ -22,6 +22,11 @@ export class Limiter {
     }
   }
 
+  /** Tasks waiting for a slot. */
+  get waiting(): number {
+    return this.#waiting.length;
+  }
+
   /** Nothing running and nothing waiting. */
   get idle(): boolean {
     return this.#free === this.limit && this.#waiting.length === 0;

@@ -8,7 +8,12 @@
 //   minute per address (the probe of issue 11 measured 526 wrong keys a second on one connection). Only
 //   failures count: a request whose credential authenticated is out of the reckoning at once, however long
 //   it then runs (30 slow valid uploads once locked their whole address out).
-// - Page requests count under the signed-in session's team key, with that key's API requests.
+// - Page requests count under the signed-in session's team key, with that key's API requests, or its member.
+// - Failed password sign-ins per account: 10 a minute. An address's guesses spread over many client addresses
+//   (a botnet) stop at 10 a minute for the account, where the per-address limit alone would let each client
+//   address try 30; from the 11th on, that account's sign-in is refused before any password is hashed, the
+//   right password included, until the window passes. The account is counted under a hash of its address,
+//   in memory only.
 //
 // Counters live in memory, per process: on Cloudflare each team has its own container, so per process is per
 // team; behind several Node instances the limits are per instance. Why fixed windows, the address rule and
@@ -27,6 +32,12 @@ export const RATE_WINDOW_MS = 60_000;
 
 /** Failed authentications a minute per client address (docs/api.md: fixed, not configurable). */
 export const AUTH_FAILURES_PER_MINUTE = 30;
+
+/**
+ * Failed password sign-ins a minute per account: a person mistyping tries two or three times; ten a minute is
+ * 14,400 guesses a day at most, against argon2id and a 12-character minimum.
+ */
+export const ACCOUNT_FAILURES_PER_MINUTE = 10;
 
 // At most this many addresses (or credentials) are counted at once; a new one past it evicts the one whose
 // window began longest ago. An entry is a 64-character key and two numbers, about 200 bytes, so the table
@@ -130,6 +141,15 @@ export interface RateLimits {
    * attempt and counts it under the credential; the 429 to answer when that is over its limit, else null.
    */
   credentialLimited<E extends AppEnv>(c: Context<E>, secret: string): Promise<Response | null>;
+  /** Failed password sign-ins per account (a normalised address): checked before a password is hashed. */
+  accounts: AccountFailures;
+}
+
+export interface AccountFailures {
+  /** The seconds to wait when the account has used its failures this minute, else null. */
+  locked(account: string): number | null;
+  /** Counts one failed sign-in of the account. */
+  failed(account: string): void;
 }
 
 /**
@@ -142,7 +162,8 @@ function presentsCredentials(c: Context<AppEnv>): boolean {
   const path = c.req.path;
   return (
     path.startsWith("/v1/webhooks/") ||
-    (c.req.method === "POST" && (path === "/page/sign-in" || path.startsWith("/page/invite/")))
+    (c.req.method === "POST" &&
+      (path === "/page/sign-in" || path === "/page/passkey/sign-in" || path.startsWith("/page/invite/")))
   );
 }
 
@@ -253,5 +274,24 @@ export function rateLimits(deps: RateLimitDeps): RateLimits {
     return wait === null ? null : rateLimited(c, wait, "Too many requests for this key; retry later.");
   };
 
-  return { authFailures, perCredential, credentialLimited };
+  const accountFailures = new FixedWindowCounter({
+    limit: ACCOUNT_FAILURES_PER_MINUTE,
+    windowMs: RATE_WINDOW_MS,
+    maxKeys: MAX_COUNTED_KEYS,
+    clock: deps.clock,
+  });
+  // Counted under a hash of the address, so the table never holds an address itself.
+  const accountKey = (account: string) => hashSecretNow(`account\u0000${account}`);
+  const accounts: AccountFailures = {
+    locked: (account) => {
+      const wait = accountFailures.exhausted(accountKey(account));
+      if (wait !== null) deps.onLimited?.("auth_failures");
+      return wait;
+    },
+    failed: (account) => {
+      accountFailures.hit(accountKey(account));
+    },
+  };
+
+  return { authFailures, perCredential, credentialLimited, accounts };
 }

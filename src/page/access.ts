@@ -17,12 +17,18 @@ export const PageSignedInAs = createContext<SignedInAs | null>(null);
  * Who the page is drawn for, as the header shows it: a member's name and role, or a key's name (or "Team
  * key") and scope, with a line saying which; null for nobody signed in.
  */
-export function useSignedIn(): { name: string; label: string; title: string } | null {
+export function useSignedIn(): { name: string; label: string; title: string; member: boolean } | null {
   const scope = useContext(PageScope);
   const as = useContext(PageSignedInAs);
   if (scope === null || as === null) return null;
-  if (as.kind === "member") return { name: as.name ?? "Member", label: as.role, title: "You, and your role" };
-  return { name: as.name ?? "Team key", label: scope, title: "The key you signed in with, and its scope" };
+  if (as.kind === "member")
+    return { name: as.name ?? "Member", label: as.role, title: "You, and your role", member: true };
+  return {
+    name: as.name ?? "Team key",
+    label: scope,
+    title: "The key you signed in with, and its scope",
+    member: false,
+  };
 }
 
 /** Whether the signed-in member or key may do what needs `needed`. */

@@ -52,7 +52,9 @@ dl.accounting dd{margin:0}
 
 /**
  * Only an improvement: "/" focuses the search box, and the search box searches as you type (after a pause),
- * by submitting its own form, which works the same without this file.
+ * by submitting its own form, which works the same without this file. And passkeys, which need a script by
+ * their nature (the browser's WebAuthn API): their buttons are drawn hidden and shown here only where the
+ * browser can use them; the page's JSON routes carry the ceremony, and an error is said beside the button.
  */
 export const PAGE_JS = `(() => {
   const box = document.querySelector("input[type=search]");
@@ -69,6 +71,42 @@ export const PAGE_JS = `(() => {
   });
   const end = box.value.length;
   if (end > 0) box.setSelectionRange(end, end);
+})();
+(() => {
+  const buttons = document.querySelectorAll("button[data-passkey]");
+  const usable = window.PublicKeyCredential && PublicKeyCredential.parseCreationOptionsFromJSON;
+  const post = async (url, body, csrf) => {
+    const headers = { "content-type": "application/json" };
+    if (csrf) headers["x-csrf-token"] = csrf;
+    const res = await fetch(url, { method: "POST", headers, body: JSON.stringify(body || {}) });
+    const data = await res.json().catch(() => ({}));
+    if (!res.ok) throw new Error((data.error && data.error.message) || "The passkey was not accepted.");
+    return data;
+  };
+  for (const button of buttons) {
+    const status = document.getElementById(button.dataset.status || "");
+    if (!usable) continue;
+    button.hidden = false;
+    button.addEventListener("click", async () => {
+      if (status) status.textContent = "";
+      try {
+        if (button.dataset.passkey === "add") {
+          const csrf = button.dataset.csrf;
+          const options = await post("/page/passkeys/options", {}, csrf);
+          const made = await navigator.credentials.create({ publicKey: PublicKeyCredential.parseCreationOptionsFromJSON(options) });
+          await post("/page/passkeys", made.toJSON(), csrf);
+          location.assign("/page/account?added=1");
+        } else {
+          const options = await post("/page/passkey/options");
+          const got = await navigator.credentials.get({ publicKey: PublicKeyCredential.parseRequestOptionsFromJSON(options) });
+          const done = await post("/page/passkey/sign-in", got.toJSON());
+          location.assign(done.redirect || "/");
+        }
+      } catch (error) {
+        if (status) status.textContent = error.message || "The passkey was not accepted.";
+      }
+    });
+  }
 })();
 `;
 

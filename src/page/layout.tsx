@@ -46,6 +46,8 @@ export function Layout({ title, csrf, children }: LayoutProps) {
                   Export
                 </a>
               ) : null}
+              {canAdmin || who?.member ? <a href="/page/keys">Keys</a> : null}
+              {who?.member ? <a href="/page/account">Account</a> : null}
               {canAdmin ? <a href="/page/members">Members</a> : null}
               {canAdmin ? <a href="/page/audit">Audit trail</a> : null}
               {who ? (

@@ -4,11 +4,14 @@
 
 import type { Hono, MiddlewareHandler } from "hono";
 import { z } from "zod";
+import { events } from "../audit.js";
 import { isDomainError } from "../errors.js";
 import { isRole } from "../role.js";
 import { inviteOf } from "../routes/members.js";
 import { nameText } from "../routes/schemas.js";
+import { type Scope, scopes } from "../scope.js";
 import { JoinPage, type JoinValues, MAX_PASSWORD_CHARS, MIN_PASSWORD_CHARS } from "./join.js";
+import { KEY_LIFETIMES_DAYS, KeysPage } from "./keys.js";
 import { MembersPage } from "./members.js";
 import { MessagePage } from "./message.js";
 import {
@@ -21,6 +24,18 @@ import {
   render,
   signedInNow,
 } from "./routes.js";
+
+const keyForm = z.object({
+  name: nameText(200),
+  scope: z.enum(scopes, { error: "must be read, write or admin" }),
+  days: z.coerce
+    .number()
+    .refine(
+      (days) => (KEY_LIFETIMES_DAYS as readonly number[]).includes(days),
+      "must be one of the offered lifetimes",
+    )
+    .optional(),
+});
 
 const joinForm = z.object({
   name: nameText(200),
@@ -88,6 +103,10 @@ export function peopleRoutes(app: Hono<PageEnv>, deps: PageDeps, { signedIn, sta
       if (isDomainError(error, "conflict"))
         return joinPage(c, code, { values, error: (error as Error).message, status: 409 });
       if (isDomainError(error, "not_found")) return cannotJoin(c, (error as Error).message);
+      if (isDomainError(error, "unavailable")) {
+        c.header("Retry-After", "1");
+        return render(c, <MessagePage title="Try again" message={(error as Error).message} />, 503);
+      }
       throw error;
     }
   });
@@ -157,6 +176,104 @@ export function peopleRoutes(app: Hono<PageEnv>, deps: PageDeps, { signedIn, sta
       (memberId) => deps.members.changeRole(c.var.session.team, memberId, role, c.var.session.actor),
       "changed",
     );
+  });
+
+  /**
+   * Who may make and revoke keys here, and how far: a member up to their role's scope (their own keys), an
+   * owner or an `admin` key every key; a key of a smaller scope none (as POST /v1/keys needs `admin`).
+   */
+  const keyMaker = (c: PageContext) => {
+    const { actor, scope } = c.var.session;
+    if (actor.kind !== "member" && scope !== "admin") return null;
+    return {
+      maxScope: scope,
+      everyKey: scope === "admin",
+      owner: actor.kind === "member" ? { memberId: actor.id, scope } : null,
+    };
+  };
+
+  const keysPage = async (
+    c: PageContext,
+    maker: NonNullable<ReturnType<typeof keyMaker>>,
+    extra: {
+      made?: { name: string; apiKey: string; scope: Scope };
+      error?: string;
+      status?: 400 | 403 | 404;
+    } = {},
+  ) => {
+    const all = await deps.teams.keysOf(c.var.session.team);
+    const keys = maker.everyKey ? all : all.filter((key) => key.owner === maker.owner?.memberId);
+    const notice =
+      c.req.query("revoked") === "1" ? "The key was revoked; it stops working at once." : undefined;
+    return render(
+      c,
+      <KeysPage
+        csrf={c.var.csrf}
+        keys={keys}
+        maxScope={maker.maxScope}
+        everyKey={maker.everyKey}
+        made={extra.made}
+        notice={extra.made || extra.error ? undefined : notice}
+        error={extra.error}
+      />,
+      extra.status ?? 200,
+    );
+  };
+
+  const notAKeyMaker = (c: PageContext) =>
+    render(
+      c,
+      <MessagePage
+        title="Not with this key"
+        message="Making and revoking keys needs a team key with the admin scope, or signing in as yourself."
+        csrf={c.var.csrf}
+      />,
+      403,
+    );
+
+  app.get("/page/keys", signedIn, (c) => {
+    const maker = keyMaker(c);
+    return maker ? keysPage(c, maker) : notAKeyMaker(c);
+  });
+
+  app.post("/page/keys", signedIn, async (c) => {
+    const form = await statefulPost(c);
+    if (form instanceof Response) return form;
+    const maker = keyMaker(c);
+    if (!maker) return notAKeyMaker(c);
+    const days = fieldOf(form, "days");
+    const parsed = keyForm.safeParse({
+      name: fieldOf(form, "name"),
+      scope: fieldOf(form, "scope"),
+      days: days === "" ? undefined : days,
+    });
+    if (!parsed.success) return keysPage(c, maker, { error: firstIssue(parsed.error), status: 400 });
+    const { name, scope } = parsed.data;
+    const lifetimeMs = parsed.data.days === undefined ? undefined : parsed.data.days * 24 * 60 * 60 * 1000;
+    try {
+      const made = await deps.teams.makeKey(c.var.session.team, { name, scope, lifetimeMs }, maker.owner);
+      await deps.audit.record(c.var.session.team, c.var.session.actor, events.keyMade(made.keyId));
+      return keysPage(c, maker, { made: { name, apiKey: made.apiKey, scope } });
+    } catch (error) {
+      if (!isDomainError(error, "forbidden")) throw error;
+      return keysPage(c, maker, { error: (error as Error).message, status: 403 });
+    }
+  });
+
+  app.post("/page/keys/:id/revoke", signedIn, async (c) => {
+    const form = await statefulPost(c);
+    if (form instanceof Response) return form;
+    const maker = keyMaker(c);
+    if (!maker) return notAKeyMaker(c);
+    const keyId = c.req.param("id") ?? "";
+    const key = (await deps.teams.keysOf(c.var.session.team)).find((k) => k.keyId === keyId);
+    // A member revokes only the keys they made; another's key is as absent as one of another team.
+    if (!key || (!maker.everyKey && key.owner !== maker.owner?.memberId))
+      return keysPage(c, maker, { error: "That key is not one you can revoke here.", status: 404 });
+    if (await deps.teams.revokeOwnKey(c.var.session.team, keyId)) {
+      await deps.audit.record(c.var.session.team, c.var.session.actor, events.keyRevoked(keyId));
+    }
+    return c.redirect("/page/keys?revoked=1", 303);
   });
 
   app.post("/page/members/:id/remove", signedIn, async (c) => {

@@ -11,6 +11,7 @@ import { routePath } from "hono/route";
 import { type Actor, events } from "../audit.js";
 import { isDomainError } from "../errors.js";
 import type { AppEnv } from "../http/env.js";
+import type { AccountFailures } from "../http/rate-limit.js";
 import { formatOfFile, stem } from "../ingest/formats.js";
 import { decodeUtf8, describeNotText, notTextReason } from "../ingest/text.js";
 import type { Logger } from "../logger.js";
@@ -24,8 +25,9 @@ import type { AuditTrail } from "../services/audit.js";
 import type { DocumentService } from "../services/documents.js";
 import type { EntryService } from "../services/entries.js";
 import type { ExportService } from "../services/export.js";
-import type { MemberService } from "../services/members.js";
+import { type MemberService, normalizeAddress } from "../services/members.js";
 import type { MemoryService } from "../services/memory.js";
+import type { PasskeyService } from "../services/passkeys.js";
 import type { SearchService } from "../services/search.js";
 import type { StatsService } from "../services/stats.js";
 import type { TeamService } from "../services/teams.js";
@@ -39,6 +41,7 @@ import { MAX_PASSWORD_CHARS } from "./join.js";
 import { ASSET_PATH } from "./layout.js";
 import { MemoryPage } from "./memory.js";
 import { MessagePage } from "./message.js";
+import { passkeyRoutes } from "./passkey-routes.js";
 import { peopleRoutes } from "./people.js";
 import type { RememberValues } from "./remember-form.js";
 import { scopeOfPage } from "./scopes.js";
@@ -71,6 +74,8 @@ export type PageRateLimit = (c: Context<PageEnv>, credential: string) => Promise
 export interface PageDeps {
   sessions: PageSessions;
   rateLimit: PageRateLimit;
+  /** Failed password sign-ins per account (src/http/rate-limit.ts). */
+  accounts: AccountFailures;
   search: SearchService;
   memory: MemoryService;
   documents: DocumentService;
@@ -80,6 +85,7 @@ export interface PageDeps {
   exports: ExportService;
   audit: AuditTrail;
   members: MemberService;
+  passkeys: PasskeyService;
   logger: Logger;
 }
 
@@ -163,8 +169,8 @@ function clearCarriedCookies(c: PageContext): void {
   }
 }
 
-/** Sets a new session's cookie and sends the person to the start page. */
-export function signedInNow(c: PageContext, cookie: string) {
+/** Sets a new session's cookie on the answer. */
+export function setSessionCookie(c: PageContext, cookie: string): void {
   const secure = isHttps(c);
   setCookie(c, secure ? SECURE_SESSION_COOKIE : SESSION_COOKIE, cookie, {
     httpOnly: true,
@@ -172,6 +178,11 @@ export function signedInNow(c: PageContext, cookie: string) {
     path: "/",
     secure,
   });
+}
+
+/** Sets a new session's cookie and sends the person to the start page. */
+export function signedInNow(c: PageContext, cookie: string) {
+  setSessionCookie(c, cookie);
   return c.redirect("/", 303);
 }
 
@@ -196,8 +207,22 @@ function noSuchDocument(c: PageContext) {
   return notThere(c, "No such document", "This document is not there (or was deleted).");
 }
 
-/** A signed-in person whose key may not do this: what it needs, in the page's words. */
+/** The least role holding a scope, for a member told what an action needs. */
+const ROLE_FOR: Readonly<Record<Scope, string>> = { read: "reader", write: "member", admin: "owner" };
+
+/** A signed-in person whose role or key may not do this: what it needs, in the page's words. */
 function outOfScope(c: PageContext, held: Scope, needed: Scope) {
+  const as = c.var.session.as;
+  if (as.kind === "member")
+    return render(
+      c,
+      <MessagePage
+        title="Not with your role"
+        message={`This needs the ${ROLE_FOR[needed]} role or more; your role in this team is ${as.role}.`}
+        csrf={c.var.csrf}
+      />,
+      403,
+    );
   return render(
     c,
     <MessagePage
@@ -347,10 +372,23 @@ export function pageRoutes(deps: PageDeps): Hono<PageEnv> {
     }
     const email = field("email");
     const password = field("password");
-    const member =
-      email.trim() === "" || password === "" || password.length > MAX_PASSWORD_CHARS
-        ? null
-        : await deps.members.signIn(email, password);
+    const account = normalizeAddress(email);
+    const wait = deps.accounts.locked(account);
+    if (wait !== null) {
+      c.header("Retry-After", String(wait));
+      const error = "Too many failed sign-ins for this address this minute; wait a minute and try again.";
+      return render(c, <SignInPage error={error} />, 429);
+    }
+    let member: Awaited<ReturnType<MemberService["signIn"]>> = null;
+    try {
+      if (account !== "" && password !== "" && password.length <= MAX_PASSWORD_CHARS)
+        member = await deps.members.signIn(email, password);
+    } catch (error) {
+      if (!isDomainError(error, "unavailable")) throw error;
+      c.header("Retry-After", "1");
+      return render(c, <SignInPage error={(error as Error).message} />, 503);
+    }
+    if (!member) deps.accounts.failed(account);
     if (!member)
       return render(
         c,
@@ -621,6 +659,7 @@ export function pageRoutes(deps: PageDeps): Hono<PageEnv> {
   });
 
   peopleRoutes(app, deps, { signedIn, statefulPost });
+  passkeyRoutes(app, deps, { signedIn, statefulPost });
 
   return app;
 }

@@ -9,6 +9,15 @@ export const PAGE_SCOPES: Readonly<Record<string, Scope>> = {
   "GET /page/documents/:id": "read",
   "GET /page/memory": "read",
   "POST /page/sign-out": "read",
+  // Any member makes keys up to their role's scope; a key session needs admin (checked by the route).
+  "GET /page/keys": "read",
+  "POST /page/keys": "read",
+  "POST /page/keys/:id/revoke": "read",
+  // A member's own account and passkeys; a key session is told passkeys belong to people.
+  "GET /page/account": "read",
+  "POST /page/passkeys/options": "read",
+  "POST /page/passkeys": "read",
+  "POST /page/passkeys/:id/remove": "read",
 
   "GET /page/notes": "write",
   "POST /page/notes": "write",

@@ -23,6 +23,10 @@ export function SignInPage({ error, notice }: { error?: string; notice?: string 
         <input id="password" name="password" type="password" autocomplete="current-password" required />
         <button type="submit">Sign in</button>
       </form>
+      <button type="button" hidden data-passkey="sign-in" data-status="passkey-status">
+        Sign in with a passkey
+      </button>
+      <p id="passkey-status" role="status" class="hint" />
       <h2>With a team key</h2>
       <form method="post" action="/page/sign-in">
         <label for="key">Team key</label>

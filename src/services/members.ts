@@ -8,7 +8,8 @@ import { type Actor, events } from "../audit.js";
 import type { Clock } from "../clock.js";
 import { DomainError } from "../errors.js";
 import { newId } from "../ids.js";
-import { isRole, type Role } from "../role.js";
+import { isRole, type Role, scopeOfRole } from "../role.js";
+import { allows, scopes } from "../scope.js";
 import type { Keyring } from "../seal/keyring.js";
 import { PASSWORD_HASHES_AT_ONCE, type PasswordHasher } from "../seal/password.js";
 import { generateSecret } from "../seal/secret.js";
@@ -24,6 +25,13 @@ import type { TeamService } from "./teams.js";
 
 /** A day: long enough to reach someone in another time zone, short enough that a link forgotten in a chat dies. */
 export const INVITE_TTL_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Password hashes waiting for a slot, at most, beyond which a sign-in or join is refused 503 at once: each
+ * waits ~15 ms a hash ahead of it per slot, so 32 is a quarter of a second; a flood past it (many client
+ * addresses at once) is answered without queueing memory and time behind it.
+ */
+export const MAX_WAITING_HASHES = 32;
 
 /** The kind of value a sign-in hash is of, kept apart from any other kind hashed under the same key. */
 const ADDRESS = "email";
@@ -66,7 +74,7 @@ export interface MemberDeps {
   clock: Clock;
   passwords: PasswordHasher;
   /** Opens a member's team's key, by its id or from its wrapped form. */
-  teams: Pick<TeamService, "teamKey" | "openTeamKey">;
+  teams: Pick<TeamService, "teamKey" | "openTeamKey" | "forgetTeamKeys">;
 }
 
 /** How an address is compared: case and surrounding spaces do not make another person. */
@@ -79,9 +87,16 @@ function roleOf(row: { role: string }): Role | null {
 }
 
 export class MemberService {
-  readonly #hashing = new Limiter(PASSWORD_HASHES_AT_ONCE);
+  readonly #limiter = new Limiter(PASSWORD_HASHES_AT_ONCE);
 
   constructor(private readonly deps: MemberDeps) {}
+
+  /** A password hash or check in its turn; 503 `unavailable` when too many already wait. */
+  #hashing<T>(task: () => Promise<T>): Promise<T> {
+    if (this.#limiter.waiting >= MAX_WAITING_HASHES)
+      throw new DomainError("unavailable", "Too many sign-ins at once; try again in a moment.");
+    return this.#limiter.run(task);
+  }
 
   /** A one-time link's code for whoever opens it first, as `role`, for INVITE_TTL_MS. */
   async invite(team: TeamKey, role: Role, by: Actor): Promise<NewInvite> {
@@ -137,7 +152,7 @@ export class MemberService {
     if ((await this.deps.storage.members.findBySignIn(hashesOf(hashes))).length > 0) throw addressTaken();
     const memberId = newId("m");
     const now = this.deps.clock.now().toISOString();
-    const password = await this.#hashing.run(() => this.deps.passwords.hash(input.password));
+    const password = await this.#hashing(() => this.deps.passwords.hash(input.password));
     const [event] = await sealAuditEvents(
       team,
       { kind: "member", id: memberId },
@@ -174,7 +189,7 @@ export class MemberService {
     const team =
       match && role ? await openOrNull(this.deps.teams.openTeamKey(match.teamId, match.wrappedKey)) : null;
     const content = match && team ? await openOrNull(openMember(team, match.id, match.sealed)) : null;
-    const ok = await this.#hashing.run(() => this.deps.passwords.verify(content?.password ?? null, password));
+    const ok = await this.#hashing(() => this.deps.passwords.verify(content?.password ?? null, password));
     if (!ok || !match || !role || !team || !content) return null;
     // Neither write decides the sign-in: one storage refuses (a fault, a row moved by another sign-in) is
     // tried again at the next.
@@ -236,20 +251,31 @@ export class MemberService {
     return new Map(named);
   }
 
-  /** Gives a member a role: true when it changed, false when they had it. Never the team's last owner. */
+  /**
+   * Gives a member a role: true when it changed, false when they had it. Never the team's last owner. Keys
+   * they made above the new role's scope are revoked with the change.
+   */
   async changeRole(team: TeamKey, memberId: string, role: Role, by: Actor): Promise<boolean> {
     const now = this.deps.clock.now().toISOString();
     const [event] = await sealAuditEvents(team, by, [events.memberRoleChanged(memberId)], now);
     if (!event) throw new Error("a role change's event was not sealed");
-    return changed(await this.deps.storage.members.setRole(team.teamId, memberId, role, event), memberId);
+    const above = scopes.filter((scope) => !allows(scopeOfRole(role), scope));
+    const outcome = await this.deps.storage.members.setRole(team.teamId, memberId, role, event, above);
+    this.deps.teams.forgetTeamKeys(team.teamId);
+    return changed(outcome, memberId);
   }
 
-  /** Removes a member: their sessions end on their next request. Never the team's last owner. */
+  /**
+   * Removes a member: their sessions end on their next request, and the keys they made at once. Never the
+   * team's last owner.
+   */
   async remove(team: TeamKey, memberId: string, by: Actor): Promise<void> {
     const now = this.deps.clock.now().toISOString();
     const [event] = await sealAuditEvents(team, by, [events.memberRemoved(memberId)], now);
     if (!event) throw new Error("a removal's event was not sealed");
-    changed(await this.deps.storage.members.remove(team.teamId, memberId, now, event), memberId);
+    const outcome = await this.deps.storage.members.remove(team.teamId, memberId, now, event);
+    this.deps.teams.forgetTeamKeys(team.teamId);
+    changed(outcome, memberId);
   }
 }
 

@@ -7,7 +7,7 @@ import type { Clock } from "../clock.js";
 import { DomainError, isDomainError } from "../errors.js";
 import { newId, teamIdPattern } from "../ids.js";
 import type { LiveIndexes } from "../live/indexes.js";
-import { isScope, type Scope } from "../scope.js";
+import { allows, isScope, type Scope } from "../scope.js";
 import type { Keyring } from "../seal/keyring.js";
 import { generateSecret } from "../seal/secret.js";
 import { hashSecretNow } from "../seal/secret-hash.js";
@@ -36,7 +36,7 @@ export interface ApiKeyInfo {
 export interface TeamKeyInfo extends ApiKeyInfo {
   /** Null for a key made without a name (the team's first key, keys made with the admin token). */
   name: string | null;
-  /** The member who made it; keys are made by keys or the admin token until members exist, so null. */
+  /** The member who made it; null for a key made by a key or the admin token. */
   owner: string | null;
   expiresAt: string | null;
   lastUsedAt: string | null;
@@ -56,6 +56,8 @@ export interface NewKeyInput {
   scope: Scope;
   /** ISO 8601; must be later than now. */
   expiresAt?: string | undefined;
+  /** Or how long from now (the page's lifetimes); ignored when expiresAt is given. */
+  lifetimeMs?: number | undefined;
 }
 
 /**
@@ -145,10 +147,25 @@ export class TeamService {
     return this.#insertKey(teamId, { scope: "admin", expiresAt: null, sealed: () => Promise.resolve(null) });
   }
 
-  /** A key a team makes for itself (POST /v1/keys): named, scoped, perhaps expiring. */
-  async makeKey(team: TeamKey, input: NewKeyInput): Promise<{ keyId: string; apiKey: string }> {
+  /**
+   * A key a team makes for itself (POST /v1/keys, or a member on the page): named, scoped, perhaps expiring.
+   * A member makes keys at most their own role's scope, and owns them: removing the member revokes them.
+   */
+  async makeKey(
+    team: TeamKey,
+    input: NewKeyInput,
+    owner: { memberId: string; scope: Scope } | null = null,
+  ): Promise<{ keyId: string; apiKey: string }> {
+    if (owner && !allows(owner.scope, input.scope)) {
+      throw new DomainError(
+        "forbidden",
+        `A ${input.scope} key is more than your role may make; you may make keys up to the ${owner.scope} scope.`,
+      );
+    }
     let expiresAt: string | null = null;
-    if (input.expiresAt !== undefined) {
+    if (input.expiresAt === undefined && input.lifetimeMs !== undefined) {
+      expiresAt = new Date(this.deps.clock.now().getTime() + input.lifetimeMs).toISOString();
+    } else if (input.expiresAt !== undefined) {
       const at = Date.parse(input.expiresAt);
       if (!Number.isFinite(at) || at <= this.deps.clock.now().getTime()) {
         throw new DomainError("invalid_request", "expiresAt must be a time in the future.");
@@ -159,6 +176,7 @@ export class TeamService {
       scope: input.scope,
       expiresAt,
       sealed: (keyId) => sealKey(team, keyId, { name: input.name }),
+      owner: owner?.memberId ?? null,
     });
   }
 
@@ -190,7 +208,12 @@ export class TeamService {
 
   async #insertKey(
     teamId: string,
-    key: { scope: Scope; expiresAt: string | null; sealed: (keyId: string) => Promise<Uint8Array | null> },
+    key: {
+      scope: Scope;
+      expiresAt: string | null;
+      sealed: (keyId: string) => Promise<Uint8Array | null>;
+      owner?: string | null;
+    },
   ): Promise<{ keyId: string; apiKey: string }> {
     const apiKey = formatApiKey(teamId, generateSecret());
     const keyId = newId("k");
@@ -202,6 +225,7 @@ export class TeamService {
       createdAt: this.deps.clock.now().toISOString(),
       expiresAt: key.expiresAt,
       sealed: await key.sealed(keyId),
+      owner: key.owner ?? null,
     });
     return { keyId, apiKey };
   }
@@ -222,6 +246,14 @@ export class TeamService {
     // Committed: from the next request on, this instance asks storage, which refuses the key.
     this.#keys.forgetKey(keyId);
     return revoked === "revoked";
+  }
+
+  /**
+   * Forgets every key of the team this instance holds as checked, so the next use of each asks storage again:
+   * after keys were revoked in another change's transaction (a member removed or given a smaller role).
+   */
+  forgetTeamKeys(teamId: string): void {
+    this.#keys.forgetTeam(teamId);
   }
 
   /**
@@ -344,7 +376,7 @@ function keyInfo(row: ApiKeyRow, scope: Scope, name: string | null): TeamKeyInfo
     keyId: row.id,
     name,
     scope,
-    owner: null,
+    owner: row.owner,
     createdAt: row.createdAt,
     expiresAt: row.expiresAt,
     lastUsedAt: row.lastUsedAt,

@@ -120,8 +120,17 @@ export class MemberRows {
     return rs.rows.map(memberRow);
   }
 
-  /** Gives a live member a role, with its event; never leaves the team without a live owner. */
-  async setRole(teamId: string, memberId: string, role: string, event: AuditRow): Promise<MemberChange> {
+  /**
+   * Gives a live member a role, with its event; never leaves the team without a live owner. Keys the member
+   * made of a scope in `revokeScopes` (above what the new role may make) are revoked with it.
+   */
+  async setRole(
+    teamId: string,
+    memberId: string,
+    role: string,
+    event: AuditRow,
+    revokeScopes: readonly string[],
+  ): Promise<MemberChange> {
     return this.#change(
       teamId,
       memberId,
@@ -133,10 +142,11 @@ export class MemberRows {
       },
       event,
       role,
+      revokeScopes,
     );
   }
 
-  /** Removes a live member at `at`, with its event; never the team's last live owner. */
+  /** Removes a live member at `at`, with its event and every key they made; never the team's last live owner. */
   async remove(teamId: string, memberId: string, at: string, event: AuditRow): Promise<MemberChange> {
     return this.#change(
       teamId,
@@ -147,6 +157,7 @@ export class MemberRows {
         args: [at, teamId, memberId, teamId, memberId],
       },
       event,
+      null,
       null,
     );
   }
@@ -162,14 +173,25 @@ export class MemberRows {
     update: InStatement,
     event: AuditRow,
     role: string | null,
+    /** The scopes of the member's keys to revoke with the change; null for every key. */
+    revokeScopes: readonly string[] | null,
   ): Promise<MemberChange> {
-    const [changed, , , found] = await this.client.batch(
+    // The change applied exactly when its event was appended.
+    const applied = "EXISTS (SELECT 1 FROM audit_events WHERE team_id = ? AND id = ?)";
+    const scoped =
+      revokeScopes === null ? "" : ` AND scope IN (${revokeScopes.map(() => "?").join(", ") || "NULL"})`;
+    const [changed, , , , found] = await this.client.batch(
       [
         update,
         insertEventIf(event, "changes() > 0"),
         {
-          sql: `${WITHDRAW_INVITES} AND EXISTS (SELECT 1 FROM audit_events WHERE team_id = ? AND id = ?)`,
+          sql: `${WITHDRAW_INVITES} AND ${applied}`,
           args: [event.at, teamId, inviteMaker({ kind: "member", id: memberId }), teamId, event.id],
+        },
+        {
+          sql: `UPDATE api_keys SET revoked_at = ?
+                WHERE team_id = ? AND owner = ? AND revoked_at IS NULL${scoped} AND ${applied}`,
+          args: [event.at, teamId, memberId, ...(revokeScopes ?? []), teamId, event.id],
         },
         {
           sql: "SELECT role FROM members WHERE team_id = ? AND id = ? AND removed_at IS NULL",

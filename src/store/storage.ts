@@ -14,6 +14,7 @@ import { InviteRows } from "./invites.js";
 import { MemberRows } from "./members.js";
 import { assertSchemaKnown, migrate } from "./migrate.js";
 import { latestSchemaVersion } from "./migrations/index.js";
+import { PasskeyRows } from "./passkeys.js";
 import { type Preflight, readPreflight } from "./preflight.js";
 import { SessionRows } from "./sessions.js";
 import { SnapshotRows } from "./snapshots.js";
@@ -34,6 +35,7 @@ export class Storage {
   readonly audit: AuditRows;
   readonly members: MemberRows;
   readonly invites: InviteRows;
+  readonly passkeys: PasskeyRows;
 
   constructor(
     readonly client: Client,
@@ -56,6 +58,7 @@ export class Storage {
     this.audit = new AuditRows(client);
     this.members = new MemberRows(client);
     this.invites = new InviteRows(client);
+    this.passkeys = new PasskeyRows(client);
   }
 
   async ping(): Promise<void> {

@@ -23,6 +23,8 @@ export interface ApiKeyRow {
   revokedAt: string | null;
   /** The key's name, sealed under the team's key (sealed/keys.ts); null for a key made without one. */
   sealed: Uint8Array | null;
+  /** The member who made it; null for a key made by a key or the admin token. */
+  owner: string | null;
 }
 
 /** A key as a new row holds it: its hash, never the key. */
@@ -34,6 +36,7 @@ export interface NewApiKey {
   createdAt: string;
   expiresAt: string | null;
   sealed: Uint8Array | null;
+  owner?: string | null;
 }
 
 export interface ApiKeyMatch extends ApiKeyRow {
@@ -49,7 +52,7 @@ function teamRow(row: Record<string, unknown>): TeamRow {
   };
 }
 
-const KEY_COLUMNS = "id, team_id, scope, created_at, expires_at, last_used_at, revoked_at, sealed";
+const KEY_COLUMNS = "id, team_id, scope, created_at, expires_at, last_used_at, revoked_at, sealed, owner";
 
 function keyRow(row: Record<string, unknown>): ApiKeyRow {
   return {
@@ -61,14 +64,24 @@ function keyRow(row: Record<string, unknown>): ApiKeyRow {
     lastUsedAt: row.last_used_at == null ? null : text(row.last_used_at),
     revokedAt: row.revoked_at == null ? null : text(row.revoked_at),
     sealed: row.sealed == null ? null : blob(row.sealed),
+    owner: row.owner == null ? null : text(row.owner),
   };
 }
 
 const INSERT_KEY =
-  "INSERT INTO api_keys (id, team_id, secret_hash, scope, created_at, expires_at, sealed) VALUES (?, ?, ?, ?, ?, ?, ?)";
+  "INSERT INTO api_keys (id, team_id, secret_hash, scope, created_at, expires_at, sealed, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
 
 function insertKeyArgs(key: NewApiKey) {
-  return [key.id, key.teamId, key.secretHash, key.scope, key.createdAt, key.expiresAt, key.sealed];
+  return [
+    key.id,
+    key.teamId,
+    key.secretHash,
+    key.scope,
+    key.createdAt,
+    key.expiresAt,
+    key.sealed,
+    key.owner ?? null,
+  ];
 }
 
 export class TeamRows {
@@ -117,6 +130,8 @@ export class TeamRows {
         { sql: "DELETE FROM api_keys WHERE team_id = ?", args: [id] },
         { sql: "DELETE FROM members WHERE team_id = ?", args: [id] },
         { sql: "DELETE FROM invites WHERE team_id = ?", args: [id] },
+        { sql: "DELETE FROM passkeys WHERE team_id = ?", args: [id] },
+        { sql: "DELETE FROM passkey_challenges WHERE team_id = ?", args: [id] },
       ],
       "write",
     );
@@ -193,7 +208,7 @@ export class TeamRows {
   async findKey(secretHash: string): Promise<ApiKeyMatch | null> {
     const rs = await this.client.execute({
       sql: `SELECT k.id, k.team_id, k.scope, k.created_at, k.expires_at, k.last_used_at, k.revoked_at, k.sealed,
-              t.wrapped_key
+              k.owner, t.wrapped_key
             FROM api_keys k JOIN teams t ON t.id = k.team_id
             WHERE k.secret_hash = ? AND k.revoked_at IS NULL`,
       args: [secretHash],

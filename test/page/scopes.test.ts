@@ -12,7 +12,7 @@ import { form, PageClient } from "./browser-client.js";
 let app: TestApp | undefined;
 afterEach(() => app?.close());
 
-/** Page routes no session is needed for: the sign-in, joining by an invite, and the assets every page loads. */
+/** Page routes no session is needed for: signing in (a passkey too), joining by an invite, and the assets every page loads. */
 const SIGNED_OUT = [
   "GET /",
   "POST /page/sign-in",
@@ -20,6 +20,8 @@ const SIGNED_OUT = [
   "GET /page/assets/page.js",
   "GET /page/invite/:code",
   "POST /page/invite/:code",
+  "POST /page/passkey/options",
+  "POST /page/passkey/sign-in",
 ];
 
 async function signedInWith(scope: Scope) {

@@ -2,12 +2,13 @@
 // people join and sign in as themselves, roles change and members leave, and the trail names each of them.
 
 import { describe, expect, it } from "vitest";
+import { teamKeysAnswer } from "../../src/routes/keys.js";
 import { createTeamAnswer } from "../../src/routes/teams.js";
 import { PageClient } from "../page/browser-client.js";
 import { ADMIN_TOKEN, addDocument, makeTeam } from "../support/app.js";
 import { changesSinceMade } from "../support/audit.js";
 import { makeKey } from "../support/keys.js";
-import { joinAs, members, sendJoin } from "../support/members.js";
+import { type Joined, joinAs, members, sendJoin } from "../support/members.js";
 import { expectNoContent, expectOk, tickingClock, withApp } from "./contract.js";
 
 describe("members", () => {
@@ -214,4 +215,109 @@ describe("members", () => {
       },
       { clock: tickingClock() },
     ));
+});
+
+describe("members' keys", () => {
+  /** Makes a key on the page as `who`; the answer's status and, when made, the key shown once. */
+  async function keyOnPage(who: Joined, fields: Record<string, string>) {
+    const res = await who.browser.post(
+      "/page/keys",
+      new URLSearchParams({ csrf: await who.browser.csrf(), ...fields }),
+    );
+    const html = await res.text();
+    return { status: res.status, apiKey: /value="(mem_[^"]+)"/.exec(html)?.[1], html };
+  }
+
+  it("lets a member make keys up to their role's scope, owned by them, and an owner see and revoke every key", () =>
+    withApp(
+      async (app) => {
+        const { apiKey: admin } = await makeTeam(app);
+        const owner = await joinAs(app, admin, "owner", { name: "Olga" });
+        const member = await joinAs(app, admin, "member", { name: "Mika" });
+        const reader = await joinAs(app, admin, "reader", { name: "Rui" });
+        const mikas = await keyOnPage(member, { name: "Mika agent", scope: "write", days: "30" });
+        expect(mikas.status).toBe(200);
+        expect(mikas.apiKey).toMatch(/^mem_/);
+        // Above the role: refused, and nothing made.
+        const tooMuch = await keyOnPage(member, { name: "Mika admin", scope: "admin", days: "" });
+        expect(tooMuch.status).toBe(403);
+        expect(tooMuch.apiKey).toBeUndefined();
+        expect((await keyOnPage(reader, { name: "Rui writer", scope: "write", days: "" })).status).toBe(403);
+        const ruis = await keyOnPage(reader, { name: "Rui display", scope: "read", days: "" });
+        expect(ruis.apiKey).toMatch(/^mem_/);
+        // The key works at its scope, and the list names its owner.
+        const doc = await addDocument(app, mikas.apiKey ?? "", {
+          title: "By agent",
+          content: "Made by Mika agent.",
+        });
+        const listed = await expectOk(await app.request("/v1/keys", { token: admin }), 200, teamKeysAnswer);
+        const mikasKey = listed.find((key) => key.name === "Mika agent");
+        expect(mikasKey).toMatchObject({ scope: "write", owner: member.memberId });
+        // Thirty days from when it was made (the test's clock ticks a millisecond a reading).
+        const lifetime = Date.parse(mikasKey?.expiresAt ?? "") - Date.parse(mikasKey?.createdAt ?? "");
+        expect(Math.abs(lifetime - 30 * 86_400_000)).toBeLessThan(1000);
+        expect(listed.find((key) => key.name === "Rui display")?.owner).toBe(reader.memberId);
+        // A member's page lists their own keys only; an owner's every key.
+        const mikasPage = await (await member.browser.get("/page/keys")).text();
+        expect(mikasPage).toContain("Mika agent");
+        expect(mikasPage).not.toContain("Rui display");
+        const ownersPage = await (await owner.browser.get("/page/keys")).text();
+        expect(ownersPage).toContain("Mika agent");
+        expect(ownersPage).toContain("Rui display");
+        // A member cannot revoke another's key; an owner can.
+        const ruisKey = listed.find((key) => key.name === "Rui display")?.keyId;
+        const refused = await member.browser.post(
+          `/page/keys/${ruisKey}/revoke`,
+          new URLSearchParams({ csrf: await member.browser.csrf() }),
+        );
+        expect(refused.status).toBe(404);
+        expect((await app.request("/v1/search?q=agent", { token: ruis.apiKey ?? "" })).status).toBe(200);
+        const revoked = await owner.browser.post(
+          `/page/keys/${ruisKey}/revoke`,
+          new URLSearchParams({ csrf: await owner.browser.csrf() }),
+        );
+        expect(revoked.headers.get("location")).toBe("/page/keys?revoked=1");
+        expect((await app.request("/v1/search?q=agent", { token: ruis.apiKey ?? "" })).status).toBe(401);
+        const trail = await changesSinceMade(app, admin, "?limit=200");
+        expect(trail.slice(0, 4).map((e) => `${e.who} ${e.action}`)).toEqual([
+          "Olga key.revoked",
+          "Mika agent document.created",
+          "Rui key.made",
+          "Mika key.made",
+        ]);
+        expect(doc.id).toBeTruthy();
+      },
+      { clock: tickingClock() },
+    ));
+
+  it("revokes a member's keys when they are removed, and those above their new role when it shrinks, at once", () =>
+    withApp(async (app) => {
+      const { apiKey: admin } = await makeTeam(app);
+      const owner = await joinAs(app, admin, "owner");
+      const member = await joinAs(app, admin, "member");
+      const ownersAdmin = (await keyOnPage(owner, { name: "ops", scope: "admin", days: "" })).apiKey ?? "";
+      const ownersRead = (await keyOnPage(owner, { name: "display", scope: "read", days: "" })).apiKey ?? "";
+      const membersWrite =
+        (await keyOnPage(member, { name: "agent", scope: "write", days: "" })).apiKey ?? "";
+      // Each key checked once, so this instance holds it as live.
+      for (const key of [ownersAdmin, ownersRead, membersWrite])
+        expect((await app.request("/v1/stats", { token: key })).status).toBe(200);
+      await joinAs(app, admin, "owner");
+      await expectNoContent(
+        await app.request(`/v1/members/${owner.memberId}`, {
+          method: "PATCH",
+          token: admin,
+          json: { role: "reader" },
+        }),
+      );
+      expect((await app.request("/v1/stats", { token: ownersAdmin })).status).toBe(401);
+      expect((await app.request("/v1/stats", { token: ownersRead })).status).toBe(200);
+      // Checked again since, so held as live once more when its member is removed.
+      expect((await app.request("/v1/stats", { token: membersWrite })).status).toBe(200);
+      await expectNoContent(
+        await app.request(`/v1/members/${member.memberId}`, { method: "DELETE", token: admin }),
+      );
+      expect((await app.request("/v1/stats", { token: membersWrite })).status).toBe(401);
+      expect((await app.request("/v1/stats", { token: admin })).status).toBe(200);
+    }));
 });

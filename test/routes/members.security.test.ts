@@ -249,27 +249,62 @@ describe("signing in", () => {
       expect(texts.size).toBe(1);
     }));
 
-  it("locks an address out after 30 failed sign-ins in a minute, the right password included", () =>
+  it("locks a client address out after 30 failed sign-ins in a minute, the right password included", () =>
     withApp(
       async (app) => {
         const { apiKey } = await makeTeam(app);
         const member = await joinAs(app, apiKey, "member");
-        const signIn = (password: string, address = "198.51.100.7") =>
+        const signIn = (email: string, password: string, address = "198.51.100.7") =>
           app.memoria.app.request("/page/sign-in", {
             method: "POST",
             headers: { origin: "http://localhost", "x-forwarded-for": address },
-            body: new URLSearchParams({ email: member.email, password }),
+            body: new URLSearchParams({ email, password }),
           });
         const statuses: number[] = [];
-        for (let i = 0; i < 31; i++) statuses.push((await signIn(`guess ${i} guess`)).status);
+        // Guesses at many accounts, so no one account's own limit is reached.
+        for (let i = 0; i < 31; i++)
+          statuses.push((await signIn(`guess${i}@example.com`, "a wrong guess")).status);
         expect(statuses.slice(0, 30).every((s) => s === 401)).toBe(true);
         expect(statuses[30]).toBe(429);
-        expect((await signIn(member.password)).status).toBe(429);
+        expect((await signIn(member.email, member.password)).status).toBe(429);
         // Another address is not locked out.
-        expect((await signIn(member.password, "198.51.100.8")).status).toBe(303);
+        expect((await signIn(member.email, member.password, "198.51.100.8")).status).toBe(303);
       },
       { config: { trustProxy: "x-forwarded-for" } },
     ));
+
+  it("locks an account out after 10 failed sign-ins in a minute from any addresses, and lets it in a minute on", async () => {
+    const clock = movableClock();
+    await withApp(
+      async (app) => {
+        const { apiKey } = await makeTeam(app);
+        const member = await joinAs(app, apiKey, "member");
+        const other = await joinAs(app, apiKey, "member");
+        const signIn = (email: string, password: string, address: string) =>
+          app.memoria.app.request("/page/sign-in", {
+            method: "POST",
+            headers: { origin: "http://localhost", "x-forwarded-for": address },
+            body: new URLSearchParams({ email, password }),
+          });
+        const statuses: number[] = [];
+        // Each guess from its own address, as a botnet sends them; the address typed in varying case.
+        for (let i = 0; i < 11; i++) {
+          const email = i % 2 ? member.email.toUpperCase() : member.email;
+          statuses.push((await signIn(email, `wrong guess ${i}`, `203.0.113.${i + 1}`)).status);
+        }
+        expect(statuses.slice(0, 10).every((s) => s === 401)).toBe(true);
+        expect(statuses[10]).toBe(429);
+        const locked = await signIn(member.email, member.password, "203.0.113.99");
+        expect(locked.status).toBe(429);
+        expect(Number(locked.headers.get("retry-after"))).toBeGreaterThan(0);
+        // Another account is not locked out, and this one is let in once the minute has passed.
+        expect((await signIn(other.email, other.password, "203.0.113.99")).status).toBe(303);
+        clock.advance(60_000);
+        expect((await signIn(member.email, member.password, "203.0.113.99")).status).toBe(303);
+      },
+      { clock, config: { trustProxy: "x-forwarded-for" } },
+    );
+  });
 
   it("signs members in under a master key rotated away from, and moves them to the new key's hash", async () => {
     const tmp = tempDir();

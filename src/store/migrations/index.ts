@@ -11,6 +11,7 @@ import * as indexSnapshots from "./007_index_snapshots.js";
 import * as keyScopes from "./008_key_scopes.js";
 import * as auditEvents from "./009_audit_events.js";
 import * as members from "./010_members.js";
+import * as passkeys from "./011_passkeys.js";
 
 export interface Migration {
   version: number;
@@ -28,6 +29,7 @@ export const migrations: Migration[] = [
   keyScopes,
   auditEvents,
   members,
+  passkeys,
 ];
 
 export const latestSchemaVersion = Math.max(...migrations.map((m) => m.version));
