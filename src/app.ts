@@ -5,7 +5,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { every } from "hono/combine";
 import type { FairQueue } from "./async/fair-queue.js";
 import type { Clock } from "./clock.js";
-import { DEFAULT_MAX_BATCH_BYTES } from "./config.js";
+import { DEFAULT_MAX_BATCH_BYTES, type OidcConfig } from "./config.js";
 import type { Extractor } from "./extract/extracted.js";
 import { accessLog } from "./http/access-log.js";
 import { adminAuth, cronAuth, metricsAuth, teamAuth } from "./http/auth.js";
@@ -57,6 +57,7 @@ import { MemberService } from "./services/members.js";
 import { MemoryService } from "./services/memory.js";
 import { Metrics } from "./services/metrics.js";
 import { NotionService } from "./services/notion.js";
+import { OidcService } from "./services/oidc.js";
 import { PasskeyService } from "./services/passkeys.js";
 import { ReindexService } from "./services/reindex.js";
 import {
@@ -109,6 +110,8 @@ export interface AppConfig {
   trustProxy?: string | null;
   /** MEMORIA_ALLOWED_ORIGINS: browser origins that may call /mcp. */
   allowedOrigins?: readonly string[];
+  /** MEMORIA_OIDC_*: an OpenID Connect provider people join and sign in with; none when absent. */
+  oidc?: OidcConfig | null;
 }
 
 /** MEMORIA_MAX_UPLOAD_BYTES's default, as src/config.ts gives it (why that number: see there). */
@@ -315,6 +318,7 @@ export function createApp(deps: AppDeps): Memoria {
       audit,
       members,
       passkeys: new PasskeyService({ storage, clock, teams: directory, members }),
+      oidc: config.oidc ? new OidcService(config.oidc) : null,
       logger,
     }),
   );

@@ -188,6 +188,14 @@ export const envSchema = z.object({
     .pipe(z.number().int().min(1, "must be at least 1").max(1024, "must be at most 1024"))
     .optional(),
   MEMORIA_NOTION_API_URL: z.url({ message: "must be a URL" }).default("https://api.notion.com"),
+  // An organisation's OpenID Connect provider people may join and sign in with (all three, or none). https only:
+  // an ID token and a client secret cross this connection.
+  MEMORIA_OIDC_ISSUER: z
+    .url({ message: "must be a URL" })
+    .refine((url) => url.startsWith("https://"), "must be an https:// URL")
+    .optional(),
+  MEMORIA_OIDC_CLIENT_ID: z.string().min(1).optional(),
+  MEMORIA_OIDC_CLIENT_SECRET: z.string().min(1).optional(),
   MEMORIA_LOG_LEVEL: z.enum(logLevels, { message: `must be one of ${logLevels.join(", ")}` }).default("info"),
 });
 
@@ -235,7 +243,17 @@ export interface Config {
   /** MEMORIA_SEARCH_THREADS: threads that search at once (1: the main thread alone); null: one per core. */
   searchThreads: number | null;
   notionApiUrl: string;
+  /** MEMORIA_OIDC_ISSUER, _CLIENT_ID, _CLIENT_SECRET: null unless all three are set. */
+  oidc: OidcConfig | null;
   logLevel: LogLevel;
+}
+
+export interface OidcConfig {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  /** Plain-http issuers: only a test's provider on loopback; no environment variable sets it. */
+  allowHttp?: boolean;
 }
 
 export class ConfigError extends Error {
@@ -253,6 +271,14 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError(`Invalid configuration: ${lines.join("; ")}.`);
   }
   const e = parsed.data;
+  const oidcSet = [e.MEMORIA_OIDC_ISSUER, e.MEMORIA_OIDC_CLIENT_ID, e.MEMORIA_OIDC_CLIENT_SECRET].filter(
+    (value) => value !== undefined,
+  ).length;
+  if (oidcSet !== 0 && oidcSet !== 3) {
+    throw new ConfigError(
+      "Invalid configuration: MEMORIA_OIDC_ISSUER, MEMORIA_OIDC_CLIENT_ID and MEMORIA_OIDC_CLIENT_SECRET go together.",
+    );
+  }
   if (e.MEMORIA_DB_SYNC_URL && !e.MEMORIA_DB_URL.startsWith("file:")) {
     throw new ConfigError(
       "Invalid configuration: MEMORIA_DB_SYNC_URL needs MEMORIA_DB_URL to be a file: path (the local replica).",
@@ -288,6 +314,14 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     searchMaxQueue: e.MEMORIA_MAX_QUEUE,
     searchThreads: e.MEMORIA_SEARCH_THREADS ?? null,
     notionApiUrl: e.MEMORIA_NOTION_API_URL,
+    oidc:
+      e.MEMORIA_OIDC_ISSUER && e.MEMORIA_OIDC_CLIENT_ID && e.MEMORIA_OIDC_CLIENT_SECRET
+        ? {
+            issuer: e.MEMORIA_OIDC_ISSUER,
+            clientId: e.MEMORIA_OIDC_CLIENT_ID,
+            clientSecret: e.MEMORIA_OIDC_CLIENT_SECRET,
+          }
+        : null,
     logLevel: e.MEMORIA_LOG_LEVEL,
   };
 }

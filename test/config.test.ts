@@ -62,6 +62,29 @@ describe("configuration", () => {
     expect(() => parseConfig({ [name]: value })).toThrow(name);
   });
 
+  it("takes an OpenID Connect provider only whole, and only over https, never echoing its secret", () => {
+    const oidc = {
+      MEMORIA_OIDC_ISSUER: "https://login.example.com",
+      MEMORIA_OIDC_CLIENT_ID: "memoria",
+      MEMORIA_OIDC_CLIENT_SECRET: "a-client-secret-value",
+    };
+    expect(parseConfig({}).oidc).toBeNull();
+    expect(parseConfig(oidc).oidc).toEqual({
+      issuer: "https://login.example.com",
+      clientId: "memoria",
+      clientSecret: "a-client-secret-value",
+    });
+    expect(() => parseConfig({ MEMORIA_OIDC_ISSUER: oidc.MEMORIA_OIDC_ISSUER })).toThrow(/go together/);
+    expect(() => parseConfig({ ...oidc, MEMORIA_OIDC_ISSUER: "http://login.example.com" })).toThrow(
+      /MEMORIA_OIDC_ISSUER must be an https:\/\/ URL/,
+    );
+    try {
+      parseConfig({ ...oidc, MEMORIA_OIDC_CLIENT_ID: "", MEMORIA_OIDC_ISSUER: "not a url" });
+    } catch (error) {
+      expect(String(error)).not.toContain("a-client-secret-value");
+    }
+  });
+
   it("never echoes a secret value in its message", () => {
     try {
       parseConfig({ MEMORIA_MASTER_KEY: "hunter2hunter2" });

@@ -162,6 +162,7 @@ function presentsCredentials(c: Context<AppEnv>): boolean {
   const path = c.req.path;
   return (
     path.startsWith("/v1/webhooks/") ||
+    path === "/page/oidc/callback" ||
     (c.req.method === "POST" &&
       (path === "/page/sign-in" || path === "/page/passkey/sign-in" || path.startsWith("/page/invite/")))
   );

@@ -10,6 +10,9 @@ import type { SignedInAs } from "./sessions.js";
 /** What the signed-in member or key may do; null on a page drawn for nobody signed in. */
 export const PageScope = createContext<Scope | null>(null);
 
+/** The instance's OpenID Connect provider by host, for "Sign in with …"; null when it has none. */
+export const PageOidcProvider = createContext<string | null>(null);
+
 /** Who is signed in; null for nobody. */
 export const PageSignedInAs = createContext<SignedInAs | null>(null);
 

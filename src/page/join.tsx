@@ -2,7 +2,9 @@
 // The page an invite link opens: the team and the role it offers, and the form that makes the person a
 // member with a name, an address and a password. Nothing typed is shown back but the name and address.
 
+import { useContext } from "hono/jsx";
 import type { Role } from "../role.js";
+import { PageOidcProvider } from "./access.js";
 import { ErrorNote } from "./error-note.js";
 import { Layout } from "./layout.js";
 
@@ -16,11 +18,23 @@ export interface JoinValues {
   email: string;
 }
 
+function JoinWithProvider({ code }: { code: string }) {
+  const provider = useContext(PageOidcProvider);
+  return provider === null ? null : (
+    <p>
+      Or <a href={`/page/oidc/start?invite=${encodeURIComponent(code)}`}>join with your {provider} account</a>
+      .
+    </p>
+  );
+}
+
 export function JoinPage(props: {
   teamName: string;
   role: Role;
   expiresAt: string;
   action: string;
+  /** The invite's code, for joining through the instance's OpenID Connect provider instead. */
+  code: string;
   values?: JoinValues;
   error?: string;
 }) {
@@ -60,6 +74,7 @@ export function JoinPage(props: {
         </p>
         <button type="submit">Join</button>
       </form>
+      <JoinWithProvider code={props.code} />
     </Layout>
   );
 }

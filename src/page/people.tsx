@@ -76,6 +76,7 @@ export function peopleRoutes(app: Hono<PageEnv>, deps: PageDeps, { signedIn, sta
           role={offer.role}
           expiresAt={offer.expiresAt}
           action={`/page/invite/${encodeURIComponent(code)}`}
+          code={code}
           values={form.values}
           error={form.error}
         />,

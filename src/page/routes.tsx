@@ -27,11 +27,12 @@ import type { EntryService } from "../services/entries.js";
 import type { ExportService } from "../services/export.js";
 import { type MemberService, normalizeAddress } from "../services/members.js";
 import type { MemoryService } from "../services/memory.js";
+import type { OidcService } from "../services/oidc.js";
 import type { PasskeyService } from "../services/passkeys.js";
 import type { SearchService } from "../services/search.js";
 import type { StatsService } from "../services/stats.js";
 import type { TeamService } from "../services/teams.js";
-import { PageScope, PageSignedInAs } from "./access.js";
+import { PageOidcProvider, PageScope, PageSignedInAs } from "./access.js";
 import { AddNotePage } from "./add-note.js";
 import { FAVICON_SVG, PAGE_CSS, PAGE_JS } from "./assets.js";
 import { AuditPage } from "./audit.js";
@@ -41,6 +42,7 @@ import { MAX_PASSWORD_CHARS } from "./join.js";
 import { ASSET_PATH } from "./layout.js";
 import { MemoryPage } from "./memory.js";
 import { MessagePage } from "./message.js";
+import { oidcRoutes } from "./oidc-routes.js";
 import { passkeyRoutes } from "./passkey-routes.js";
 import { peopleRoutes } from "./people.js";
 import type { RememberValues } from "./remember-form.js";
@@ -86,6 +88,8 @@ export interface PageDeps {
   audit: AuditTrail;
   members: MemberService;
   passkeys: PasskeyService;
+  /** The instance's OpenID Connect provider; null when none is configured. */
+  oidc: OidcService | null;
   logger: Logger;
 }
 
@@ -98,7 +102,9 @@ export const PAGE_SEARCH_HITS = 50;
 export const RECENT_DOCUMENTS = 8;
 export const RECENT_ENTRIES = 20;
 
-export type PageEnv = { Variables: AppEnv["Variables"] & { session: PageSession; csrf: string } };
+export type PageEnv = {
+  Variables: AppEnv["Variables"] & { session: PageSession; csrf: string; oidcProvider: string | null };
+};
 export type PageContext = Context<PageEnv>;
 
 /** Who a signed-in page action acts as, for the audit trail: the member, or the key the session signed in with. */
@@ -115,7 +121,9 @@ export async function render(
   return c.html(
     `<!doctype html>${await (
       <PageScope.Provider value={scope}>
-        <PageSignedInAs.Provider value={as}>{node}</PageSignedInAs.Provider>
+        <PageSignedInAs.Provider value={as}>
+          <PageOidcProvider.Provider value={c.var.oidcProvider ?? null}>{node}</PageOidcProvider.Provider>
+        </PageSignedInAs.Provider>
       </PageScope.Provider>
     )}`,
     status,
@@ -258,6 +266,7 @@ export function pageRoutes(deps: PageDeps): Hono<PageEnv> {
   const app = new Hono<PageEnv>();
 
   const pageHeaders: MiddlewareHandler<PageEnv> = async (c, next) => {
+    c.set("oidcProvider", deps.oidc?.providerName ?? null);
     await next();
     c.header("Content-Security-Policy", PAGE_CSP);
     // A page shows a team's notes: no shared cache may keep it, and Back after Sign out must not show it.
@@ -660,6 +669,7 @@ export function pageRoutes(deps: PageDeps): Hono<PageEnv> {
 
   peopleRoutes(app, deps, { signedIn, statefulPost });
   passkeyRoutes(app, deps, { signedIn, statefulPost });
+  oidcRoutes(app, deps);
 
   return app;
 }

@@ -3,8 +3,20 @@
 // existed, and for anyone a key was handed to). A refusal says only that the sign-in was not accepted, never
 // which part was wrong.
 
+import { useContext } from "hono/jsx";
+import { PageOidcProvider } from "./access.js";
 import { ErrorNote } from "./error-note.js";
 import { Layout } from "./layout.js";
+
+/** "Sign in with <provider>", where the instance has one: a link, so it works with JavaScript off. */
+function SignInWithProvider() {
+  const provider = useContext(PageOidcProvider);
+  return provider === null ? null : (
+    <p>
+      <a href="/page/oidc/start">Sign in with {provider}</a>
+    </p>
+  );
+}
 
 export function SignInPage({ error, notice }: { error?: string; notice?: string }) {
   return (
@@ -23,6 +35,7 @@ export function SignInPage({ error, notice }: { error?: string; notice?: string 
         <input id="password" name="password" type="password" autocomplete="current-password" required />
         <button type="submit">Sign in</button>
       </form>
+      <SignInWithProvider />
       <button type="button" hidden data-passkey="sign-in" data-status="passkey-status">
         Sign in with a passkey
       </button>

@@ -21,6 +21,7 @@ import { openOrNull } from "../sealed/readable.js";
 import { inviteMaker } from "../store/invites.js";
 import type { MemberRow } from "../store/members.js";
 import type { Storage } from "../store/storage.js";
+import type { OidcIdentity } from "./oidc.js";
 import type { TeamService } from "./teams.js";
 
 /** A day: long enough to reach someone in another time zone, short enough that a link forgotten in a chat dies. */
@@ -33,8 +34,12 @@ export const INVITE_TTL_MS = 24 * 60 * 60 * 1000;
  */
 export const MAX_WAITING_HASHES = 32;
 
-/** The kind of value a sign-in hash is of, kept apart from any other kind hashed under the same key. */
+/** The kinds of value a sign-in hash is of, kept apart from each other and any other kind under the same key. */
 const ADDRESS = "email";
+const IDENTITY = "oidc";
+
+/** An OpenID Connect account as one value: its issuer and its subject, which only the two together name. */
+const identityKey = (identity: OidcIdentity) => `${identity.issuer}\u0000${identity.subject}`;
 
 /** A member as the team sees them (GET /v1/members). */
 export interface Member {
@@ -144,15 +149,46 @@ export class MemberService {
    * `offer`), 409 `conflict` for an address that already signs in to a team on this instance.
    */
   async join(code: string, input: JoinInput): Promise<SignedInMember> {
+    const email = normalizeAddress(input.email);
+    return this.#join(code, {
+      name: input.name,
+      email,
+      lookup: [ADDRESS, email],
+      password: () => this.#hashing(() => this.deps.passwords.hash(input.password)),
+    });
+  }
+
+  /**
+   * Spends an invite for a person an OpenID Connect provider vouched for: known by (issuer, subject), with the
+   * name and address the provider gave (or the subject, when it gave none). 409 when that account already
+   * signs in to a team here.
+   */
+  async joinWithIdentity(code: string, identity: OidcIdentity): Promise<SignedInMember> {
+    return this.#join(code, {
+      name: identity.name ?? identity.email ?? identity.subject,
+      email: identity.email ?? "",
+      lookup: [IDENTITY, identityKey(identity)],
+      password: () => Promise.resolve(null),
+    });
+  }
+
+  async #join(
+    code: string,
+    person: {
+      name: string;
+      email: string;
+      lookup: [string, string];
+      password: () => Promise<string | null>;
+    },
+  ): Promise<SignedInMember> {
     const invite = await this.deps.storage.invites.find(hashSecretNow(code));
     const { team, role } = await this.offer(code);
     if (!invite) throw new DomainError("not_found", "This invite link is not one memoria made.");
-    const email = normalizeAddress(input.email);
-    const hashes = await this.deps.keyring.lookupHashes(ADDRESS, email);
+    const hashes = await this.deps.keyring.lookupHashes(...person.lookup);
     if ((await this.deps.storage.members.findBySignIn(hashesOf(hashes))).length > 0) throw addressTaken();
     const memberId = newId("m");
     const now = this.deps.clock.now().toISOString();
-    const password = await this.#hashing(() => this.deps.passwords.hash(input.password));
+    const password = await person.password();
     const [event] = await sealAuditEvents(
       team,
       { kind: "member", id: memberId },
@@ -165,7 +201,7 @@ export class MemberService {
       teamId: team.teamId,
       role,
       signInHash: hashes.current,
-      sealed: await sealMember(team, memberId, { name: input.name, email, password }),
+      sealed: await sealMember(team, memberId, { name: person.name, email: person.email, password }),
       createdAt: now,
       lastSeenAt: now,
       removedAt: null,
@@ -174,7 +210,27 @@ export class MemberService {
     if (outcome === "address_taken") throw addressTaken();
     if (outcome === "invite_spent")
       throw new DomainError("not_found", "This invite link was used or expired while the form was open.");
-    return { team, memberId, name: input.name, role };
+    return { team, memberId, name: person.name, role };
+  }
+
+  /** The live member an OpenID Connect account signs in, or null when none joined with it. */
+  async signInWithIdentity(identity: OidcIdentity): Promise<SignedInMember | null> {
+    const hashes = await this.deps.keyring.lookupHashes(IDENTITY, identityKey(identity));
+    const [match] = await this.deps.storage.members.findBySignIn(hashesOf(hashes));
+    const role = match ? roleOf(match) : null;
+    if (!match || !role) return null;
+    const team = await openOrNull(this.deps.teams.openTeamKey(match.teamId, match.wrappedKey));
+    const content = team ? await openOrNull(openMember(team, match.id, match.sealed)) : null;
+    if (!team || !content) return null;
+    if (match.signInHash !== hashes.current) {
+      await this.deps.storage.members
+        .rehash(match.id, match.signInHash, hashes.current)
+        .catch(() => undefined);
+    }
+    await this.deps.storage.members
+      .touch(match.id, this.deps.clock.now().toISOString())
+      .catch(() => undefined);
+    return { team, memberId: match.id, name: content.name, role };
   }
 
   /**

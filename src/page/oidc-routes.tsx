@@ -1,0 +1,140 @@
+/** @jsxRuntime automatic @jsxImportSource hono/jsx */
+// Signing in, or joining by an invite, with the instance's OpenID Connect provider (MEMORIA_OIDC_*). The start
+// sets a short cookie holding the attempt's secret (and the invite, when joining) and sends the browser to the
+// provider; the callback checks the provider's answer against what that cookie derives (seal/sign-in-attempt.ts),
+// so nothing of the attempt is stored. The cookie is SameSite=Lax: the provider's redirect back is a
+// navigation from its site, which a Strict cookie would not come with.
+
+import type { Hono } from "hono";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { isDomainError } from "../errors.js";
+import { generateSessionSecret } from "../seal/page-session.js";
+import { signInAttempt } from "../seal/sign-in-attempt.js";
+import type { MemberService } from "../services/members.js";
+import type { OidcService } from "../services/oidc.js";
+import { MessagePage } from "./message.js";
+import { isHttps, type PageContext, type PageEnv, render, signedInNow } from "./routes.js";
+import type { PageSessions } from "./sessions.js";
+import { SignInPage } from "./sign-in.js";
+
+export const OIDC_COOKIE = "memoria_oidc";
+const OIDC_PATH = "/page/oidc";
+/** Ten minutes to sign in at the provider: a password, a second factor, a coffee. */
+const ATTEMPT_SECONDS = 10 * 60;
+
+export interface OidcRouteDeps {
+  oidc: OidcService | null;
+  members: MemberService;
+  sessions: PageSessions;
+}
+
+function callbackUrl(c: PageContext): string {
+  const url = new URL(c.req.url);
+  return `${isHttps(c) ? "https" : "http"}://${url.host}${OIDC_PATH}/callback`;
+}
+
+/** The request's URL as the browser opened it (https behind a TLS terminator that says so). */
+function openedUrl(c: PageContext): string {
+  const url = new URL(c.req.url);
+  if (isHttps(c)) url.protocol = "https:";
+  return url.toString();
+}
+
+export function oidcRoutes(app: Hono<PageEnv>, deps: OidcRouteDeps) {
+  const notOffered = (c: PageContext) =>
+    render(
+      c,
+      <MessagePage
+        title="Not here"
+        message="This memoria does not sign in with an organisation's account."
+      />,
+      404,
+    );
+
+  const refusedSignIn = (c: PageContext, message: string, status: 401 | 503) =>
+    render(c, <SignInPage error={message} />, status);
+
+  app.get(`${OIDC_PATH}/start`, async (c) => {
+    const oidc = deps.oidc;
+    if (!oidc) return notOffered(c);
+    const invite = c.req.query("invite") ?? "";
+    if (invite !== "" && !/^[A-Za-z0-9_-]{43}$/.test(invite))
+      return render(
+        c,
+        <MessagePage
+          title="This invite cannot be used"
+          message="This invite link is not one memoria made."
+        />,
+        404,
+      );
+    if (invite !== "") {
+      try {
+        await deps.members.offer(invite);
+      } catch (error) {
+        if (!isDomainError(error, "not_found")) throw error;
+        return render(
+          c,
+          <MessagePage title="This invite cannot be used" message={(error as Error).message} />,
+          404,
+        );
+      }
+    }
+    const secret = generateSessionSecret();
+    let url: string;
+    try {
+      url = await oidc.authorizationUrl(await signInAttempt(secret), callbackUrl(c));
+    } catch (error) {
+      if (!isDomainError(error, "unavailable")) throw error;
+      c.header("Retry-After", "30");
+      return refusedSignIn(c, (error as Error).message, 503);
+    }
+    setCookie(c, OIDC_COOKIE, invite === "" ? secret : `${secret}.${invite}`, {
+      httpOnly: true,
+      sameSite: "Lax",
+      path: OIDC_PATH,
+      secure: isHttps(c),
+      maxAge: ATTEMPT_SECONDS,
+    });
+    return c.redirect(url, 303);
+  });
+
+  app.get(`${OIDC_PATH}/callback`, async (c) => {
+    const oidc = deps.oidc;
+    if (!oidc) return notOffered(c);
+    const cookie = getCookie(c, OIDC_COOKIE) ?? "";
+    deleteCookie(c, OIDC_COOKIE, { path: OIDC_PATH, httpOnly: true, sameSite: "Lax", secure: isHttps(c) });
+    const [secret = "", invite = ""] = cookie.split(".");
+    if (!/^[A-Za-z0-9_-]{43}$/.test(secret))
+      return refusedSignIn(c, "This sign-in was not started here, or took too long; start it again.", 401);
+    try {
+      const identity = await oidc.identify(await signInAttempt(secret), openedUrl(c), callbackUrl(c));
+      if (invite !== "") {
+        const member = await deps.members.joinWithIdentity(invite, identity);
+        return signedInNow(c, await deps.sessions.createForMember(member));
+      }
+      const member = await deps.members.signInWithIdentity(identity);
+      if (!member)
+        return refusedSignIn(
+          c,
+          "No member here signs in with that account. Ask a team's owner for an invite link, and join with it.",
+          401,
+        );
+      return signedInNow(c, await deps.sessions.createForMember(member));
+    } catch (error) {
+      if (isDomainError(error, "unauthorized")) return refusedSignIn(c, (error as Error).message, 401);
+      if (isDomainError(error, "unavailable")) {
+        c.header("Retry-After", "30");
+        return refusedSignIn(c, (error as Error).message, 503);
+      }
+      if (isDomainError(error, "not_found"))
+        return render(
+          c,
+          <MessagePage title="This invite cannot be used" message={(error as Error).message} />,
+          404,
+        );
+      if (isDomainError(error, "conflict"))
+        return render(c, <MessagePage title="Already a member" message={(error as Error).message} />, 409);
+      throw error;
+    }
+  });
+}
