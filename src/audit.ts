@@ -18,6 +18,8 @@ export const auditActions = [
   "member.joined",
   "member.role_changed",
   "member.removed",
+  "passkey.added",
+  "passkey.removed",
   "source.set",
   "source.removed",
 ] as const;
@@ -39,7 +41,7 @@ export interface Actor {
 /** The admin token is one per instance, so it has no id of its own to record; this stands for it. */
 export const ADMIN_TOKEN_ACTOR: Actor = { kind: "admin", id: "admin-token" };
 
-export const targetKinds = ["document", "entry", "key", "member", "invite", "source"] as const;
+export const targetKinds = ["document", "entry", "key", "member", "invite", "passkey", "source"] as const;
 export type TargetKind = (typeof targetKinds)[number];
 
 export interface AuditRecord {
@@ -76,6 +78,12 @@ export const events = {
     target: { kind: "member", id },
   }),
   memberRemoved: (id: string): AuditRecord => ({ action: "member.removed", target: { kind: "member", id } }),
+  /** A passkey by the hash of its credential id, as memoria keeps it. */
+  passkeyAdded: (id: string): AuditRecord => ({ action: "passkey.added", target: { kind: "passkey", id } }),
+  passkeyRemoved: (id: string): AuditRecord => ({
+    action: "passkey.removed",
+    target: { kind: "passkey", id },
+  }),
   /** A source by its kind: a team has at most one of each (`notion`, `webhook`). */
   sourceSet: (source: string): AuditRecord => ({
     action: "source.set",

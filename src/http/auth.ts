@@ -33,7 +33,7 @@ export function teamAuth(directory: ApiKeyAuthenticator): MiddlewareHandler<AppE
     const key = await directory.authenticateKey(given, secretHash);
     if (!key) throw new DomainError("unauthorized");
     c.set("team", key.team);
-    c.set("key", { keyId: key.keyId, scope: key.scope });
+    c.set("key", { keyId: key.keyId, scope: key.scope, owner: key.owner });
     c.set("credentialHash", secretHash);
     await next();
   };

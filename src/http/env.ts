@@ -8,7 +8,8 @@ export interface AppEnv {
   Variables: RequestIdEnv["Variables"] & {
     team: TeamKey;
     /** The team key the request presented: which one, and what it may do. */
-    key: { keyId: string; scope: Scope };
+    /** The request's key: its id, its scope, and the member who made it (null for a key no member made). */
+    key: { keyId: string; scope: Scope; owner: string | null };
     /** Set by the failed-authentication limiter: called once the request's credential has authenticated. */
     credentialAccepted: () => void;
     /**

@@ -20,6 +20,8 @@ const ACTION_WORDS: Record<AuditAction, string> = {
   "member.joined": "joined as member",
   "member.role_changed": "changed the role of member",
   "member.removed": "removed member",
+  "passkey.added": "added passkey",
+  "passkey.removed": "removed passkey",
   "source.set": "set source",
   "source.removed": "removed source",
 };

@@ -4,8 +4,10 @@
 // is the page's own host: a passkey made on one host signs in only there.
 
 import type { Hono, MiddlewareHandler } from "hono";
+import { events } from "../audit.js";
 import { isDomainError } from "../errors.js";
 import { csrfTokenMatches } from "../seal/page-session.js";
+import type { AuditTrail } from "../services/audit.js";
 import type { SignedInMember } from "../services/members.js";
 import type { PasskeyService, RelyingParty } from "../services/passkeys.js";
 import { AccountPage } from "./account.js";
@@ -22,6 +24,7 @@ import type { PageSessions } from "./sessions.js";
 
 export interface PasskeyRouteDeps {
   passkeys: PasskeyService;
+  audit: AuditTrail;
   members: { live(teamId: string, memberId: string): Promise<SignedInMember | null> };
   sessions: PageSessions;
 }
@@ -50,8 +53,12 @@ async function ceremonyBody(c: PageContext): Promise<unknown> {
   }
 }
 
-const jsonError = (c: PageContext, status: 400 | 401 | 403 | 404 | 409, code: string, message: string) =>
-  c.json({ error: { code, message } }, status);
+const jsonError = (
+  c: PageContext,
+  status: 400 | 401 | 403 | 404 | 409 | 503,
+  code: string,
+  message: string,
+) => c.json({ error: { code, message } }, status);
 
 export function passkeyRoutes(app: Hono<PageEnv>, deps: PasskeyRouteDeps, helpers: PasskeyHelpers) {
   const { signedIn, statefulPost } = helpers;
@@ -121,7 +128,9 @@ export function passkeyRoutes(app: Hono<PageEnv>, deps: PasskeyRouteDeps, helper
     const body = await ceremonyBody(c);
     if (body === null) return jsonError(c, 400, "invalid_request", "The browser's answer could not be read.");
     try {
-      return c.json(await deps.passkeys.register(member, body, relyingParty(c)), 201);
+      const added = await deps.passkeys.register(member, body, relyingParty(c));
+      await deps.audit.record(member.team, c.var.session.actor, events.passkeyAdded(added.id));
+      return c.json(added, 201);
     } catch (error) {
       if (isDomainError(error, "unauthorized"))
         return jsonError(c, 401, "unauthorized", (error as Error).message);
@@ -136,7 +145,9 @@ export function passkeyRoutes(app: Hono<PageEnv>, deps: PasskeyRouteDeps, helper
     const member = await memberOf(c);
     if (!member) return onlyPeople(c);
     try {
-      await deps.passkeys.remove(member, c.req.param("id") ?? "");
+      const id = c.req.param("id") ?? "";
+      await deps.passkeys.remove(member, id);
+      await deps.audit.record(member.team, c.var.session.actor, events.passkeyRemoved(id));
       return c.redirect("/page/account?removed=1", 303);
     } catch (error) {
       if (!isDomainError(error, "not_found")) throw error;
@@ -147,7 +158,13 @@ export function passkeyRoutes(app: Hono<PageEnv>, deps: PasskeyRouteDeps, helper
   app.post("/page/passkey/options", async (c) => {
     if (!fromThisOrigin(c))
       return jsonError(c, 403, "forbidden", "Sent from another site: nothing was done.");
-    return c.json((await deps.passkeys.signInOptions(relyingParty(c))) as object);
+    try {
+      return c.json((await deps.passkeys.signInOptions(relyingParty(c))) as object);
+    } catch (error) {
+      if (!isDomainError(error, "unavailable")) throw error;
+      c.header("Retry-After", "60");
+      return jsonError(c, 503, "unavailable", (error as Error).message);
+    }
   });
 
   app.post("/page/passkey/sign-in", async (c) => {

@@ -184,12 +184,14 @@ export function peopleRoutes(app: Hono<PageEnv>, deps: PageDeps, { signedIn, sta
    * owner or an `admin` key every key; a key of a smaller scope none (as POST /v1/keys needs `admin`).
    */
   const keyMaker = (c: PageContext) => {
-    const { actor, scope } = c.var.session;
+    const { actor, scope, as } = c.var.session;
     if (actor.kind !== "member" && scope !== "admin") return null;
+    // What a member's key makes is the member's, as what the member makes.
+    const ownerId = actor.kind === "member" ? actor.id : as.kind === "key" ? as.owner : null;
     return {
       maxScope: scope,
       everyKey: scope === "admin",
-      owner: actor.kind === "member" ? { memberId: actor.id, scope } : null,
+      owner: ownerId === null ? null : { memberId: ownerId, scope },
     };
   };
 

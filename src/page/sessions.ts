@@ -46,7 +46,7 @@ const TOUCH_EVERY_MS = 60 * 1000;
 /** Who a session signed in, shown on every page: a member by name and role, or a key by name and scope. */
 export type SignedInAs =
   | { kind: "member"; name: string | null; role: SignedInMember["role"] }
-  | { kind: "key"; name: string | null };
+  | { kind: "key"; name: string | null; owner: string | null };
 
 export interface PageSession {
   team: TeamKey;
@@ -152,7 +152,7 @@ export class PageSessions {
     return {
       team: key.team,
       actor: { kind: "key", id: key.keyId },
-      as: { kind: "key", name: key.name },
+      as: { kind: "key", name: key.name, owner: key.owner },
       scope: key.scope,
       keys,
       credential: who,

@@ -70,7 +70,13 @@ export function keyRoutes(teams: TeamService, team: MiddlewareHandler<AppEnv>, a
       },
     }),
     async (c) => {
-      const made = await teams.makeKey(c.get("team"), c.req.valid("json"));
+      // A key a member's key makes is the member's too, at most what the making key may do.
+      const { owner, scope } = c.get("key");
+      const made = await teams.makeKey(
+        c.get("team"),
+        c.req.valid("json"),
+        owner === null ? null : { memberId: owner, scope },
+      );
       await audit.record(c.get("team"), keyActor(c), events.keyMade(made.keyId));
       return c.json(made, 201);
     },

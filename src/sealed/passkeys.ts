@@ -7,6 +7,8 @@ import { sealRow, type TeamKey } from "../seal/team-key.js";
 import { openAs } from "./open-as.js";
 
 export const passkeyContentSchema = z.object({
+  /** Whose it is, sealed with the key: a row moved to another member at rest does not sign that member in. */
+  memberId: z.string(),
   publicKey: z.string(),
   counter: z.number().int().nonnegative(),
   transports: z.array(z.string()),

@@ -18,6 +18,12 @@ import type { TeamService } from "./teams.js";
 /** Five minutes: a person finds their phone or security key and answers its prompt well within it. */
 export const CHALLENGE_TTL_MS = 5 * 60 * 1000;
 
+/**
+ * Challenges waiting at once, at most: a sign-in start needs no credential, so without a bound a flood of starts
+ * would grow the table without end. 10,000 in five minutes is 33 a second, far past people signing in.
+ */
+export const MAX_WAITING_CHALLENGES = 10_000;
+
 /** The relying party a ceremony is for: the page's host name and its origin, as the browser sees them. */
 export interface RelyingParty {
   id: string;
@@ -60,7 +66,7 @@ export class PasskeyService {
 
   async #keepChallenge(challenge: string, purpose: string, member: SignedInMember | null): Promise<void> {
     const now = this.deps.clock.now();
-    await this.deps.storage.passkeys.putChallenge(
+    const kept = await this.deps.storage.passkeys.putChallenge(
       {
         challengeHash: hashSecretNow(challenge),
         purpose,
@@ -69,7 +75,10 @@ export class PasskeyService {
         expiresAt: new Date(now.getTime() + CHALLENGE_TTL_MS).toISOString(),
       },
       now.toISOString(),
+      MAX_WAITING_CHALLENGES,
     );
+    if (!kept)
+      throw new DomainError("unavailable", "Too many passkey sign-ins at once; try again in a minute.");
   }
 
   /**
@@ -132,6 +141,7 @@ export class PasskeyService {
       teamId: member.team.teamId,
       memberId: member.memberId,
       sealed: await sealPasskey(member.team, idHash, {
+        memberId: member.memberId,
         publicKey: toBase64Url(credential.publicKey),
         counter: credential.counter,
         transports: credential.transports ?? [],
@@ -162,7 +172,7 @@ export class PasskeyService {
     const match = await this.deps.storage.passkeys.find(idHash);
     const team = match ? await openOrNull(this.deps.teams.openTeamKey(match.teamId, match.wrappedKey)) : null;
     const stored = match && team ? await openOrNull(openPasskey(team, idHash, match.sealed)) : null;
-    if (!match || !team || !stored) throw refused();
+    if (!match || !team || !stored || stored.memberId !== match.memberId) throw refused();
     const webauthn = await this.#load();
     const taken: { row: ChallengeRow | null } = { row: null };
     let verified: Awaited<ReturnType<WebAuthn["verifyAuthenticationResponse"]>>;
@@ -185,11 +195,14 @@ export class PasskeyService {
     if (!verified.verified) throw refused();
     const member = await this.deps.members.live(match.teamId, match.memberId);
     if (!member) throw refused();
-    await this.deps.storage.passkeys.used(
+    const moved = await this.deps.storage.passkeys.used(
       idHash,
+      match.sealed,
       await sealPasskey(team, idHash, { ...stored, counter: verified.authenticationInfo.newCounter }),
       this.deps.clock.now().toISOString(),
     );
+    // Another sign-in with this passkey moved its counter meanwhile: one answer signs in once.
+    if (!moved) throw refused();
     return member;
   }
 

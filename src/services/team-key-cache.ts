@@ -24,6 +24,8 @@ export interface CachedKey {
   expiresAt: number | null;
   /** Its name, opened once a lookup; null for a key made without one. */
   name: string | null;
+  /** The member who made it; null for a key no member made. */
+  owner: string | null;
 }
 
 interface Held extends CachedKey {

@@ -7,6 +7,7 @@ import type { Clock } from "../clock.js";
 import { DomainError, isDomainError } from "../errors.js";
 import { newId, teamIdPattern } from "../ids.js";
 import type { LiveIndexes } from "../live/indexes.js";
+import { roles, scopeOfRole } from "../role.js";
 import { allows, isScope, type Scope } from "../scope.js";
 import type { Keyring } from "../seal/keyring.js";
 import { generateSecret } from "../seal/secret.js";
@@ -49,6 +50,11 @@ export interface AuthenticatedKey {
   scope: Scope;
   /** Null for a key made without a name (a team's first key), or one whose name does not open. */
   name: string | null;
+  /**
+   * The member who made it, or who made the key that made it: what such a key makes is theirs too, so removing
+   * them takes all of it. Null for a key no member made.
+   */
+  owner: string | null;
 }
 
 export interface NewKeyInput {
@@ -177,6 +183,7 @@ export class TeamService {
       expiresAt,
       sealed: (keyId) => sealKey(team, keyId, { name: input.name }),
       owner: owner?.memberId ?? null,
+      ownerRoles: roles.filter((role) => allows(scopeOfRole(role), input.scope)),
     });
   }
 
@@ -213,20 +220,27 @@ export class TeamService {
       expiresAt: string | null;
       sealed: (keyId: string) => Promise<Uint8Array | null>;
       owner?: string | null;
+      /** The roles its owner must still hold for it to be stored. */
+      ownerRoles?: readonly string[];
     },
   ): Promise<{ keyId: string; apiKey: string }> {
     const apiKey = formatApiKey(teamId, generateSecret());
     const keyId = newId("k");
-    await this.deps.storage.teams.insertKey({
-      id: keyId,
-      teamId,
-      secretHash: hashSecretNow(apiKey),
-      scope: key.scope,
-      createdAt: this.deps.clock.now().toISOString(),
-      expiresAt: key.expiresAt,
-      sealed: await key.sealed(keyId),
-      owner: key.owner ?? null,
-    });
+    const stored = await this.deps.storage.teams.insertKey(
+      {
+        id: keyId,
+        teamId,
+        secretHash: hashSecretNow(apiKey),
+        scope: key.scope,
+        createdAt: this.deps.clock.now().toISOString(),
+        expiresAt: key.expiresAt,
+        sealed: await key.sealed(keyId),
+        owner: key.owner ?? null,
+      },
+      key.ownerRoles,
+    );
+    if (!stored)
+      throw new DomainError("forbidden", "Your role changed while the key was being made: it was not made.");
     return { keyId, apiKey };
   }
 
@@ -304,7 +318,7 @@ export class TeamService {
     const name = match.sealed
       ? ((await openOrNull(openKey(team, match.id, match.sealed)))?.name ?? null)
       : null;
-    const key: CachedKey = { keyId: match.id, team, scope, expiresAt, name };
+    const key: CachedKey = { keyId: match.id, team, scope, expiresAt, name, owner: match.owner };
     this.#keys.set(secretHash, key, now, generation);
     // A time that does not parse (a row altered by hand) is written anew.
     if (match.lastUsedAt === null || !(now - Date.parse(match.lastUsedAt) < LAST_USE_EVERY_MS)) {
@@ -312,7 +326,7 @@ export class TeamService {
       // fault) must not refuse the key. A lost write only leaves lastUsedAt a minute or so behind.
       void this.deps.storage.teams.touchKey(match.id, new Date(now).toISOString()).catch(() => undefined);
     }
-    return { team, keyId: key.keyId, scope, name };
+    return { team, keyId: key.keyId, scope, name, owner: key.owner };
   }
 
   /** authenticateKey's team key alone, for callers that only need to open the team's rows. */
@@ -368,7 +382,7 @@ function expired(expiresAt: number | null, now: number): boolean {
 function liveFor(key: CachedKey, teamId: string, now: number): AuthenticatedKey | null {
   if (key.team.teamId !== teamId) return null;
   if (expired(key.expiresAt, now)) return null;
-  return { team: key.team, keyId: key.keyId, scope: key.scope, name: key.name };
+  return { team: key.team, keyId: key.keyId, scope: key.scope, name: key.name, owner: key.owner };
 }
 
 function keyInfo(row: ApiKeyRow, scope: Scope, name: string | null): TeamKeyInfo {

@@ -180,13 +180,19 @@ export class MemberRows {
     const applied = "EXISTS (SELECT 1 FROM audit_events WHERE team_id = ? AND id = ?)";
     const scoped =
       revokeScopes === null ? "" : ` AND scope IN (${revokeScopes.map(() => "?").join(", ") || "NULL"})`;
-    const [changed, , , , found] = await this.client.batch(
+    const [changed, , , , , found] = await this.client.batch(
       [
         update,
         insertEventIf(event, "changes() > 0"),
         {
           sql: `${WITHDRAW_INVITES} AND ${applied}`,
           args: [event.at, teamId, inviteMaker({ kind: "member", id: memberId }), teamId, event.id],
+        },
+        // And those made with their keys: a key's power is its owner's.
+        {
+          sql: `UPDATE invites SET used_at = ? WHERE team_id = ? AND used_at IS NULL
+                AND created_by IN (SELECT 'key:' || id FROM api_keys WHERE team_id = ? AND owner = ?) AND ${applied}`,
+          args: [event.at, teamId, teamId, memberId, teamId, event.id],
         },
         {
           sql: `UPDATE api_keys SET revoked_at = ?

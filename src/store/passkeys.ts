@@ -62,12 +62,16 @@ export class PasskeyRows {
     return row ? { ...passkeyRow(row), wrappedKey: blob(row.wrapped_key) } : null;
   }
 
-  /** Its counter moved on, resealed, and its use, after a sign-in. */
-  async used(idHash: string, sealed: Uint8Array, at: string): Promise<void> {
-    await this.client.execute({
-      sql: "UPDATE passkeys SET sealed = ?, last_used_at = ? WHERE id_hash = ?",
-      args: [sealed, at, idHash],
+  /**
+   * Its counter moved on, resealed, and its use, after a sign-in: only if the row is still the one the sign-in
+   * read (`was`), so of two sign-ins with one answer's counter at once, one moves it. False for the other.
+   */
+  async used(idHash: string, was: Uint8Array, sealed: Uint8Array, at: string): Promise<boolean> {
+    const rs = await this.client.execute({
+      sql: "UPDATE passkeys SET sealed = ?, last_used_at = ? WHERE id_hash = ? AND sealed = ?",
+      args: [sealed, at, idHash, was],
     });
+    return rs.rowsAffected > 0;
   }
 
   async listOf(teamId: string, memberId: string): Promise<PasskeyRow[]> {
@@ -87,19 +91,23 @@ export class PasskeyRows {
     return rs.rowsAffected > 0;
   }
 
-  /** Keeps a ceremony's challenge (its hash) until it is taken or expires; expired ones are cleared first. */
-  async putChallenge(row: ChallengeRow, now: string): Promise<void> {
-    await this.client.batch(
+  /**
+   * Keeps a ceremony's challenge (its hash) until it is taken or expires; expired ones are cleared first. False
+   * when `max` challenges are already waiting (a flood of sign-in starts), and this one is not kept.
+   */
+  async putChallenge(row: ChallengeRow, now: string, max: number): Promise<boolean> {
+    const [, kept] = await this.client.batch(
       [
         { sql: "DELETE FROM passkey_challenges WHERE expires_at <= ?", args: [now] },
         {
           sql: `INSERT INTO passkey_challenges (challenge_hash, purpose, team_id, member_id, expires_at)
-                VALUES (?, ?, ?, ?, ?)`,
-          args: [row.challengeHash, row.purpose, row.teamId, row.memberId, row.expiresAt],
+                SELECT ?, ?, ?, ?, ? WHERE (SELECT COUNT(*) FROM passkey_challenges) < ?`,
+          args: [row.challengeHash, row.purpose, row.teamId, row.memberId, row.expiresAt, max],
         },
       ],
       "write",
     );
+    return (kept?.rowsAffected ?? 0) > 0;
   }
 
   /** Takes a challenge: its row, deleted in the same transaction, so a challenge answers one ceremony. */

@@ -162,8 +162,24 @@ export class TeamRows {
     );
   }
 
-  async insertKey(key: NewApiKey): Promise<void> {
-    await this.client.execute({ sql: INSERT_KEY, args: insertKeyArgs(key) });
+  /**
+   * Stores a new key. A key a member owns is stored only while the member is live with one of `ownerRoles`
+   * (the roles that may make a key of its scope), in the same statement: a removal or a smaller role
+   * committed while the key was being made leaves no key behind. False when it was not stored.
+   */
+  async insertKey(key: NewApiKey, ownerRoles: readonly string[] = []): Promise<boolean> {
+    if (!key.owner) {
+      await this.client.execute({ sql: INSERT_KEY, args: insertKeyArgs(key) });
+      return true;
+    }
+    const rs = await this.client.execute({
+      sql: `INSERT INTO api_keys (id, team_id, secret_hash, scope, created_at, expires_at, sealed, owner)
+            SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (
+              SELECT 1 FROM members WHERE team_id = ? AND id = ? AND removed_at IS NULL
+                AND role IN (${ownerRoles.map(() => "?").join(", ") || "NULL"}))`,
+      args: [...insertKeyArgs(key), key.teamId, key.owner, ...ownerRoles],
+    });
+    return rs.rowsAffected > 0;
   }
 
   async listKeys(teamId: string): Promise<ApiKeyRow[]> {

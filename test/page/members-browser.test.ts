@@ -104,6 +104,15 @@ describe("people on the page in Chromium", () => {
       expect(rows.rows[0]?.id_hash).toBe(createHash("sha256").update(credentialId).digest("hex"));
       expect(JSON.stringify(rows.rows)).not.toContain(credentialId);
 
+      const trail = (await (await app.request("/v1/audit", { token: created.apiKey })).json()) as {
+        events: { action: string; actor: { name: string | null }; target?: { id: string } }[];
+      };
+      expect(trail.events[0]).toMatchObject({
+        action: "passkey.added",
+        actor: { name: "Ana" },
+        target: { id: rows.rows[0]?.id_hash },
+      });
+
       // Signed out, then in again with the passkey alone.
       await page.getByRole("button", { name: "Sign out" }).click();
       await page.getByRole("button", { name: "Sign in with a passkey" }).click();

@@ -108,8 +108,18 @@ describe("the page's passkeys", () => {
     await app.storage.passkeys.putChallenge(
       { challengeHash: "h1", purpose: "sign-in", teamId: null, memberId: null, expiresAt: later },
       now,
+      10,
     );
     expect((await app.storage.passkeys.takeChallenge("h1"))?.purpose).toBe("sign-in");
+    // Past the bound, a challenge is not kept.
+    for (let i = 0; i < 3; i++)
+      expect(
+        await app.storage.passkeys.putChallenge(
+          { challengeHash: `f${i}`, purpose: "sign-in", teamId: null, memberId: null, expiresAt: later },
+          now,
+          2,
+        ),
+      ).toBe(i < 2);
     expect(await app.storage.passkeys.takeChallenge("h1")).toBeNull();
   });
 });

@@ -132,6 +132,38 @@ describe("invites", () => {
       ).toBe(303);
     }));
 
+  it("takes away, with a removed owner, the keys and invites their keys made", () =>
+    withApp(async (app) => {
+      const { apiKey } = await makeTeam(app);
+      const owner = await joinAs(app, apiKey, "owner");
+      await joinAs(app, apiKey, "owner");
+      // The owner's own admin key, made on the page, then a second key and an owner invite made with it.
+      const made = await owner.browser.post(
+        "/page/keys",
+        new URLSearchParams({ csrf: await owner.browser.csrf(), name: "ops", scope: "admin", days: "" }),
+      );
+      const ownersKey = /value="(mem_[^"]+)"/.exec(await made.text())?.[1] ?? "";
+      const second = (await (
+        await app.request("/v1/keys", {
+          method: "POST",
+          token: ownersKey,
+          json: { name: "spare", scope: "admin" },
+        })
+      ).json()) as { keyId: string; apiKey: string };
+      const listed = (await (await app.request("/v1/keys", { token: apiKey })).json()) as {
+        keyId: string;
+        owner: string | null;
+      }[];
+      expect(listed.find((k) => k.keyId === second.keyId)?.owner).toBe(owner.memberId);
+      const byKey = await invitePath(app, ownersKey, "owner");
+      await app.request(`/v1/members/${owner.memberId}`, { method: "DELETE", token: apiKey });
+      for (const key of [ownersKey, second.apiKey])
+        expect((await app.request("/v1/stats", { token: key })).status).toBe(401);
+      const res = await sendJoin(new PageClient(app), byKey, person);
+      expect(res.status).toBe(404);
+      expect(await res.text()).toContain("withdrawn");
+    }));
+
   it("lets one of two people opening the same link at once join", () =>
     withApp(async (app) => {
       const { apiKey } = await makeTeam(app);

@@ -143,6 +143,7 @@ describe("TeamKeyCache", () => {
     scope: "admin",
     expiresAt: null,
     name: null,
+    owner: null,
   });
 
   it("does not keep a lookup that was in flight when a key was revoked", () => {

@@ -22,4 +22,6 @@ export const statements = [
     member_id TEXT,
     expires_at TEXT NOT NULL
   )`,
+  // Expired challenges are cleared by time before each new one is kept.
+  "CREATE INDEX passkey_challenges_by_expiry ON passkey_challenges (expires_at)",
 ];
