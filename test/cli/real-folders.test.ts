@@ -42,12 +42,15 @@ function spread(files: string[], most: number): string[] {
   return Array.from({ length: most }, (_, i) => files[Math.floor(i * step)] as string);
 }
 
-/** A document's long words as the index will hold them: 9 letters or more, not all capitals. */
+/**
+ * A document's long words as the index will hold them: tokens of letters and digits, as the index splits text
+ * ("decodeBase64" is one token, never "decodebase"), kept when they are 9 letters or more and not all capitals.
+ */
 function longWordsOf(content: string, format: DocumentFormat): Set<string> {
   const passages = chunkDocument({ title: "x", content, format });
   const words = passages
-    .flatMap((p) => p.text.match(/\p{L}{9,}/gu) ?? [])
-    .filter((w) => !/^\p{Lu}+$/u.test(w))
+    .flatMap((p) => p.text.match(/[\p{L}\p{N}]+/gu) ?? [])
+    .filter((w) => /^\p{L}{9,}$/u.test(w) && !/^\p{Lu}+$/u.test(w))
     .map((w) => w.toLowerCase());
   return new Set(words);
 }

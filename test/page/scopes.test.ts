@@ -22,6 +22,8 @@ const SIGNED_OUT = [
   "POST /page/invite/:code",
   "POST /page/passkey/options",
   "POST /page/passkey/sign-in",
+  "GET /page/oidc/start",
+  "GET /page/oidc/callback",
 ];
 
 async function signedInWith(scope: Scope) {

@@ -1,9 +1,12 @@
 // A team of people: the admin token's new team comes with its first owner's invite; owners invite by link,
 // people join and sign in as themselves, roles change and members leave, and the trail names each of them.
 
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { describe, expect, it } from "vitest";
 import { teamKeysAnswer } from "../../src/routes/keys.js";
 import { createTeamAnswer } from "../../src/routes/teams.js";
+import { serveOnLoopback } from "../http/loopback.js";
 import { PageClient } from "../page/browser-client.js";
 import { ADMIN_TOKEN, addDocument, makeTeam } from "../support/app.js";
 import { changesSinceMade } from "../support/audit.js";
@@ -56,7 +59,7 @@ describe("members", () => {
       expect(await (await again.get("/")).text()).toContain(">Ana Owner · owner</span>");
     }));
 
-  it("gives an owner, a member, a reader and two agent keys exactly their powers, and names each in the trail", () =>
+  it("gives an owner, a member, a reader and two agent keys exactly their powers on the page, REST and MCP, and names each in the trail", () =>
     withApp(
       async (app) => {
         const { apiKey: admin } = await makeTeam(app);
@@ -110,7 +113,48 @@ describe("members", () => {
             .status,
         ).toBe(403);
 
+        // Over MCP, with the SDK's client: the read key searches but may not remember; the write key remembers
+        // but may not forget.
+        const served = await serveOnLoopback(app);
+        const clients: Client[] = [];
+        try {
+          const connect = async (key: string) => {
+            const client = new Client({ name: "members-test", version: "1" });
+            clients.push(client);
+            await client.connect(
+              new StreamableHTTPClientTransport(new URL(`${served.base}/mcp`), {
+                requestInit: { headers: { authorization: `Bearer ${key}` } },
+              }),
+            );
+            return client;
+          };
+          const display = await connect(readAgent.apiKey);
+          const sync = await connect(writeAgent.apiKey);
+          const searched = await display.callTool({ name: "search", arguments: { q: "ingest" } });
+          expect(searched.isError ?? false).toBe(false);
+          const refusedRemember = await display.callTool({ name: "remember", arguments: { title: "Nope" } });
+          expect(refusedRemember.isError).toBe(true);
+          const remembered = await sync.callTool({
+            name: "remember",
+            arguments: { title: "Restart ingest first" },
+          });
+          expect(remembered.isError ?? false).toBe(false);
+          const entryId = (
+            (await (await app.request("/v1/entries", { token: admin })).json()) as {
+              entries: { id: string }[];
+            }
+          ).entries[0]?.id;
+          const refusedForget = await sync.callTool({ name: "forget", arguments: { id: entryId } });
+          expect(refusedForget.isError).toBe(true);
+        } finally {
+          for (const client of clients) await client.close();
+          await served.close();
+        }
+
         const trail = await changesSinceMade(app, admin, "?limit=200");
+        expect(
+          trail.filter((event) => event.action.startsWith("entry.")).map((e) => `${e.who} ${e.action}`),
+        ).toEqual(["Sync agent entry.remembered"]);
         const writes = trail.filter((event) => event.action.startsWith("document."));
         expect(writes.map((event) => `${event.who} ${event.action}`)).toEqual([
           "Olga document.deleted",

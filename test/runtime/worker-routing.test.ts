@@ -121,6 +121,10 @@ describe("classify", () => {
       "/page/documents/d_x",
       "/page/audit",
       "/page/sign-out",
+      "/page/members",
+      "/page/keys",
+      "/page/account",
+      "/page/passkeys/options",
     ]) {
       expect(classify(req(path, { headers: { cookie } })), path).toEqual({
         kind: "team",
@@ -135,8 +139,20 @@ describe("classify", () => {
       {} as Record<string, string>,
       { cookie: "memoria_session=nonsense" },
       { cookie: `other_session=${teamA}.x` },
+      // A sign-in with the organisation's provider under way: its own cookie, never a team's.
+      { cookie: `memoria_oidc=${"A".repeat(43)}` },
     ]) {
-      for (const path of ["/", "/page/sign-in", "/page/assets/page.css"]) {
+      // Signing in and joining happen before any team is known: the fixed instance, which storage serves.
+      for (const path of [
+        "/",
+        "/page/sign-in",
+        "/page/assets/page.css",
+        `/page/invite/${"A".repeat(43)}`,
+        "/page/passkey/options",
+        "/page/passkey/sign-in",
+        "/page/oidc/start",
+        "/page/oidc/callback",
+      ]) {
         expect(classify(req(path, { headers })), path).toEqual({ kind: "service" });
       }
     }
