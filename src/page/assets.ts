@@ -90,7 +90,15 @@ export const PAGE_JS = `(() => {
     button.addEventListener("click", async () => {
       if (status) status.textContent = "";
       try {
-        if (button.dataset.passkey === "add") {
+        if (button.dataset.passkey === "join") {
+          const field = (id) => (document.getElementById(id) || { value: "" }).value;
+          const person = { name: field("name"), email: field("email").trim() };
+          const path = "/page/invite/" + encodeURIComponent(button.dataset.invite || "") + "/passkey";
+          const options = await post(path + "/options", person);
+          const made = await navigator.credentials.create({ publicKey: PublicKeyCredential.parseCreationOptionsFromJSON(options) });
+          const done = await post(path, { ...person, response: made.toJSON() });
+          location.assign(done.redirect || "/");
+        } else if (button.dataset.passkey === "add") {
           const csrf = button.dataset.csrf;
           const options = await post("/page/passkeys/options", {}, csrf);
           const made = await navigator.credentials.create({ publicKey: PublicKeyCredential.parseCreationOptionsFromJSON(options) });

@@ -74,6 +74,10 @@ export function JoinPage(props: {
         </p>
         <button type="submit">Join</button>
       </form>
+      <button type="button" hidden data-passkey="join" data-invite={props.code} data-status="passkey-status">
+        Join with a passkey instead
+      </button>
+      <p id="passkey-status" role="status" class="hint" />
       <JoinWithProvider code={props.code} />
     </Layout>
   );

@@ -4,8 +4,10 @@
 // is the page's own host: a passkey made on one host signs in only there.
 
 import type { Hono, MiddlewareHandler } from "hono";
+import { z } from "zod";
 import { events } from "../audit.js";
 import { isDomainError } from "../errors.js";
+import { nameText } from "../routes/schemas.js";
 import { csrfTokenMatches } from "../seal/page-session.js";
 import type { AuditTrail } from "../services/audit.js";
 import type { SignedInMember } from "../services/members.js";
@@ -39,6 +41,12 @@ function relyingParty(c: PageContext): RelyingParty {
   const url = new URL(c.req.url);
   return { id: url.hostname, origin: `${isHttps(c) ? "https" : "http"}://${url.host}` };
 }
+
+/** Who is joining with a passkey alone, as the join form takes them (the password aside). */
+const joiningPerson = z.object({
+  name: nameText(200),
+  email: z.email().max(320),
+});
 
 /** A ceremony's JSON bodies are small: an answer is a few kilobytes of base64url. */
 const MAX_CEREMONY_BYTES = 64 * 1024;
@@ -152,6 +160,52 @@ export function passkeyRoutes(app: Hono<PageEnv>, deps: PasskeyRouteDeps, helper
     } catch (error) {
       if (!isDomainError(error, "not_found")) throw error;
       return accountPage(c, member, { error: "That passkey is not one of yours.", status: 404 });
+    }
+  });
+
+  /** The join form's name and address, as the script sends them with a passkey join; null when not valid. */
+  const joinPerson = (body: unknown) => {
+    const parsed = joiningPerson.safeParse(body);
+    return parsed.success ? parsed.data : null;
+  };
+
+  const joinFailed = (c: PageContext, error: unknown) => {
+    if (isDomainError(error, "unauthorized"))
+      return jsonError(c, 401, "unauthorized", (error as Error).message);
+    if (isDomainError(error, "not_found")) return jsonError(c, 404, "not_found", (error as Error).message);
+    if (isDomainError(error, "conflict")) return jsonError(c, 409, "conflict", (error as Error).message);
+    if (isDomainError(error, "unavailable"))
+      return jsonError(c, 503, "unavailable", (error as Error).message);
+    throw error;
+  };
+
+  app.post("/page/invite/:code/passkey/options", async (c) => {
+    if (!fromThisOrigin(c))
+      return jsonError(c, 403, "forbidden", "Sent from another site: nothing was done.");
+    const person = joinPerson(await ceremonyBody(c));
+    if (!person) return jsonError(c, 400, "invalid_request", "Give your name and email address first.");
+    try {
+      return c.json(
+        (await deps.passkeys.joinOptions(c.req.param("code"), person, relyingParty(c))) as object,
+      );
+    } catch (error) {
+      return joinFailed(c, error);
+    }
+  });
+
+  app.post("/page/invite/:code/passkey", async (c) => {
+    if (!fromThisOrigin(c))
+      return jsonError(c, 403, "forbidden", "Sent from another site: nothing was done.");
+    const body = (await ceremonyBody(c)) as { response?: unknown } | null;
+    const person = joinPerson(body);
+    if (!person || body === null)
+      return jsonError(c, 400, "invalid_request", "The browser's answer could not be read.");
+    try {
+      const member = await deps.passkeys.join(c.req.param("code"), person, body.response, relyingParty(c));
+      setSessionCookie(c, await deps.sessions.createForMember(member));
+      return c.json({ redirect: "/" });
+    } catch (error) {
+      return joinFailed(c, error);
     }
   });
 

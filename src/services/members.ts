@@ -179,6 +179,8 @@ export class MemberService {
       email: string;
       lookup: [string, string];
       password: () => Promise<string | null>;
+      /** The new member's id when it was chosen before (a passkey made for them before they joined). */
+      memberId?: string;
     },
   ): Promise<SignedInMember> {
     const invite = await this.deps.storage.invites.find(hashSecretNow(code));
@@ -186,7 +188,7 @@ export class MemberService {
     if (!invite) throw new DomainError("not_found", "This invite link is not one memoria made.");
     const hashes = await this.deps.keyring.lookupHashes(...person.lookup);
     if ((await this.deps.storage.members.findBySignIn(hashesOf(hashes))).length > 0) throw addressTaken();
-    const memberId = newId("m");
+    const memberId = person.memberId ?? newId("m");
     const now = this.deps.clock.now().toISOString();
     const password = await person.password();
     const [event] = await sealAuditEvents(
@@ -211,6 +213,25 @@ export class MemberService {
     if (outcome === "invite_spent")
       throw new DomainError("not_found", "This invite link was used or expired while the form was open.");
     return { team, memberId, name: person.name, role };
+  }
+
+  /**
+   * Spends an invite for a person who signs in with a passkey alone (made for `memberId` before this, by the
+   * caller): their address is kept and reserved, with no password.
+   */
+  async joinWithoutPassword(
+    code: string,
+    input: { name: string; email: string },
+    memberId: string,
+  ): Promise<SignedInMember> {
+    const email = normalizeAddress(input.email);
+    return this.#join(code, {
+      name: input.name,
+      email,
+      lookup: [ADDRESS, email],
+      password: () => Promise.resolve(null),
+      memberId,
+    });
   }
 
   /** The live member an OpenID Connect account signs in, or null when none joined with it. */

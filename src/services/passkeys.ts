@@ -6,6 +6,7 @@
 
 import type { Clock } from "../clock.js";
 import { DomainError } from "../errors.js";
+import { newId } from "../ids.js";
 import { fromBase64, toBase64Url, utf8 } from "../seal/bytes.js";
 import { hashSecretNow } from "../seal/secret-hash.js";
 import { openPasskey, sealPasskey } from "../sealed/passkeys.js";
@@ -41,10 +42,14 @@ export interface PasskeyDeps {
   storage: Storage;
   clock: Clock;
   teams: Pick<TeamService, "openTeamKey">;
-  members: Pick<MemberService, "live">;
+  members: Pick<MemberService, "live" | "offer" | "joinWithoutPassword">;
 }
 
 type WebAuthn = typeof import("@simplewebauthn/server");
+type RegisteredCredential = Extract<
+  Awaited<ReturnType<WebAuthn["verifyRegistrationResponse"]>>,
+  { verified: true }
+>["registrationInfo"]["credential"];
 
 /**
  * What the library's verification answers when a response does not hold: a refusal, never its message, which
@@ -64,13 +69,18 @@ export class PasskeyService {
     return this.#webauthn;
   }
 
-  async #keepChallenge(challenge: string, purpose: string, member: SignedInMember | null): Promise<void> {
+  /** Keeps a challenge's hash for its ceremony: of `purpose`, for the member (`teamId`, `memberId`) if any. */
+  async #keepChallenge(
+    challenge: string,
+    purpose: string,
+    member: { teamId: string; memberId: string } | null,
+  ): Promise<void> {
     const now = this.deps.clock.now();
     const kept = await this.deps.storage.passkeys.putChallenge(
       {
         challengeHash: hashSecretNow(challenge),
         purpose,
-        teamId: member?.team.teamId ?? null,
+        teamId: member?.teamId ?? null,
         memberId: member?.memberId ?? null,
         expiresAt: new Date(now.getTime() + CHALLENGE_TTL_MS).toISOString(),
       },
@@ -107,19 +117,38 @@ export class PasskeyService {
       attestationType: "none",
       authenticatorSelection: { residentKey: "required", userVerification: "required" },
     });
-    await this.#keepChallenge(options.challenge, "register", member);
+    await this.#keepChallenge(options.challenge, "register", {
+      teamId: member.team.teamId,
+      memberId: member.memberId,
+    });
     return options;
   }
 
   /** Verifies the browser's new credential and keeps it for the member. */
   async register(member: SignedInMember, response: unknown, rp: RelyingParty): Promise<PasskeyInfo> {
+    const credential = await this.#verifyRegistration(
+      "register",
+      response,
+      rp,
+      (row) => row.memberId === member.memberId && row.teamId === member.team.teamId,
+    );
+    return this.#keep(member, credential.info);
+  }
+
+  /** A new credential, verified against a challenge of `purpose` that `belongs` accepts; 401 else. */
+  async #verifyRegistration(
+    purpose: string,
+    response: unknown,
+    rp: RelyingParty,
+    belongs: (row: ChallengeRow) => boolean,
+  ): Promise<{ row: ChallengeRow; info: RegisteredCredential }> {
     const webauthn = await this.#load();
     const taken: { row: ChallengeRow | null } = { row: null };
     let verified: Awaited<ReturnType<WebAuthn["verifyRegistrationResponse"]>>;
     try {
       verified = await webauthn.verifyRegistrationResponse({
         response: response as Parameters<WebAuthn["verifyRegistrationResponse"]>[0]["response"],
-        expectedChallenge: this.#challengeCheck("register", taken),
+        expectedChallenge: this.#challengeCheck(purpose, taken),
         expectedOrigin: rp.origin,
         expectedRPID: rp.id,
         requireUserVerification: true,
@@ -127,13 +156,12 @@ export class PasskeyService {
     } catch {
       throw refused();
     }
-    if (
-      !verified.verified ||
-      taken.row?.memberId !== member.memberId ||
-      taken.row.teamId !== member.team.teamId
-    )
-      throw refused();
-    const { credential } = verified.registrationInfo;
+    if (!verified.verified || !taken.row || !belongs(taken.row)) throw refused();
+    return { row: taken.row, info: verified.registrationInfo.credential };
+  }
+
+  /** Keeps a verified credential for the member, its key and counter sealed. */
+  async #keep(member: SignedInMember, credential: RegisteredCredential): Promise<PasskeyInfo> {
     const idHash = hashSecretNow(credential.id);
     const now = this.deps.clock.now().toISOString();
     const stored = await this.deps.storage.passkeys.insert({
@@ -151,6 +179,49 @@ export class PasskeyService {
     });
     if (!stored) throw new DomainError("conflict", "This passkey is already added.");
     return { id: idHash, createdAt: now, lastUsedAt: null };
+  }
+
+  /**
+   * Options for a person opening an invite to make a passkey and join with it alone: the invite is checked now,
+   * and the member's id chosen now (a passkey names its user), kept with the challenge.
+   */
+  async joinOptions(code: string, person: { name: string }, rp: RelyingParty): Promise<unknown> {
+    const { team } = await this.deps.members.offer(code);
+    const memberId = newId("m");
+    const webauthn = await this.#load();
+    const options = await webauthn.generateRegistrationOptions({
+      rpName: "memoria",
+      rpID: rp.id,
+      userName: person.name,
+      userID: utf8(memberId),
+      attestationType: "none",
+      authenticatorSelection: { residentKey: "required", userVerification: "required" },
+    });
+    await this.#keepChallenge(options.challenge, "join", { teamId: team.teamId, memberId });
+    return options;
+  }
+
+  /**
+   * Joins by an invite with a passkey alone: the browser's new credential verified against a join challenge of
+   * this invite's team, the member made with the id chosen then, and the passkey kept for them.
+   */
+  async join(
+    code: string,
+    person: { name: string; email: string },
+    response: unknown,
+    rp: RelyingParty,
+  ): Promise<SignedInMember> {
+    const { team } = await this.deps.members.offer(code);
+    const credential = await this.#verifyRegistration(
+      "join",
+      response,
+      rp,
+      (row) => row.teamId === team.teamId,
+    );
+    const memberId = credential.row.memberId ?? "";
+    const member = await this.deps.members.joinWithoutPassword(code, person, memberId);
+    await this.#keep(member, credential.info);
+    return member;
   }
 
   /** Options for a signed-out browser to sign in with any passkey it holds for this page (discoverable). */

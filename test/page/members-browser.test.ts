@@ -56,7 +56,7 @@ async function join(page: Page, link: string, person: { name: string; email: str
   await page.getByLabel("Your name").fill(person.name);
   await page.getByLabel("Email").fill(person.email);
   await page.getByLabel("Password").fill(person.password);
-  await page.getByRole("button", { name: "Join" }).click();
+  await page.getByRole("button", { name: "Join", exact: true }).click();
   await page.waitForURL(`${base}/`);
 }
 
@@ -151,6 +151,47 @@ describe("people on the page in Chromium", () => {
       await readerPage.goto(`${base}/page/memory`);
       expect(await readerPage.getByRole("heading", { name: "Sign in" }).count()).toBe(1);
       await readerContext.close();
+
+      // A member joins with a passkey alone, and signs in with it; their address signs in with no password.
+      await page.goto(`${base}/page/members`);
+      await page.getByLabel("Invite someone as").selectOption("member");
+      await page.getByRole("button", { name: "Make an invite link" }).click();
+      const memberLink = (await page.getByLabel("Invite link").inputValue()).replace(
+        "127.0.0.1",
+        "localhost",
+      );
+      const moContext = await browser.newContext();
+      const mo = await moContext.newPage();
+      const moCdp = await moContext.newCDPSession(mo);
+      await moCdp.send("WebAuthn.enable");
+      await moCdp.send("WebAuthn.addVirtualAuthenticator", {
+        options: {
+          protocol: "ctap2",
+          transport: "internal",
+          hasResidentKey: true,
+          hasUserVerification: true,
+          isUserVerified: true,
+        },
+      });
+      await mo.goto(memberLink);
+      await mo.getByLabel("Your name").fill("Mo");
+      await mo.getByLabel("Email").fill("mo@example.com");
+      await mo.getByRole("button", { name: "Join with a passkey instead" }).click();
+      await mo.waitForURL(`${base}/`);
+      await mo.locator(".who").waitFor();
+      expect(await who(mo)).toBe("Mo · member");
+      await mo.getByRole("button", { name: "Sign out" }).click();
+      await mo.getByRole("button", { name: "Sign in with a passkey" }).click();
+      await mo.waitForURL(`${base}/`);
+      await mo.locator(".who").waitFor();
+      expect(await who(mo)).toBe("Mo · member");
+      const noPassword = await app.memoria.app.request("/page/sign-in", {
+        method: "POST",
+        headers: { origin: "http://localhost" },
+        body: new URLSearchParams({ email: "mo@example.com", password: "any password at all" }),
+      });
+      expect(noPassword.status).toBe(401);
+      await moContext.close();
       await context.close();
     },
     120_000,

@@ -22,6 +22,8 @@ const SIGNED_OUT = [
   "POST /page/invite/:code",
   "POST /page/passkey/options",
   "POST /page/passkey/sign-in",
+  "POST /page/invite/:code/passkey/options",
+  "POST /page/invite/:code/passkey",
   "GET /page/oidc/start",
   "GET /page/oidc/callback",
 ];
