@@ -18,13 +18,14 @@ export interface JoinValues {
   email: string;
 }
 
+/** A form, not a link: joining spends the invite, so it must start from this page (its Origin is checked). */
 function JoinWithProvider({ code }: { code: string }) {
   const provider = useContext(PageOidcProvider);
   return provider === null ? null : (
-    <p>
-      Or <a href={`/page/oidc/start?invite=${encodeURIComponent(code)}`}>join with your {provider} account</a>
-      .
-    </p>
+    <form method="post" action="/page/oidc/start">
+      <input type="hidden" name="invite" value={code} />
+      <button type="submit">Join with your {provider} account</button>
+    </form>
   );
 }
 

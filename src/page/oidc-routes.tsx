@@ -13,11 +13,20 @@ import { signInAttempt } from "../seal/sign-in-attempt.js";
 import type { MemberService } from "../services/members.js";
 import type { OidcService } from "../services/oidc.js";
 import { MessagePage } from "./message.js";
-import { isHttps, type PageContext, type PageEnv, render, signedInNow } from "./routes.js";
+import {
+  fromThisOrigin,
+  isHttps,
+  type PageContext,
+  type PageEnv,
+  refused,
+  render,
+  signedInNow,
+} from "./routes.js";
 import type { PageSessions } from "./sessions.js";
 import { SignInPage } from "./sign-in.js";
 
 export const OIDC_COOKIE = "memoria_oidc";
+export const SECURE_OIDC_COOKIE = `__Host-${OIDC_COOKIE}`;
 const OIDC_PATH = "/page/oidc";
 /** Ten minutes to sign in at the provider: a password, a second factor, a coffee. */
 const ATTEMPT_SECONDS = 10 * 60;
@@ -54,10 +63,14 @@ export function oidcRoutes(app: Hono<PageEnv>, deps: OidcRouteDeps) {
   const refusedSignIn = (c: PageContext, message: string, status: 401 | 503) =>
     render(c, <SignInPage error={message} />, status);
 
-  app.get(`${OIDC_PATH}/start`, async (c) => {
+  /**
+   * Starts a sign-in at the provider, or a join when `invite` is given. A join must come from the invite's own
+   * page on this origin (a POST, its Origin checked): a link from elsewhere could otherwise make a person who is
+   * signed in at their provider join a team they never chose, in one click.
+   */
+  const start = async (c: PageContext, invite: string) => {
     const oidc = deps.oidc;
     if (!oidc) return notOffered(c);
-    const invite = c.req.query("invite") ?? "";
     if (invite !== "" && !/^[A-Za-z0-9_-]{43}$/.test(invite))
       return render(
         c,
@@ -88,26 +101,42 @@ export function oidcRoutes(app: Hono<PageEnv>, deps: OidcRouteDeps) {
       c.header("Retry-After", "30");
       return refusedSignIn(c, (error as Error).message, 503);
     }
-    setCookie(c, OIDC_COOKIE, invite === "" ? secret : `${secret}.${invite}`, {
+    const secure = isHttps(c);
+    // Over HTTPS the `__Host-` name (Secure, Path=/, no Domain): no sibling host can plant an attempt of its own.
+    setCookie(c, secure ? SECURE_OIDC_COOKIE : OIDC_COOKIE, invite === "" ? secret : `${secret}.${invite}`, {
       httpOnly: true,
       sameSite: "Lax",
-      path: OIDC_PATH,
-      secure: isHttps(c),
+      path: secure ? "/" : OIDC_PATH,
+      secure,
       maxAge: ATTEMPT_SECONDS,
     });
     return c.redirect(url, 303);
+  };
+
+  app.get(`${OIDC_PATH}/start`, (c) => start(c, ""));
+
+  app.post(`${OIDC_PATH}/start`, async (c) => {
+    if (!fromThisOrigin(c)) return refused(c, "This form was sent from another site, so nothing was done.");
+    const form = await c.req.parseBody();
+    const invite = typeof form.invite === "string" ? form.invite : "";
+    if (invite === "") return start(c, "");
+    return start(c, invite);
   });
 
   app.get(`${OIDC_PATH}/callback`, async (c) => {
     const oidc = deps.oidc;
     if (!oidc) return notOffered(c);
-    const cookie = getCookie(c, OIDC_COOKIE) ?? "";
-    deleteCookie(c, OIDC_COOKIE, { path: OIDC_PATH, httpOnly: true, sameSite: "Lax", secure: isHttps(c) });
+    // The `__Host-` one first, as the page reads its session cookie; an attempt's cookie is used once either way.
+    const cookie = getCookie(c, SECURE_OIDC_COOKIE) ?? getCookie(c, OIDC_COOKIE) ?? "";
+    if (getCookie(c, SECURE_OIDC_COOKIE) !== undefined)
+      deleteCookie(c, SECURE_OIDC_COOKIE, { path: "/", httpOnly: true, sameSite: "Lax", secure: true });
+    if (getCookie(c, OIDC_COOKIE) !== undefined)
+      deleteCookie(c, OIDC_COOKIE, { path: OIDC_PATH, httpOnly: true, sameSite: "Lax", secure: isHttps(c) });
     const [secret = "", invite = ""] = cookie.split(".");
     if (!/^[A-Za-z0-9_-]{43}$/.test(secret))
       return refusedSignIn(c, "This sign-in was not started here, or took too long; start it again.", 401);
     try {
-      const identity = await oidc.identify(await signInAttempt(secret), openedUrl(c), callbackUrl(c));
+      const identity = await oidc.identify(await signInAttempt(secret), openedUrl(c));
       if (invite !== "") {
         const member = await deps.members.joinWithIdentity(invite, identity);
         return signedInNow(c, await deps.sessions.createForMember(member));

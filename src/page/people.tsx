@@ -114,7 +114,11 @@ export function peopleRoutes(app: Hono<PageEnv>, deps: PageDeps, { signedIn, sta
 
   const membersPage = async (
     c: PageContext,
-    extra: { invite?: Parameters<typeof MembersPage>[0]["invite"]; error?: string; status?: 404 | 409 } = {},
+    extra: {
+      invite?: Parameters<typeof MembersPage>[0]["invite"];
+      error?: string;
+      status?: 403 | 404 | 409;
+    } = {},
   ) => {
     const session = c.var.session;
     const members = await deps.members.list(session.team);
@@ -145,8 +149,13 @@ export function peopleRoutes(app: Hono<PageEnv>, deps: PageDeps, { signedIn, sta
     if (form instanceof Response) return form;
     const role = fieldOf(form, "role");
     if (!isRole(role)) return render(c, <MessagePage title="Refused" message="Choose a role." />, 400);
-    const invite = await deps.members.invite(c.var.session.team, role, c.var.session.actor);
-    return membersPage(c, { invite: inviteOf(c, invite) });
+    try {
+      const invite = await deps.members.invite(c.var.session.team, role, c.var.session.actor);
+      return membersPage(c, { invite: inviteOf(c, invite) });
+    } catch (error) {
+      if (!isDomainError(error, "forbidden")) throw error;
+      return membersPage(c, { error: (error as Error).message, status: 403 });
+    }
   });
 
   /** A change to one member, then back to the members page; refusals are said there. */
@@ -254,7 +263,13 @@ export function peopleRoutes(app: Hono<PageEnv>, deps: PageDeps, { signedIn, sta
     const { name, scope } = parsed.data;
     const lifetimeMs = parsed.data.days === undefined ? undefined : parsed.data.days * 24 * 60 * 60 * 1000;
     try {
-      const made = await deps.teams.makeKey(c.var.session.team, { name, scope, lifetimeMs }, maker.owner);
+      const { actor } = c.var.session;
+      const made = await deps.teams.makeKey(
+        c.var.session.team,
+        { name, scope, lifetimeMs },
+        maker.owner,
+        actor.kind === "key" ? actor.id : null,
+      );
       await deps.audit.record(c.var.session.team, c.var.session.actor, events.keyMade(made.keyId));
       return keysPage(c, maker, { made: { name, apiKey: made.apiKey, scope } });
     } catch (error) {

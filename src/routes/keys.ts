@@ -71,11 +71,12 @@ export function keyRoutes(teams: TeamService, team: MiddlewareHandler<AppEnv>, a
     }),
     async (c) => {
       // A key a member's key makes is the member's too, at most what the making key may do.
-      const { owner, scope } = c.get("key");
+      const { owner, scope, keyId } = c.get("key");
       const made = await teams.makeKey(
         c.get("team"),
         c.req.valid("json"),
         owner === null ? null : { memberId: owner, scope },
+        keyId,
       );
       await audit.record(c.get("team"), keyActor(c), events.keyMade(made.keyId));
       return c.json(made, 201);

@@ -111,7 +111,7 @@ export class MemberService {
     const expiresAt = new Date(now.getTime() + INVITE_TTL_MS).toISOString();
     const [event] = await sealAuditEvents(team, by, [events.memberInvited(inviteId)], now.toISOString());
     if (!event) throw new Error("an invite's event was not sealed");
-    await this.deps.storage.invites.insert(
+    const stored = await this.deps.storage.invites.insert(
       {
         id: inviteId,
         teamId: team.teamId,
@@ -124,6 +124,11 @@ export class MemberService {
       },
       event,
     );
+    if (!stored)
+      throw new DomainError(
+        "forbidden",
+        "Whoever made this invite may no longer make invites: it was not made.",
+      );
     return { inviteId, code, role, expiresAt };
   }
 

@@ -76,22 +76,17 @@ export class OidcService {
   }
 
   /** Exchanges the provider's answer (the callback URL as the browser opened it) for who signed in; 401 else. */
-  async identify(attempt: SignInAttempt, callbackUrl: string, redirectUri: string): Promise<OidcIdentity> {
+  async identify(attempt: SignInAttempt, callbackUrl: string): Promise<OidcIdentity> {
     const { oc, config } = await this.#load().catch(() => {
       throw unreachable();
     });
     try {
-      const tokens = await oc.authorizationCodeGrant(
-        config,
-        new URL(callbackUrl),
-        {
-          pkceCodeVerifier: attempt.codeVerifier,
-          expectedState: attempt.state,
-          expectedNonce: attempt.nonce,
-          idTokenExpected: true,
-        },
-        { redirect_uri: redirectUri },
-      );
+      const tokens = await oc.authorizationCodeGrant(config, new URL(callbackUrl), {
+        pkceCodeVerifier: attempt.codeVerifier,
+        expectedState: attempt.state,
+        expectedNonce: attempt.nonce,
+        idTokenExpected: true,
+      });
       const claims = tokens.claims();
       if (!claims) throw refused();
       const text = (value: unknown) => (typeof value === "string" && value.trim() !== "" ? value : null);
@@ -99,9 +94,13 @@ export class OidcService {
         issuer: claims.iss,
         subject: claims.sub,
         name: text(claims.name),
-        email: text(claims.email),
+        // Kept only as the provider vouches for it: an address it has not verified could be anyone's.
+        email: claims.email_verified === true ? text(claims.email) : null,
       };
-    } catch {
+    } catch (error) {
+      // The provider not answering (a network failure, a timeout) is not a refusal of the person.
+      if (error instanceof TypeError || (error instanceof Error && /abort|timeout/i.test(error.name)))
+        throw unreachable();
       throw refused();
     }
   }

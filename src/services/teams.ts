@@ -161,6 +161,8 @@ export class TeamService {
     team: TeamKey,
     input: NewKeyInput,
     owner: { memberId: string; scope: Scope } | null = null,
+    /** The key making it, when a key does (stored only if that key is not revoked by then). */
+    madeBy: string | null = null,
   ): Promise<{ keyId: string; apiKey: string }> {
     if (owner && !allows(owner.scope, input.scope)) {
       throw new DomainError(
@@ -184,6 +186,7 @@ export class TeamService {
       sealed: (keyId) => sealKey(team, keyId, { name: input.name }),
       owner: owner?.memberId ?? null,
       ownerRoles: roles.filter((role) => allows(scopeOfRole(role), input.scope)),
+      madeBy,
     });
   }
 
@@ -222,6 +225,7 @@ export class TeamService {
       owner?: string | null;
       /** The roles its owner must still hold for it to be stored. */
       ownerRoles?: readonly string[];
+      madeBy?: string | null;
     },
   ): Promise<{ keyId: string; apiKey: string }> {
     const apiKey = formatApiKey(teamId, generateSecret());
@@ -238,9 +242,13 @@ export class TeamService {
         owner: key.owner ?? null,
       },
       key.ownerRoles,
+      key.madeBy ?? null,
     );
     if (!stored)
-      throw new DomainError("forbidden", "Your role changed while the key was being made: it was not made.");
+      throw new DomainError(
+        "forbidden",
+        "The role or key that made this key changed while it was being made: it was not made.",
+      );
     return { keyId, apiKey };
   }
 

@@ -2,7 +2,7 @@
 // a member of a team with a role, until it expires. Spending one is the members' join (store/members.ts).
 
 import type { Client } from "@libsql/client";
-import { type AuditRow, insertEvents } from "./audit.js";
+import { type AuditRow, insertEventIf } from "./audit.js";
 import { text } from "./client.js";
 
 export interface InviteRow {
@@ -44,13 +44,31 @@ function inviteRow(row: Record<string, unknown>): InviteRow {
 export class InviteRows {
   constructor(private readonly client: Client) {}
 
-  /** Stores an invite with its event, both or neither. */
-  async insert(invite: InviteRow, event: AuditRow): Promise<void> {
-    await this.client.batch(
+  /**
+   * Stores an invite with its event, both or neither, and only while its maker still holds the power to make it:
+   * a member still a live owner, a key not revoked whose owner (if any) is still a live owner; the admin token
+   * always. A maker removed, demoted or revoked while the invite was being made leaves none (false).
+   */
+  async insert(invite: InviteRow, event: AuditRow): Promise<boolean> {
+    const [kind, ...rest] = invite.createdBy.split(":");
+    const makerId = rest.join(":");
+    const liveOwner = (column: string) =>
+      `${column} IN (SELECT id FROM members WHERE team_id = ? AND role = 'owner' AND removed_at IS NULL)`;
+    const holds =
+      kind === "member"
+        ? { sql: liveOwner("?"), args: [makerId, invite.teamId] }
+        : kind === "key"
+          ? {
+              sql: `EXISTS (SELECT 1 FROM api_keys WHERE team_id = ? AND id = ? AND revoked_at IS NULL
+                      AND (owner IS NULL OR ${liveOwner("owner")}))`,
+              args: [invite.teamId, makerId, invite.teamId],
+            }
+          : { sql: "1", args: [] };
+    const [inserted] = await this.client.batch(
       [
         {
           sql: `INSERT INTO invites (id, team_id, code_hash, role, created_at, expires_at, created_by)
-                VALUES (?, ?, ?, ?, ?, ?, ?)`,
+                SELECT ?, ?, ?, ?, ?, ?, ? WHERE ${holds.sql}`,
           args: [
             invite.id,
             invite.teamId,
@@ -59,12 +77,14 @@ export class InviteRows {
             invite.createdAt,
             invite.expiresAt,
             invite.createdBy,
+            ...holds.args,
           ],
         },
-        insertEvents([event]),
+        insertEventIf(event, "changes() > 0"),
       ],
       "write",
     );
+    return (inserted?.rowsAffected ?? 0) > 0;
   }
 
   /** The invite with this code's hash, used or not; null for none (a team deleted takes its invites). */

@@ -167,17 +167,32 @@ export class TeamRows {
    * (the roles that may make a key of its scope), in the same statement: a removal or a smaller role
    * committed while the key was being made leaves no key behind. False when it was not stored.
    */
-  async insertKey(key: NewApiKey, ownerRoles: readonly string[] = []): Promise<boolean> {
-    if (!key.owner) {
+  async insertKey(
+    key: NewApiKey,
+    ownerRoles: readonly string[] = [],
+    /** The key that made it, if a key did: it must not have been revoked meanwhile. */
+    madeBy: string | null = null,
+  ): Promise<boolean> {
+    if (!key.owner && madeBy === null) {
       await this.client.execute({ sql: INSERT_KEY, args: insertKeyArgs(key) });
       return true;
     }
+    const conditions: string[] = [];
+    const args: (string | null)[] = [];
+    if (key.owner) {
+      conditions.push(`EXISTS (SELECT 1 FROM members WHERE team_id = ? AND id = ? AND removed_at IS NULL
+                AND role IN (${ownerRoles.map(() => "?").join(", ") || "NULL"}))`);
+      args.push(key.teamId, key.owner, ...ownerRoles);
+    }
+    if (madeBy !== null) {
+      // A key revoked (on another instance, still held as live here for a moment) makes nothing lasting.
+      conditions.push("NOT EXISTS (SELECT 1 FROM api_keys WHERE id = ? AND revoked_at IS NOT NULL)");
+      args.push(madeBy);
+    }
     const rs = await this.client.execute({
       sql: `INSERT INTO api_keys (id, team_id, secret_hash, scope, created_at, expires_at, sealed, owner)
-            SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (
-              SELECT 1 FROM members WHERE team_id = ? AND id = ? AND removed_at IS NULL
-                AND role IN (${ownerRoles.map(() => "?").join(", ") || "NULL"}))`,
-      args: [...insertKeyArgs(key), key.teamId, key.owner, ...ownerRoles],
+            SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE ${conditions.join(" AND ")}`,
+      args: [...insertKeyArgs(key), ...args],
     });
     return rs.rowsAffected > 0;
   }

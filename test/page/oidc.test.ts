@@ -103,9 +103,13 @@ class Browser {
    * Follows a sign-in from `start` as `login` until it leaves the provider for memoria's callback; that URL, not
    * yet opened.
    */
-  async toCallback(start: string, login: string): Promise<string> {
+  async toCallback(
+    start: string,
+    login: string,
+    first: { method?: string; body?: string } = {},
+  ): Promise<string> {
     let url = start;
-    let init: { method?: string; body?: string } = {};
+    let init: { method?: string; body?: string } = first;
     for (let hop = 0; hop < 20; hop++) {
       if (url.startsWith(`${served.base}/page/oidc/callback`)) return url;
       const res = await this.fetch(url, init);
@@ -149,9 +153,27 @@ describe("signing in with an organisation's OpenID Connect provider", () => {
     const browser = new Browser();
     const joinPage = await (await browser.fetch(`${served.base}${path}`)).text();
     const host = new URL(issuer).host;
-    expect(joinPage).toContain(`join with your ${host} account`);
-    const start = `${served.base}/page/oidc/start?invite=${path.slice(path.lastIndexOf("/") + 1)}`;
-    const joined = await browser.finish(await browser.toCallback(start, "alice"));
+    expect(joinPage).toContain(`Join with your ${host} account`);
+    const code = path.slice(path.lastIndexOf("/") + 1);
+    // A link from elsewhere does not join: the invite's own form (a POST from this origin) does.
+    const linked = new Browser();
+    const notJoined = await linked.finish(
+      await linked.toCallback(`${served.base}/page/oidc/start?invite=${code}`, "alice"),
+    );
+    expect(notJoined.status).toBe(401);
+    const crossSite = await fetch(`${served.base}/page/oidc/start`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: "https://evil.example" },
+      body: `invite=${code}`,
+    });
+    expect(crossSite.status).toBe(403);
+    const joined = await browser.finish(
+      await browser.toCallback(`${served.base}/page/oidc/start`, "alice", {
+        method: "POST",
+        body: `invite=${code}`,
+      }),
+    );
     expect(joined.status).toBe(303);
     expect(joined.html).toContain(">Person alice · member</span>");
     const alice = (await members(app, adminKey)).find((m) => m.name === "Person alice");
@@ -169,10 +191,10 @@ describe("signing in with an organisation's OpenID Connect provider", () => {
     const second = await invitePath(app, adminKey, "reader");
     const again = new Browser();
     const twice = await again.finish(
-      await again.toCallback(
-        `${served.base}/page/oidc/start?invite=${second.slice(second.lastIndexOf("/") + 1)}`,
-        "alice",
-      ),
+      await again.toCallback(`${served.base}/page/oidc/start`, "alice", {
+        method: "POST",
+        body: `invite=${second.slice(second.lastIndexOf("/") + 1)}`,
+      }),
     );
     expect(twice.status).toBe(409);
 
@@ -194,10 +216,10 @@ describe("signing in with an organisation's OpenID Connect provider", () => {
     // no attempt, or another one, so the answer's state does not match.
     const path = await invitePath(app, adminKey, "owner");
     const attacker = new Browser();
-    const callback = await attacker.toCallback(
-      `${served.base}/page/oidc/start?invite=${path.slice(path.lastIndexOf("/") + 1)}`,
-      "mallory",
-    );
+    const callback = await attacker.toCallback(`${served.base}/page/oidc/start`, "mallory", {
+      method: "POST",
+      body: `invite=${path.slice(path.lastIndexOf("/") + 1)}`,
+    });
     const victim = new Browser();
     const bare = await victim.finish(callback);
     expect(bare.status).toBe(401);

@@ -25,6 +25,7 @@ const SIGNED_OUT = [
   "POST /page/invite/:code/passkey/options",
   "POST /page/invite/:code/passkey",
   "GET /page/oidc/start",
+  "POST /page/oidc/start",
   "GET /page/oidc/callback",
 ];
 

@@ -164,6 +164,47 @@ describe("invites", () => {
       expect(await res.text()).toContain("withdrawn");
     }));
 
+  it("lets no key or invite outlive its removed maker, made on another instance that still holds the key as live", async () => {
+    const tmp = tempDir();
+    const masterKey = newMasterKey();
+    const first = await buildTestApp({ dbUrl: tmp.dbUrl, masterKey });
+    const second = await buildTestApp({ dbUrl: tmp.dbUrl, masterKey });
+    try {
+      const { apiKey } = await makeTeam(first);
+      const owner = await joinAs(first, apiKey, "owner");
+      await joinAs(first, apiKey, "owner");
+      const made = await owner.browser.post(
+        "/page/keys",
+        new URLSearchParams({ csrf: await owner.browser.csrf(), name: "ops", scope: "admin", days: "" }),
+      );
+      const ownersKey = /value="(mem_[^"]+)"/.exec(await made.text())?.[1] ?? "";
+      // The second instance checks the key once, and holds it as live for MEMORIA_CATCHUP_MS.
+      expect((await second.request("/v1/stats", { token: ownersKey })).status).toBe(200);
+      await first.request(`/v1/members/${owner.memberId}`, { method: "DELETE", token: apiKey });
+      // Within that window the second instance still takes the key, but what it would make is refused.
+      const key = await second.request("/v1/keys", {
+        method: "POST",
+        token: ownersKey,
+        json: { name: "spare", scope: "admin" },
+      });
+      expect(key.status).toBe(403);
+      const invite = await second.request("/v1/invites", {
+        method: "POST",
+        token: ownersKey,
+        json: { role: "owner" },
+      });
+      expect(invite.status).toBe(403);
+      const keys = (await (await first.request("/v1/keys", { token: apiKey })).json()) as {
+        name: string | null;
+      }[];
+      expect(keys.map((k) => k.name)).not.toContain("spare");
+    } finally {
+      first.close();
+      second.close();
+      tmp.cleanup();
+    }
+  });
+
   it("lets one of two people opening the same link at once join", () =>
     withApp(async (app) => {
       const { apiKey } = await makeTeam(app);
