@@ -308,6 +308,7 @@ export function createApp(deps: AppDeps): Memoria {
       sessions,
       rateLimit: limits.credentialLimited,
       accounts: limits.accounts,
+      ceremonyStarted: limits.ceremonyStarted,
       search,
       memory,
       documents,

@@ -34,6 +34,13 @@ export const RATE_WINDOW_MS = 60_000;
 export const AUTH_FAILURES_PER_MINUTE = 30;
 
 /**
+ * Passkey ceremonies a client address may start a minute (sign-in and join options, which need no credential
+ * and each keep a challenge for five minutes): a person needs one or two; without it one address could fill
+ * the instance's bound on waiting challenges and hold everyone's passkey sign-in up.
+ */
+export const CEREMONY_STARTS_PER_MINUTE = 20;
+
+/**
  * Failed password sign-ins a minute per account: a person mistyping tries two or three times; ten a minute is
  * 14,400 guesses a day at most, against argon2id and a 12-character minimum.
  */
@@ -143,6 +150,8 @@ export interface RateLimits {
   credentialLimited<E extends AppEnv>(c: Context<E>, secret: string): Promise<Response | null>;
   /** Failed password sign-ins per account (a normalised address): checked before a password is hashed. */
   accounts: AccountFailures;
+  /** Counts a passkey ceremony started from the request's address: the 429 to answer when over, else null. */
+  ceremonyStarted<E extends AppEnv>(c: Context<E>): Response | null;
 }
 
 export interface AccountFailures {
@@ -294,5 +303,21 @@ export function rateLimits(deps: RateLimitDeps): RateLimits {
     },
   };
 
-  return { authFailures, perCredential, credentialLimited, accounts };
+  const starts = new FixedWindowCounter({
+    limit: CEREMONY_STARTS_PER_MINUTE,
+    windowMs: RATE_WINDOW_MS,
+    maxKeys: MAX_COUNTED_KEYS,
+    clock: deps.clock,
+  });
+  const ceremonyStarted = <E extends AppEnv>(c: Context<E>): Response | null => {
+    const address = clientAddress(c as unknown as Context, deps.trustProxy);
+    // In process (no address): not counted, as the failure limit does not count it either.
+    if (address === null) return null;
+    const wait = starts.hit(address);
+    if (wait === null) return null;
+    deps.onLimited?.("auth_failures");
+    return rateLimited(c, wait, "Too many passkey sign-ins started from this address; retry later.");
+  };
+
+  return { authFailures, perCredential, credentialLimited, accounts, ceremonyStarted };
 }

@@ -25,6 +25,7 @@ import {
 import type { PageSessions } from "./sessions.js";
 
 export interface PasskeyRouteDeps {
+  ceremonyStarted: (c: PageContext) => Response | null;
   passkeys: PasskeyService;
   audit: AuditTrail;
   members: { live(teamId: string, memberId: string): Promise<SignedInMember | null> };
@@ -182,6 +183,8 @@ export function passkeyRoutes(app: Hono<PageEnv>, deps: PasskeyRouteDeps, helper
   app.post("/page/invite/:code/passkey/options", async (c) => {
     if (!fromThisOrigin(c))
       return jsonError(c, 403, "forbidden", "Sent from another site: nothing was done.");
+    const limited = deps.ceremonyStarted(c);
+    if (limited) return limited;
     const person = joinPerson(await ceremonyBody(c));
     if (!person) return jsonError(c, 400, "invalid_request", "Give your name and email address first.");
     try {
@@ -212,6 +215,8 @@ export function passkeyRoutes(app: Hono<PageEnv>, deps: PasskeyRouteDeps, helper
   app.post("/page/passkey/options", async (c) => {
     if (!fromThisOrigin(c))
       return jsonError(c, 403, "forbidden", "Sent from another site: nothing was done.");
+    const limited = deps.ceremonyStarted(c);
+    if (limited) return limited;
     try {
       return c.json((await deps.passkeys.signInOptions(relyingParty(c))) as object);
     } catch (error) {

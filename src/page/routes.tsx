@@ -78,6 +78,8 @@ export interface PageDeps {
   rateLimit: PageRateLimit;
   /** Failed password sign-ins per account (src/http/rate-limit.ts). */
   accounts: AccountFailures;
+  /** Passkey ceremonies started per client address (src/http/rate-limit.ts). */
+  ceremonyStarted: (c: PageContext) => Response | null;
   search: SearchService;
   memory: MemoryService;
   documents: DocumentService;

@@ -101,6 +101,22 @@ describe("the page's passkeys", () => {
     expect(gone.status).toBe(404);
   });
 
+  it("lets one client address start 20 passkey ceremonies a minute, and no more", async () => {
+    app = await buildTestApp({ config: { trustProxy: "x-forwarded-for" } });
+    const start = (address: string) =>
+      app?.memoria.app.request(
+        "/page/passkey/options",
+        json({}, { origin: ORIGIN, "x-forwarded-for": address }),
+      );
+    const statuses: number[] = [];
+    for (let i = 0; i < 21; i++) statuses.push((await start("198.51.100.7"))?.status ?? 0);
+    expect(statuses.slice(0, 20).every((s) => s === 200)).toBe(true);
+    expect(statuses[20]).toBe(429);
+    expect((await start("198.51.100.8"))?.status).toBe(200);
+    const waiting = await app.storage.client.execute("SELECT COUNT(*) AS n FROM passkey_challenges");
+    expect(Number(waiting.rows[0]?.n)).toBe(21);
+  });
+
   it("answers a challenge once", async () => {
     app = await buildTestApp();
     const now = new Date().toISOString();
