@@ -16,10 +16,10 @@ import { generateSecret } from "../seal/secret.js";
 import { hashSecretNow } from "../seal/secret-hash.js";
 import type { TeamKey } from "../seal/team-key.js";
 import { sealAuditEvents } from "../sealed/audit.js";
-import { openMember, sealMember } from "../sealed/members.js";
+import { type MemberContent, openMember, sealMember } from "../sealed/members.js";
 import { openOrNull } from "../sealed/readable.js";
 import { inviteMaker } from "../store/invites.js";
-import type { MemberRow } from "../store/members.js";
+import type { MemberMatch, MemberRow } from "../store/members.js";
 import type { Storage } from "../store/storage.js";
 import type { OidcIdentity } from "./oidc.js";
 import type { TeamService } from "./teams.js";
@@ -241,22 +241,8 @@ export class MemberService {
 
   /** The live member an OpenID Connect account signs in, or null when none joined with it. */
   async signInWithIdentity(identity: OidcIdentity): Promise<SignedInMember | null> {
-    const hashes = await this.deps.keyring.lookupHashes(IDENTITY, identityKey(identity));
-    const [match] = await this.deps.storage.members.findBySignIn(hashesOf(hashes));
-    const role = match ? roleOf(match) : null;
-    if (!match || !role) return null;
-    const team = await openOrNull(this.deps.teams.openTeamKey(match.teamId, match.wrappedKey));
-    const content = team ? await openOrNull(openMember(team, match.id, match.sealed)) : null;
-    if (!team || !content) return null;
-    if (match.signInHash !== hashes.current) {
-      await this.deps.storage.members
-        .rehash(match.id, match.signInHash, hashes.current)
-        .catch(() => undefined);
-    }
-    await this.deps.storage.members
-      .touch(match.id, this.deps.clock.now().toISOString())
-      .catch(() => undefined);
-    return { team, memberId: match.id, name: content.name, role };
+    const found = await this.#find(IDENTITY, identityKey(identity));
+    return found.content ? this.#signedIn(found) : null;
   }
 
   /**
@@ -264,17 +250,36 @@ export class MemberService {
    * password are refused after the same password check, so the answer's time does not tell them apart.
    */
   async signIn(email: string, password: string): Promise<SignedInMember | null> {
-    const hashes = await this.deps.keyring.lookupHashes(ADDRESS, normalizeAddress(email));
+    const found = await this.#find(ADDRESS, normalizeAddress(email));
+    const ok = await this.#hashing(() =>
+      this.deps.passwords.verify(found.content?.password ?? null, password),
+    );
+    return ok && found.content ? this.#signedIn(found) : null;
+  }
+
+  /**
+   * The live member a sign-in identity names, opened: from the row the lookup read, with its team's wrapped
+   * key, so a found member costs no further read that an unknown one would not.
+   */
+  async #find(kind: string, value: string): Promise<Found> {
+    const hashes = await this.deps.keyring.lookupHashes(kind, value);
     const [match] = await this.deps.storage.members.findBySignIn(hashesOf(hashes));
     const role = match ? roleOf(match) : null;
-    // From the row already read: no further read for a found member, which an unknown address would not pay.
     const team =
       match && role ? await openOrNull(this.deps.teams.openTeamKey(match.teamId, match.wrappedKey)) : null;
     const content = match && team ? await openOrNull(openMember(team, match.id, match.sealed)) : null;
-    const ok = await this.#hashing(() => this.deps.passwords.verify(content?.password ?? null, password));
-    if (!ok || !match || !role || !team || !content) return null;
-    // Neither write decides the sign-in: one storage refuses (a fault, a row moved by another sign-in) is
-    // tried again at the next.
+    return match && role && team && content
+      ? { hashes, match, role, team, content }
+      : { hashes, content: null };
+  }
+
+  /**
+   * A found member signed in: their row moved to the current master key's hash if a rotated-away one found it,
+   * and their use recorded. Neither write decides the sign-in: one storage refuses (a fault, a row moved by
+   * another sign-in) is tried again at the next.
+   */
+  async #signedIn(found: Extract<Found, { content: MemberContent }>): Promise<SignedInMember> {
+    const { hashes, match, role, team, content } = found;
     if (match.signInHash !== hashes.current) {
       await this.deps.storage.members
         .rehash(match.id, match.signInHash, hashes.current)
@@ -360,6 +365,17 @@ export class MemberService {
     changed(outcome, memberId);
   }
 }
+
+/** What a sign-in lookup found: the member, opened, or nothing (`content` null). */
+type Found =
+  | {
+      hashes: { current: string; previous: string | null };
+      match: MemberMatch;
+      role: Role;
+      team: TeamKey;
+      content: MemberContent;
+    }
+  | { hashes: { current: string; previous: string | null }; content: null };
 
 function hashesOf(hashes: { current: string; previous: string | null }): string[] {
   return hashes.previous ? [hashes.current, hashes.previous] : [hashes.current];
