@@ -14,6 +14,7 @@ import type { MemberService } from "../services/members.js";
 import type { OidcService } from "../services/oidc.js";
 import { MessagePage } from "./message.js";
 import {
+  formOf,
   fromThisOrigin,
   isHttps,
   type PageContext,
@@ -21,6 +22,7 @@ import {
   refused,
   render,
   signedInNow,
+  unreadableForm,
 } from "./routes.js";
 import type { PageSessions } from "./sessions.js";
 import { SignInPage } from "./sign-in.js";
@@ -117,7 +119,8 @@ export function oidcRoutes(app: Hono<PageEnv>, deps: OidcRouteDeps) {
 
   app.post(`${OIDC_PATH}/start`, async (c) => {
     if (!fromThisOrigin(c)) return refused(c, "This form was sent from another site, so nothing was done.");
-    const form = await c.req.parseBody();
+    const form = await formOf(c);
+    if (!form) return unreadableForm(c);
     const invite = typeof form.invite === "string" ? form.invite : "";
     if (invite === "") return start(c, "");
     return start(c, invite);
@@ -126,8 +129,9 @@ export function oidcRoutes(app: Hono<PageEnv>, deps: OidcRouteDeps) {
   app.get(`${OIDC_PATH}/callback`, async (c) => {
     const oidc = deps.oidc;
     if (!oidc) return notOffered(c);
-    // The `__Host-` one first, as the page reads its session cookie; an attempt's cookie is used once either way.
-    const cookie = getCookie(c, SECURE_OIDC_COOKIE) ?? getCookie(c, OIDC_COOKIE) ?? "";
+    // Over HTTPS only the `__Host-` one: a plain one there could have been planted by a sibling host. An
+    // attempt's cookie is used once either way.
+    const cookie = (isHttps(c) ? getCookie(c, SECURE_OIDC_COOKIE) : getCookie(c, OIDC_COOKIE)) ?? "";
     if (getCookie(c, SECURE_OIDC_COOKIE) !== undefined)
       deleteCookie(c, SECURE_OIDC_COOKIE, { path: "/", httpOnly: true, sameSite: "Lax", secure: true });
     if (getCookie(c, OIDC_COOKIE) !== undefined)

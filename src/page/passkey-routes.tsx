@@ -96,7 +96,7 @@ export function passkeyRoutes(app: Hono<PageEnv>, deps: PasskeyRouteDeps, helper
   const accountPage = async (
     c: PageContext,
     member: SignedInMember,
-    extra: { error?: string; status?: 404 } = {},
+    extra: { error?: string; status?: 404 | 409 } = {},
   ) => {
     const notice =
       c.req.query("added") === "1"
@@ -159,6 +159,8 @@ export function passkeyRoutes(app: Hono<PageEnv>, deps: PasskeyRouteDeps, helper
       await deps.audit.record(member.team, c.var.session.actor, events.passkeyRemoved(id));
       return c.redirect("/page/account?removed=1", 303);
     } catch (error) {
+      if (isDomainError(error, "conflict"))
+        return accountPage(c, member, { error: (error as Error).message, status: 409 });
       if (!isDomainError(error, "not_found")) throw error;
       return accountPage(c, member, { error: "That passkey is not one of yours.", status: 404 });
     }

@@ -16,6 +16,7 @@ import { MembersPage } from "./members.js";
 import { MessagePage } from "./message.js";
 import {
   firstIssue,
+  formOf,
   fromThisOrigin,
   type PageContext,
   type PageDeps,
@@ -23,6 +24,7 @@ import {
   refused,
   render,
   signedInNow,
+  unreadableForm,
 } from "./routes.js";
 
 const keyForm = z.object({
@@ -93,7 +95,8 @@ export function peopleRoutes(app: Hono<PageEnv>, deps: PageDeps, { signedIn, sta
   app.post("/page/invite/:code", async (c) => {
     if (!fromThisOrigin(c)) return refused(c, "This form was sent from another site, so nothing was done.");
     const code = c.req.param("code");
-    const form = (await c.req.parseBody()) as Record<string, string | File>;
+    const form = await formOf(c);
+    if (!form) return unreadableForm(c);
     const values = { name: fieldOf(form, "name"), email: fieldOf(form, "email").trim() };
     const parsed = joinForm.safeParse({ ...values, password: fieldOf(form, "password") });
     if (!parsed.success) return joinPage(c, code, { values, error: firstIssue(parsed.error), status: 400 });

@@ -179,6 +179,27 @@ function clearCarriedCookies(c: PageContext): void {
   }
 }
 
+/**
+ * A form's fields, or null when the body is not a form that parses (a hand-made multipart body a browser would
+ * never send): the caller answers 400, never an error of the server's.
+ */
+export async function formOf(c: PageContext): Promise<Record<string, string | File> | null> {
+  try {
+    return (await c.req.parseBody()) as Record<string, string | File>;
+  } catch {
+    return null;
+  }
+}
+
+/** A form that did not parse: 400, in the page's words. */
+export function unreadableForm(c: PageContext) {
+  return render(
+    c,
+    <MessagePage title="Refused" message="The form could not be read; reload the page and try again." />,
+    400,
+  );
+}
+
 /** Sets a new session's cookie on the answer. */
 export function setSessionCookie(c: PageContext, cookie: string): void {
   const secure = isHttps(c);
@@ -295,7 +316,8 @@ export function pageRoutes(deps: PageDeps): Hono<PageEnv> {
   /** Origin, then the session, then its CSRF token from the form; the form's fields are left in `form`. */
   const statefulPost = async (c: PageContext): Promise<Record<string, string | File> | Response> => {
     if (!fromThisOrigin(c)) return refused(c, "This form was sent from another site, so nothing was done.");
-    const form = (await c.req.parseBody()) as Record<string, string | File>;
+    const form = await formOf(c);
+    if (!form) return unreadableForm(c);
     const given = form.csrf;
     if (typeof given !== "string" || !(await csrfTokenMatches(c.var.session.keys, given)))
       return refused(
@@ -372,7 +394,8 @@ export function pageRoutes(deps: PageDeps): Hono<PageEnv> {
 
   app.post("/page/sign-in", async (c) => {
     if (!fromThisOrigin(c)) return refused(c, "This form was sent from another site, so nothing was done.");
-    const form = await c.req.parseBody();
+    const form = await formOf(c);
+    if (!form) return unreadableForm(c);
     const field = (name: string) => (typeof form[name] === "string" ? (form[name] as string) : "");
     if (form.key !== undefined) {
       const key = field("key").trim();

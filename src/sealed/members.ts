@@ -10,6 +10,11 @@ export const memberContentSchema = z.object({
   name: z.string(),
   email: z.string(),
   password: z.string().nullable(),
+  /**
+   * How they joined, so how they sign in: a password, a passkey alone, or the organisation's provider. Absent
+   * in rows sealed before it was kept (all of them joined with a password).
+   */
+  via: z.enum(["password", "passkey", "oidc"]).optional(),
 });
 export type MemberContent = z.infer<typeof memberContentSchema>;
 

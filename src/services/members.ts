@@ -18,8 +18,10 @@ import type { TeamKey } from "../seal/team-key.js";
 import { sealAuditEvents } from "../sealed/audit.js";
 import { type MemberContent, openMember, sealMember } from "../sealed/members.js";
 import { openOrNull } from "../sealed/readable.js";
+import type { AuditRow } from "../store/audit.js";
 import { inviteMaker } from "../store/invites.js";
 import type { MemberMatch, MemberRow } from "../store/members.js";
+import type { PasskeyRow } from "../store/passkeys.js";
 import type { Storage } from "../store/storage.js";
 import type { OidcIdentity } from "./oidc.js";
 import type { TeamService } from "./teams.js";
@@ -160,6 +162,7 @@ export class MemberService {
       email,
       lookup: [ADDRESS, email],
       password: () => this.#hashing(() => this.deps.passwords.hash(input.password)),
+      via: "password",
     });
   }
 
@@ -174,6 +177,7 @@ export class MemberService {
       email: identity.email ?? "",
       lookup: [IDENTITY, identityKey(identity)],
       password: () => Promise.resolve(null),
+      via: "oidc",
     });
   }
 
@@ -184,8 +188,11 @@ export class MemberService {
       email: string;
       lookup: [string, string];
       password: () => Promise<string | null>;
+      via: NonNullable<MemberContent["via"]>;
       /** The new member's id when it was chosen before (a passkey made for them before they joined). */
       memberId?: string;
+      /** A passkey they join with, stored in the join's transaction. */
+      passkey?: { row: PasskeyRow; event: AuditRow };
     },
   ): Promise<SignedInMember> {
     const invite = await this.deps.storage.invites.find(hashSecretNow(code));
@@ -208,12 +215,17 @@ export class MemberService {
       teamId: team.teamId,
       role,
       signInHash: hashes.current,
-      sealed: await sealMember(team, memberId, { name: person.name, email: person.email, password }),
+      sealed: await sealMember(team, memberId, {
+        name: person.name,
+        email: person.email,
+        password,
+        via: person.via,
+      }),
       createdAt: now,
       lastSeenAt: now,
       removedAt: null,
     };
-    const outcome = await this.deps.storage.members.join(invite.id, row, event);
+    const outcome = await this.deps.storage.members.join(invite.id, row, event, person.passkey);
     if (outcome === "address_taken") throw addressTaken();
     if (outcome === "invite_spent")
       throw new DomainError("not_found", "This invite link was used or expired while the form was open.");
@@ -228,6 +240,7 @@ export class MemberService {
     code: string,
     input: { name: string; email: string },
     memberId: string,
+    passkey: { row: PasskeyRow; event: AuditRow },
   ): Promise<SignedInMember> {
     const email = normalizeAddress(input.email);
     return this.#join(code, {
@@ -235,8 +248,18 @@ export class MemberService {
       email,
       lookup: [ADDRESS, email],
       password: () => Promise.resolve(null),
+      via: "passkey",
       memberId,
+      passkey,
     });
+  }
+
+  /** How a member signs in, as they joined; null for a row that does not open or is not live. */
+  async wayIn(member: SignedInMember): Promise<MemberContent["via"] | null> {
+    const row = await this.deps.storage.members.get(member.team.teamId, member.memberId);
+    if (!row || row.removedAt !== null) return null;
+    const content = await openOrNull(openMember(member.team, row.id, row.sealed));
+    return content ? (content.via ?? "password") : null;
   }
 
   /** The live member an OpenID Connect account signs in, or null when none joined with it. */

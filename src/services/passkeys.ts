@@ -4,14 +4,17 @@
 // credential under the hash of its id, its public key and counter sealed under the team's key, and each
 // challenge as its hash, taken once.
 
+import { events } from "../audit.js";
 import type { Clock } from "../clock.js";
 import { DomainError } from "../errors.js";
 import { newId } from "../ids.js";
 import { fromBase64, toBase64Url, utf8 } from "../seal/bytes.js";
 import { hashSecretNow } from "../seal/secret-hash.js";
+import type { TeamKey } from "../seal/team-key.js";
+import { sealAuditEvents } from "../sealed/audit.js";
 import { openPasskey, sealPasskey } from "../sealed/passkeys.js";
 import { openOrNull } from "../sealed/readable.js";
-import type { ChallengeRow } from "../store/passkeys.js";
+import type { ChallengeRow, PasskeyRow } from "../store/passkeys.js";
 import type { Storage } from "../store/storage.js";
 import type { MemberService, SignedInMember } from "./members.js";
 import type { TeamService } from "./teams.js";
@@ -42,7 +45,7 @@ export interface PasskeyDeps {
   storage: Storage;
   clock: Clock;
   teams: Pick<TeamService, "openTeamKey">;
-  members: Pick<MemberService, "live" | "offer" | "joinWithoutPassword">;
+  members: Pick<MemberService, "live" | "offer" | "joinWithoutPassword" | "wayIn">;
 }
 
 type WebAuthn = typeof import("@simplewebauthn/server");
@@ -162,23 +165,28 @@ export class PasskeyService {
 
   /** Keeps a verified credential for the member, its key and counter sealed. */
   async #keep(member: SignedInMember, credential: RegisteredCredential): Promise<PasskeyInfo> {
+    const row = await this.#passkeyRow(member.team, member.memberId, credential);
+    if (!(await this.deps.storage.passkeys.insert(row)))
+      throw new DomainError("conflict", "This passkey is already added.");
+    return { id: row.idHash, createdAt: row.createdAt, lastUsedAt: null };
+  }
+
+  /** A verified credential as its row: under the hash of its id, its member, key and counter sealed. */
+  async #passkeyRow(team: TeamKey, memberId: string, credential: RegisteredCredential): Promise<PasskeyRow> {
     const idHash = hashSecretNow(credential.id);
-    const now = this.deps.clock.now().toISOString();
-    const stored = await this.deps.storage.passkeys.insert({
+    return {
       idHash,
-      teamId: member.team.teamId,
-      memberId: member.memberId,
-      sealed: await sealPasskey(member.team, idHash, {
-        memberId: member.memberId,
+      teamId: team.teamId,
+      memberId,
+      sealed: await sealPasskey(team, idHash, {
+        memberId,
         publicKey: toBase64Url(credential.publicKey),
         counter: credential.counter,
         transports: credential.transports ?? [],
       }),
-      createdAt: now,
+      createdAt: this.deps.clock.now().toISOString(),
       lastUsedAt: null,
-    });
-    if (!stored) throw new DomainError("conflict", "This passkey is already added.");
-    return { id: idHash, createdAt: now, lastUsedAt: null };
+    };
   }
 
   /**
@@ -218,10 +226,20 @@ export class PasskeyService {
       rp,
       (row) => row.teamId === team.teamId,
     );
-    const memberId = credential.row.memberId ?? "";
-    const member = await this.deps.members.joinWithoutPassword(code, person, memberId);
-    await this.#keep(member, credential.info);
-    return member;
+    const memberId = credential.row.memberId;
+    if (!memberId) throw refused();
+    const row = await this.#passkeyRow(team, memberId, credential.info);
+    if (await this.deps.storage.passkeys.exists(row.idHash))
+      throw new DomainError("conflict", "This passkey is already added.");
+    // The passkey and its event go in the join's own transaction: a member is never left with no way in.
+    const [event] = await sealAuditEvents(
+      team,
+      { kind: "member", id: memberId },
+      [events.passkeyAdded(row.idHash)],
+      row.createdAt,
+    );
+    if (!event) throw new Error("a passkey's event was not sealed");
+    return this.deps.members.joinWithoutPassword(code, person, memberId, { row, event });
   }
 
   /** Options for a signed-out browser to sign in with any passkey it holds for this page (discoverable). */
@@ -283,8 +301,21 @@ export class PasskeyService {
     return rows.map((row) => ({ id: row.idHash, createdAt: row.createdAt, lastUsedAt: row.lastUsedAt }));
   }
 
-  /** Removes one of the member's passkeys; 404 for one they do not have. */
+  /**
+   * Removes one of the member's passkeys; 404 for one they do not have, 409 for the last one of a member who
+   * joined with passkeys alone (it is their only way in).
+   */
   async remove(member: SignedInMember, id: string): Promise<void> {
+    const theirs = await this.deps.storage.passkeys.listOf(member.team.teamId, member.memberId);
+    if (
+      theirs.length === 1 &&
+      theirs[0]?.idHash === id &&
+      (await this.deps.members.wayIn(member)) === "passkey"
+    )
+      throw new DomainError(
+        "conflict",
+        "This is your only passkey, and you sign in with passkeys alone: add another before removing it.",
+      );
     if (!(await this.deps.storage.passkeys.remove(member.team.teamId, member.memberId, id)))
       throw new DomainError("not_found", "No such passkey.");
   }

@@ -63,7 +63,10 @@ export class InviteRows {
                       AND (owner IS NULL OR ${liveOwner("owner")}))`,
               args: [invite.teamId, makerId, invite.teamId],
             }
-          : { sql: "1", args: [] };
+          : kind === "admin"
+            ? { sql: "1", args: [] }
+            : null;
+    if (!holds) throw new Error(`an invite's maker of an unknown kind: ${kind}`);
     const [inserted] = await this.client.batch(
       [
         {

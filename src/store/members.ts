@@ -6,6 +6,7 @@ import type { Client, InStatement } from "@libsql/client";
 import { type AuditRow, insertEventIf } from "./audit.js";
 import { blob, text } from "./client.js";
 import { inviteMaker, WITHDRAW_INVITES } from "./invites.js";
+import { insertPasskeyIf, type PasskeyRow } from "./passkeys.js";
 
 export interface MemberRow {
   id: string;
@@ -55,7 +56,14 @@ export class MemberRows {
    * unused and unexpired at `at`, and no live member may sign in with the same address. Of two people
    * opening one invite at once, one joins.
    */
-  async join(inviteId: string, member: MemberRow, event: AuditRow): Promise<JoinOutcome> {
+  async join(
+    inviteId: string,
+    member: MemberRow,
+    event: AuditRow,
+    /** A passkey the member joins with, and its event: stored with them, or neither is. */
+    passkey?: { row: PasskeyRow; event: AuditRow },
+  ): Promise<JoinOutcome> {
+    const joined = "EXISTS (SELECT 1 FROM members WHERE id = ?)";
     const [spent, inserted] = await this.client.batch(
       [
         {
@@ -68,7 +76,13 @@ export class MemberRows {
                 SELECT ?, team_id, role, ?, ?, ?, ? FROM invites WHERE id = ? AND changes() > 0`,
           args: [member.id, member.signInHash, member.sealed, member.createdAt, member.createdAt, inviteId],
         },
-        insertEventIf(event, "EXISTS (SELECT 1 FROM members WHERE id = ?)", [member.id]),
+        insertEventIf(event, joined, [member.id]),
+        ...(passkey
+          ? [
+              insertPasskeyIf(passkey.row, joined, [member.id]),
+              insertEventIf(passkey.event, joined, [member.id]),
+            ]
+          : []),
       ],
       "write",
     );

@@ -1,7 +1,7 @@
 // Rows of passkeys and of the challenges of ceremonies under way (migration 011). A passkey is found by the
 // hash of its credential id, with its member's team's wrapped key, only while the member is live.
 
-import type { Client } from "@libsql/client";
+import type { Client, InStatement, InValue } from "@libsql/client";
 import { blob, text } from "./client.js";
 
 export interface PasskeyRow {
@@ -37,6 +37,15 @@ function passkeyRow(row: Record<string, unknown>): PasskeyRow {
   };
 }
 
+/** A passkey's insert as a statement of another change's transaction (a member joining with it). */
+export function insertPasskeyIf(row: PasskeyRow, condition: string, args: readonly InValue[]): InStatement {
+  return {
+    sql: `INSERT INTO passkeys (id_hash, team_id, member_id, sealed, created_at)
+          SELECT ?, ?, ?, ?, ? WHERE ${condition}`,
+    args: [row.idHash, row.teamId, row.memberId, row.sealed, row.createdAt, ...args],
+  };
+}
+
 export class PasskeyRows {
   constructor(private readonly client: Client) {}
 
@@ -60,6 +69,12 @@ export class PasskeyRows {
     });
     const row = rs.rows[0];
     return row ? { ...passkeyRow(row), wrappedKey: blob(row.wrapped_key) } : null;
+  }
+
+  /** Whether a passkey with this credential id hash is stored, whoever's it is. */
+  async exists(idHash: string): Promise<boolean> {
+    const rs = await this.client.execute({ sql: "SELECT 1 FROM passkeys WHERE id_hash = ?", args: [idHash] });
+    return rs.rows.length > 0;
   }
 
   /**

@@ -191,6 +191,20 @@ describe("people on the page in Chromium", () => {
         body: new URLSearchParams({ email: "mo@example.com", password: "any password at all" }),
       });
       expect(noPassword.status).toBe(401);
+      // Mo's only passkey is Mo's only way in: removing it is refused; the join recorded it.
+      await mo.goto(`${base}/page/account`);
+      await mo.getByRole("button", { name: "Remove" }).click();
+      expect(await mo.locator(".error, [role=alert]").first().textContent()).toContain("your only passkey");
+      expect(await mo.locator("tbody tr").count()).toBe(1);
+      const moTrail = (await (await app.request("/v1/audit", { token: created.apiKey })).json()) as {
+        events: { action: string; actor: { name: string | null } }[];
+      };
+      expect(
+        moTrail.events
+          .filter((e) => e.actor.name === "Mo")
+          .map((e) => e.action)
+          .sort(),
+      ).toEqual(["member.joined", "passkey.added"]);
       await moContext.close();
       await context.close();
     },

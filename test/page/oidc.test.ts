@@ -231,6 +231,23 @@ describe("signing in with an organisation's OpenID Connect provider", () => {
     expect((await members(app, adminKey)).some((m) => m.name === "Person mallory")).toBe(false);
   }, 60_000);
 
+  it("over HTTPS keeps the attempt in a __Host- cookie, and takes no other there", async () => {
+    const https = { "x-forwarded-proto": "https" };
+    const started = await app.memoria.app.request("/page/oidc/start", { headers: https });
+    expect(started.status).toBe(303);
+    const cookie = started.headers.getSetCookie().join("\n");
+    expect(cookie).toMatch(/^__Host-memoria_oidc=[A-Za-z0-9_-]{43}; /);
+    expect(cookie).toContain("Path=/;");
+    expect(cookie).toContain("Secure");
+    // A plain-named cookie over HTTPS could have come from a sibling host: refused, the state never checked.
+    const secret = /=([A-Za-z0-9_-]{43})/.exec(cookie)?.[1] ?? "";
+    const planted = await app.memoria.app.request("/page/oidc/callback?code=x&state=y", {
+      headers: { ...https, cookie: `memoria_oidc=${secret}` },
+    });
+    expect(planted.status).toBe(401);
+    expect(await planted.text()).toContain("was not started here");
+  });
+
   it("says so when the instance has no provider", async () => {
     const plain = await buildTestApp();
     try {

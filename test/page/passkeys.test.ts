@@ -117,6 +117,18 @@ describe("the page's passkeys", () => {
     expect(Number(waiting.rows[0]?.n)).toBe(21);
   });
 
+  it("answers 400, not an error of its own, to a form body that does not parse", async () => {
+    app = await buildTestApp();
+    for (const path of ["/page/sign-in", "/page/oidc/start", `/page/invite/${"A".repeat(43)}`]) {
+      const res = await app.memoria.app.request(path, {
+        method: "POST",
+        headers: { origin: ORIGIN, "content-type": "multipart/form-data; boundary=nope" },
+        body: "--elsewhere\r\ngarbage",
+      });
+      expect(res.status, path).toBe(400);
+    }
+  });
+
   it("answers a challenge once", async () => {
     app = await buildTestApp();
     const now = new Date().toISOString();
