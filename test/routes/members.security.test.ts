@@ -291,6 +291,18 @@ describe("members' changes", () => {
         );
         expect(res.status).toBe(403);
       }
+      // The Keys forms likewise: no key is made or revoked without the session's token.
+      expect(
+        (await member.browser.post("/page/keys", new URLSearchParams({ name: "x", scope: "read", days: "" })))
+          .status,
+      ).toBe(403);
+      expect(
+        (await member.browser.post("/page/keys/knosuchkey0000000/revoke", new URLSearchParams({}))).status,
+      ).toBe(403);
+      const keysAfter = (await (await app.request("/v1/keys", { token: apiKey })).json()) as {
+        name: string | null;
+      }[];
+      expect(keysAfter.map((k) => k.name)).not.toContain("x");
       const crossSite = await owner.browser.post(
         `/page/members/${member.memberId}/role`,
         new URLSearchParams({ csrf: await owner.browser.csrf(), role: "owner" }),
