@@ -14,6 +14,7 @@ import { docsRoutes } from "./http/docs.js";
 import type { AppEnv } from "./http/env.js";
 import { onError } from "./http/errors.js";
 import { idempotent } from "./http/idempotency.js";
+import { mcpAuth } from "./http/mcp-auth.js";
 import { methodNotAllowed } from "./http/method-not-allowed.js";
 import { recordMetrics } from "./http/metrics.js";
 import { rateLimits } from "./http/rate-limit.js";
@@ -38,6 +39,8 @@ import { memberRoutes } from "./routes/members.js";
 import { memoryRoutes } from "./routes/memory.js";
 import { metricsRoutes } from "./routes/metrics.js";
 import { notionRoutes } from "./routes/notion.js";
+import { oauthRoutes } from "./routes/oauth.js";
+import { oauthClientRoutes } from "./routes/oauth-clients.js";
 import { reindexRoutes } from "./routes/reindex.js";
 import { searchRoutes } from "./routes/search.js";
 import { statsRoutes } from "./routes/stats.js";
@@ -47,6 +50,7 @@ import { webhookRoutes } from "./routes/webhooks.js";
 import type { Keyring } from "./seal/keyring.js";
 import { PasswordHasher } from "./seal/password.js";
 import { AuditTrail } from "./services/audit.js";
+import { ClientMetadataFetcher } from "./services/client-metadata.js";
 import { DocumentService } from "./services/documents.js";
 import { EntryService } from "./services/entries.js";
 import { ExportService } from "./services/export.js";
@@ -57,6 +61,7 @@ import { MemberService } from "./services/members.js";
 import { MemoryService } from "./services/memory.js";
 import { Metrics } from "./services/metrics.js";
 import { NotionService } from "./services/notion.js";
+import { OAuthService } from "./services/oauth.js";
 import { OidcService } from "./services/oidc.js";
 import { PasskeyService } from "./services/passkeys.js";
 import { ReindexService } from "./services/reindex.js";
@@ -134,6 +139,11 @@ export interface AppDeps {
   extractor?: Extractor;
   /** Where searches run: on this thread by default; the servers give the search threads (runtime/search-threads). */
   finder?: PassageFinder;
+  /**
+   * How OAuth clients' metadata documents are fetched: bounded, public addresses only, by default; tests give one
+   * that trusts their own certificate on loopback.
+   */
+  clientMetadata?: ClientMetadataFetcher;
 }
 
 export interface Memoria {
@@ -178,7 +188,15 @@ export function createApp(deps: AppDeps): Memoria {
     passwords: new PasswordHasher(),
     teams: directory,
   });
-  const audit = new AuditTrail({ storage, clock, logger, teams: directory, members });
+  const oauth = new OAuthService({
+    storage,
+    clock,
+    keyring,
+    teams: directory,
+    members,
+    clientMetadata: deps.clientMetadata ?? new ClientMetadataFetcher(),
+  });
+  const audit = new AuditTrail({ storage, clock, logger, teams: directory, members, oauth });
   const documents = new DocumentService({
     storage,
     indexes,
@@ -237,6 +255,8 @@ export function createApp(deps: AppDeps): Memoria {
   const admin = limits.perCredential(adminAuth(config.adminToken));
   // The key, counted under its rate limit, then the scope its route needs (http/scopes.ts).
   const team = every(limits.perCredential(teamAuth(directory)), routeScope());
+  // /mcp also takes the access tokens memoria's authorization server issues (http/mcp-auth.ts).
+  const mcpTeam = every(limits.perCredential(mcpAuth(directory, oauth)), routeScope());
 
   const app = new OpenAPIHono<AppEnv>();
   app.use("*", requestId());
@@ -262,7 +282,9 @@ export function createApp(deps: AppDeps): Memoria {
   app.route("/", searchRoutes(search, team));
   app.route("/", entryRoutes(entries, team, idempotency));
   app.route("/", memoryRoutes(memory, team));
-  app.route("/", mcpRoutes({ search, memory, entries, logger }, team, config.allowedOrigins ?? []));
+  app.route("/", mcpRoutes({ search, memory, entries, logger }, mcpTeam, config.allowedOrigins ?? []));
+  app.route("/", oauthRoutes(oauth));
+  app.route("/", oauthClientRoutes(oauth, team));
   app.route("/", notionRoutes(notionSource, team, audit));
   app.route("/", webhookRoutes(webhooks, team, logger, audit));
   app.route("/", statsRoutes(stats, team));
@@ -320,6 +342,7 @@ export function createApp(deps: AppDeps): Memoria {
       members,
       passkeys: new PasskeyService({ storage, clock, teams: directory, members }),
       oidc: config.oidc ? new OidcService(config.oidc) : null,
+      oauth,
       logger,
     }),
   );

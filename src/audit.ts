@@ -18,6 +18,10 @@ export const auditActions = [
   "member.joined",
   "member.role_changed",
   "member.removed",
+  "oauth.approved",
+  "oauth.refreshed",
+  "oauth.replayed",
+  "oauth.revoked",
   "passkey.added",
   "passkey.removed",
   "source.set",
@@ -28,10 +32,10 @@ export type AuditAction = (typeof auditActions)[number];
 /**
  * Who acted: a member (a person signed in to the page), a team key, both by id (their names are looked up when
  * the trail is read, so the trail shows the name each has now), or the instance's admin token (its routes make
- * a team and its first invite, and make and revoke a team's keys). OAuth clients join as `oauth` when they
- * can act.
+ * a team and its first invite, and make and revoke a team's keys), or an OAuth client acting on a member's approval
+ * (`oauth`, by the approval's id; named by the client's name).
  */
-export const actorKinds = ["member", "key", "admin"] as const;
+export const actorKinds = ["member", "key", "admin", "oauth"] as const;
 export type ActorKind = (typeof actorKinds)[number];
 export interface Actor {
   kind: ActorKind;
@@ -41,7 +45,17 @@ export interface Actor {
 /** The admin token is one per instance, so it has no id of its own to record; this stands for it. */
 export const ADMIN_TOKEN_ACTOR: Actor = { kind: "admin", id: "admin-token" };
 
-export const targetKinds = ["document", "entry", "key", "member", "invite", "passkey", "source"] as const;
+/** `client` is an OAuth approval, by its id (a member's approval of one client). */
+export const targetKinds = [
+  "document",
+  "entry",
+  "key",
+  "member",
+  "invite",
+  "passkey",
+  "source",
+  "client",
+] as const;
 export type TargetKind = (typeof targetKinds)[number];
 
 export interface AuditRecord {
@@ -78,6 +92,28 @@ export const events = {
     target: { kind: "member", id },
   }),
   memberRemoved: (id: string): AuditRecord => ({ action: "member.removed", target: { kind: "member", id } }),
+  /** A member let an OAuth client act for them (or renewed that approval, perhaps at another scope). */
+  clientApproved: (grantId: string): AuditRecord => ({
+    action: "oauth.approved",
+    target: { kind: "client", id: grantId },
+  }),
+  /** A client spent a refresh token of its approval on a new pair. */
+  clientRefreshed: (grantId: string): AuditRecord => ({
+    action: "oauth.refreshed",
+    target: { kind: "client", id: grantId },
+  }),
+  /**
+   * A code or refresh token came back after it was spent: two parties held it, so the family it started was
+   * ended. The approval stays; the client signs in again.
+   */
+  clientReplayed: (grantId: string): AuditRecord => ({
+    action: "oauth.replayed",
+    target: { kind: "client", id: grantId },
+  }),
+  clientRevoked: (grantId: string): AuditRecord => ({
+    action: "oauth.revoked",
+    target: { kind: "client", id: grantId },
+  }),
   /** A passkey by the hash of its credential id, as memoria keeps it. */
   passkeyAdded: (id: string): AuditRecord => ({ action: "passkey.added", target: { kind: "passkey", id } }),
   passkeyRemoved: (id: string): AuditRecord => ({

@@ -65,6 +65,9 @@ const LEAVES = [
   "scope.ts",
   "role.ts",
   "audit.ts",
+  "oauth-token.ts",
+  "oauth-scope.ts",
+  "oauth-error.ts",
 ];
 
 /** Packages the pure core must not import: the HTTP framework and the database drivers. */

@@ -7,7 +7,6 @@ import type { RequestIdEnv } from "./request-id.js";
 export interface AppEnv {
   Variables: RequestIdEnv["Variables"] & {
     team: TeamKey;
-    /** The team key the request presented: which one, and what it may do. */
     /** The request's key: its id, its scope, and the member who made it (null for a key no member made). */
     key: { keyId: string; scope: Scope; owner: string | null };
     /** Set by the failed-authentication limiter: called once the request's credential has authenticated. */
@@ -17,5 +16,7 @@ export interface AppEnv {
      * credential's rate limit counts under it without hashing the secret again.
      */
     credentialHash: string;
+    /** Set when the bearer was an OAuth access token: the member's approval it acts under. */
+    oauthGrant?: string;
   };
 }

@@ -46,9 +46,9 @@ export function errorResponse<E extends RequestIdEnv>(
   status: ContentfulStatusCode = statusOf[code],
 ): Response {
   const body: ErrorEnvelope = { error: { code, message, requestId: c.get("requestId") ?? "" } };
-  // RFC 9110 §11.6.1: a 401 names its scheme. Without it MCP clients (MCP Inspector) take a wrong key for
-  // an OAuth prompt. Every 401 is made here, the Worker's included.
-  if (status === 401) c.header("WWW-Authenticate", "Bearer");
+  // RFC 9110 §11.6.1: a 401 names its scheme. Every 401 is made here, the Worker's included; /mcp's adds where
+  // an OAuth client signs in (RFC 9728 §5.1).
+  if (status === 401) c.header("WWW-Authenticate", c.get("bearerChallenge") ?? "Bearer");
   return c.json(body, status);
 }
 

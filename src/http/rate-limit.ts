@@ -173,7 +173,11 @@ function presentsCredentials(c: Context<AppEnv>): boolean {
     path.startsWith("/v1/webhooks/") ||
     path === "/page/oidc/callback" ||
     (c.req.method === "POST" &&
-      (path === "/page/sign-in" || path === "/page/passkey/sign-in" || path.startsWith("/page/invite/")))
+      (path === "/page/sign-in" ||
+        path === "/page/passkey/sign-in" ||
+        path.startsWith("/page/invite/") ||
+        path === "/oauth/token" ||
+        path === "/oauth/revoke"))
   );
 }
 
@@ -188,7 +192,9 @@ function failedAuthentication(c: Context<AppEnv>): boolean {
     (c.res.status === 404 && (path.startsWith("/v1/webhooks/") || path.startsWith("/page/invite/"))) ||
     // An address already taken, said on an invite's form: counted, so one invite cannot test addresses
     // without bound.
-    (c.res.status === 409 && path.startsWith("/page/invite/"))
+    (c.res.status === 409 && path.startsWith("/page/invite/")) ||
+    // A code, a refresh token or a client secret that did not hold (invalid_grant, invalid_client).
+    (c.res.status === 400 && path === "/oauth/token")
   );
 }
 

@@ -6,7 +6,14 @@ import type { MiddlewareHandler } from "hono";
 
 /** The variable this middleware sets, for the app's and the Worker's environments alike. */
 export interface RequestIdEnv {
-  Variables: { requestId: string };
+  Variables: {
+    requestId: string;
+    /**
+     * What a 401 names in `WWW-Authenticate` when it is more than the bare scheme: /mcp's points OAuth clients
+     * at its protected resource metadata (http/mcp-auth.ts).
+     */
+    bearerChallenge?: string;
+  };
 }
 
 const acceptable = /^[A-Za-z0-9._-]{1,128}$/;

@@ -44,6 +44,8 @@ export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = {
   "POST /v1/invites": "admin",
   "PATCH /v1/members/:memberId": "admin",
   "DELETE /v1/members/:memberId": "admin",
+  "GET /v1/oauth/clients": "admin",
+  "DELETE /v1/oauth/clients/:id": "admin",
 };
 
 /** What a team route needs; `admin` for one the table does not name. HEAD is answered by the GET route. */

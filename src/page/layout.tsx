@@ -48,6 +48,7 @@ export function Layout({ title, csrf, children }: LayoutProps) {
               ) : null}
               {canAdmin || who?.member ? <a href="/page/keys">Keys</a> : null}
               {who?.member ? <a href="/page/account">Account</a> : null}
+              {who?.member || canAdmin ? <a href="/page/apps">Apps</a> : null}
               {canAdmin ? <a href="/page/members">Members</a> : null}
               {canAdmin ? <a href="/page/audit">Audit trail</a> : null}
               {who ? (

@@ -27,6 +27,7 @@ import type { EntryService } from "../services/entries.js";
 import type { ExportService } from "../services/export.js";
 import { type MemberService, normalizeAddress } from "../services/members.js";
 import type { MemoryService } from "../services/memory.js";
+import type { OAuthService } from "../services/oauth.js";
 import type { OidcService } from "../services/oidc.js";
 import type { PasskeyService } from "../services/passkeys.js";
 import type { SearchService } from "../services/search.js";
@@ -42,6 +43,7 @@ import { MAX_PASSWORD_CHARS } from "./join.js";
 import { ASSET_PATH } from "./layout.js";
 import { MemoryPage } from "./memory.js";
 import { MessagePage } from "./message.js";
+import { AUTHORIZE_PATH, oauthPageRoutes, takeReturn } from "./oauth-routes.js";
 import { oidcRoutes } from "./oidc-routes.js";
 import { passkeyRoutes } from "./passkey-routes.js";
 import { peopleRoutes } from "./people.js";
@@ -92,6 +94,8 @@ export interface PageDeps {
   passkeys: PasskeyService;
   /** The instance's OpenID Connect provider; null when none is configured. */
   oidc: OidcService | null;
+  /** memoria's own authorization server, for MCP clients that sign in (oauth-routes.tsx). */
+  oauth: OAuthService;
   logger: Logger;
 }
 
@@ -160,7 +164,10 @@ function carriedCookies(c: PageContext): { name: string; value: string }[] {
 }
 
 /** The live session of the first carried cookie that names one, or null. */
-async function resolveSession(deps: PageDeps, c: PageContext): Promise<PageSession | null> {
+export async function resolveSession(
+  deps: Pick<PageDeps, "sessions">,
+  c: PageContext,
+): Promise<PageSession | null> {
   for (const { value } of carriedCookies(c)) {
     const session = await deps.sessions.resolve(value);
     if (session) return session;
@@ -291,7 +298,8 @@ export function pageRoutes(deps: PageDeps): Hono<PageEnv> {
   const pageHeaders: MiddlewareHandler<PageEnv> = async (c, next) => {
     c.set("oidcProvider", deps.oidc?.providerName ?? null);
     await next();
-    c.header("Content-Security-Policy", PAGE_CSP);
+    // A page that must allow more (the consent page's form answers with a redirect to the client) sets its own.
+    if (!c.res.headers.has("Content-Security-Policy")) c.header("Content-Security-Policy", PAGE_CSP);
     // A page shows a team's notes: no shared cache may keep it, and Back after Sign out must not show it.
     if (!c.res.headers.has("Cache-Control")) c.header("Cache-Control", "no-store");
   };
@@ -329,6 +337,7 @@ export function pageRoutes(deps: PageDeps): Hono<PageEnv> {
 
   app.use("/", pageHeaders);
   app.use("/page/*", pageHeaders);
+  app.use(AUTHORIZE_PATH, pageHeaders);
 
   app.get(`${ASSET_PATH}/page.css`, (c) => {
     c.header("Cache-Control", "no-cache");
@@ -358,6 +367,9 @@ export function pageRoutes(deps: PageDeps): Hono<PageEnv> {
       clearCarriedCookies(c);
       return c.redirect("/", 303);
     }
+    // Signed in on the way to approving an app: back to its consent page.
+    const back = takeReturn(c);
+    if (back !== null) return c.redirect(back, 303);
     const limited = await deps.rateLimit(c, session.credential);
     if (limited) return tooManyRequests(c, limited);
     c.set("session", session);
@@ -695,6 +707,7 @@ export function pageRoutes(deps: PageDeps): Hono<PageEnv> {
   peopleRoutes(app, deps, { signedIn, statefulPost });
   passkeyRoutes(app, deps, { signedIn, statefulPost });
   oidcRoutes(app, deps);
+  oauthPageRoutes(app, deps, { signedIn, statefulPost });
 
   return app;
 }

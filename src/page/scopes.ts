@@ -18,6 +18,11 @@ export const PAGE_SCOPES: Readonly<Record<string, Scope>> = {
   "POST /page/passkeys/options": "read",
   "POST /page/passkeys": "read",
   "POST /page/passkeys/:id/remove": "read",
+  // A member approves an app up to their role's scope; their own approvals are theirs to see and disconnect
+  // (an owner sees and disconnects the team's; the routes check which).
+  "POST /page/oauth/consent": "read",
+  "GET /page/apps": "read",
+  "POST /page/apps/:id/revoke": "read",
 
   "GET /page/notes": "write",
   "POST /page/notes": "write",

@@ -7,6 +7,10 @@ export const OPENAPI_TAGS = [
   { name: "Entries", description: "Short memory entries: decisions, incidents, learnings." },
   { name: "Working memory", description: "The token-budgeted block of entries an agent reads." },
   { name: "MCP", description: "The Model Context Protocol endpoint for agents." },
+  {
+    name: "OAuth",
+    description: "Signing MCP clients in: metadata, registration, tokens, and the apps members connected.",
+  },
   { name: "Note sources", description: "Notion and signed-webhook sources that keep documents in step." },
   { name: "Webhooks", description: "Deliveries from note sources, verified before they are applied." },
   { name: "Export", description: "A team's documents and entries as one NDJSON stream, out and back in." },

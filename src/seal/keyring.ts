@@ -2,9 +2,11 @@
 // that on every request would dominate small reads, and the opened key is no more sensitive in a map than
 // in the request that just used it.
 
+import { isDomainError } from "../errors.js";
 import type { CryptoKey } from "./bytes.js";
 import { toHex, utf8 } from "./bytes.js";
 import { type MasterKeys, unwrapTeamKey, wrapTeamKey } from "./master.js";
+import { openBytes, sealBytes } from "./seal.js";
 import { deriveTeamKey, generateTeamKeyMaterial, type TeamKey } from "./team-key.js";
 
 export class Keyring {
@@ -49,6 +51,31 @@ export class Keyring {
     const hash = async (key: CryptoKey) => toHex(new Uint8Array(await crypto.subtle.sign("HMAC", key, data)));
     const { current, previous } = this.#master.lookup;
     return { current: await hash(current), previous: previous ? await hash(previous) : null };
+  }
+
+  /**
+   * Seals a record that belongs to no team and is kept by no row (a registered OAuth client's, carried in its
+   * client id) under the instance's key for such records, bound to `label`.
+   */
+  sealInstanceRecord(label: string, bytes: Uint8Array<ArrayBuffer>): Promise<Uint8Array<ArrayBuffer>> {
+    return sealBytes(this.#master.clients.current, bytes, utf8(`memoria/instance/${label}`));
+  }
+
+  /**
+   * Opens what sealInstanceRecord sealed, under the current key or, during a rotation, the previous; null when
+   * neither opens it (made by another instance, under a key since dropped, or altered).
+   */
+  async openInstanceRecord(label: string, sealed: Uint8Array): Promise<Uint8Array<ArrayBuffer> | null> {
+    const aad = utf8(`memoria/instance/${label}`);
+    for (const key of [this.#master.clients.current, this.#master.clients.previous]) {
+      if (!key) continue;
+      try {
+        return await openBytes(key, sealed, aad, label);
+      } catch (error) {
+        if (!isDomainError(error, "unreadable")) throw error;
+      }
+    }
+    return null;
   }
 
   /** Drops an opened key, as part of destroying a team's key material. */

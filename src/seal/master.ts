@@ -28,6 +28,12 @@ export interface MasterKeys {
    * one from each master key: such a value is looked up before its team is known, so no team key can hash it.
    */
   lookup: { current: CryptoKey; previous: CryptoKey | null };
+  /**
+   * The instance's keys for the records of OAuth clients that registered themselves (sealed/registered-client.ts):
+   * such a record is made before anyone signs in, so it belongs to no team, and it travels sealed inside the
+   * client id rather than in storage.
+   */
+  clients: { current: CryptoKey; previous: CryptoKey | null };
 }
 
 export async function importMasterKeys(
@@ -45,6 +51,10 @@ export async function importMasterKeys(
       current: await deriveLookupKey(current),
       previous: previous ? await deriveLookupKey(previous) : null,
     },
+    clients: {
+      current: await deriveClientsKey(current),
+      previous: previous ? await deriveClientsKey(previous) : null,
+    },
   };
 }
 
@@ -61,6 +71,18 @@ async function deriveLookupKey(raw: Uint8Array<ArrayBuffer>): Promise<CryptoKey>
     { name: "HMAC", hash: "SHA-256", length: 256 },
     false,
     ["sign"],
+  );
+}
+
+/** An AES-GCM key derived from a master key under its own label, for registered clients' records alone. */
+async function deriveClientsKey(raw: Uint8Array<ArrayBuffer>): Promise<CryptoKey> {
+  const base = await crypto.subtle.importKey("raw", raw, "HKDF", false, ["deriveKey"]);
+  return crypto.subtle.deriveKey(
+    { name: "HKDF", hash: "SHA-256", salt: utf8("memoria/oauth-clients"), info: utf8("oauth clients v1") },
+    base,
+    { name: "AES-GCM", length: 256 },
+    false,
+    ["encrypt", "decrypt"],
   );
 }
 

@@ -17,6 +17,7 @@ import { openOrNull } from "../sealed/readable.js";
 import type { AuditPosition, AuditRow } from "../store/audit.js";
 import type { Storage } from "../store/storage.js";
 import type { MemberService } from "./members.js";
+import type { OAuthService } from "./oauth.js";
 import type { TeamService } from "./teams.js";
 
 /** An event as GET /v1/audit gives it. */
@@ -54,6 +55,8 @@ export interface AuditDeps {
   teams: Pick<TeamService, "keysOf">;
   /** For the names of the members that acted. */
   members: Pick<MemberService, "names">;
+  /** For the names of the OAuth clients that acted, by their approvals. */
+  oauth: Pick<OAuthService, "names">;
 }
 
 export class AuditTrail {
@@ -87,14 +90,19 @@ export class AuditTrail {
     );
     const readable = opened.filter((event) => event !== null);
     const acting = (kind: string) => readable.some((event) => event.content.actor.kind === kind);
-    const [keyNames, memberNames] = await Promise.all([
+    const [keyNames, memberNames, clientNames] = await Promise.all([
       acting("key")
         ? this.deps.teams.keysOf(team).then((keys) => new Map(keys.map((key) => [key.keyId, key.name])))
         : new Map<string, string | null>(),
       acting("member") ? this.deps.members.names(team) : new Map<string, string | null>(),
+      acting("oauth") ? this.deps.oauth.names(team) : new Map<string, string | null>(),
     ]);
-    const nameOf = (actor: AuditContent["actor"]) =>
-      (actor.kind === "key" ? keyNames : actor.kind === "member" ? memberNames : null)?.get(actor.id) ?? null;
+    const byKind: Record<string, Map<string, string | null>> = {
+      key: keyNames,
+      member: memberNames,
+      oauth: clientNames,
+    };
+    const nameOf = (actor: AuditContent["actor"]) => byKind[actor.kind]?.get(actor.id) ?? null;
     const last = rows.at(-1);
     return {
       events: readable.map(({ id, at, content }) => ({

@@ -14,6 +14,7 @@ import { InviteRows } from "./invites.js";
 import { MemberRows } from "./members.js";
 import { assertSchemaKnown, migrate } from "./migrate.js";
 import { latestSchemaVersion } from "./migrations/index.js";
+import { OAuthRows } from "./oauth.js";
 import { PasskeyRows } from "./passkeys.js";
 import { type Preflight, readPreflight } from "./preflight.js";
 import { SessionRows } from "./sessions.js";
@@ -36,6 +37,7 @@ export class Storage {
   readonly members: MemberRows;
   readonly invites: InviteRows;
   readonly passkeys: PasskeyRows;
+  readonly oauth: OAuthRows;
 
   constructor(
     readonly client: Client,
@@ -59,6 +61,7 @@ export class Storage {
     this.members = new MemberRows(client);
     this.invites = new InviteRows(client);
     this.passkeys = new PasskeyRows(client);
+    this.oauth = new OAuthRows(client);
   }
 
   async ping(): Promise<void> {

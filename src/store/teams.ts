@@ -120,7 +120,7 @@ export class TeamRows {
 
   /**
    * Destroys a team's key material: its row (holding the wrapped data key), its API keys, its members and
-   * their invites, in one transaction. From that commit on nothing can open the team's rows or authenticate as
+   * their invites, passkeys and OAuth approvals and tokens, in one transaction. From that commit on nothing can open the team's rows or authenticate as
    * the team, and its members' addresses are free to join another.
    */
   async deleteKeyMaterial(id: string): Promise<boolean> {
@@ -132,6 +132,8 @@ export class TeamRows {
         { sql: "DELETE FROM invites WHERE team_id = ?", args: [id] },
         { sql: "DELETE FROM passkeys WHERE team_id = ?", args: [id] },
         { sql: "DELETE FROM passkey_challenges WHERE team_id = ?", args: [id] },
+        { sql: "DELETE FROM oauth_grants WHERE team_id = ?", args: [id] },
+        { sql: "DELETE FROM oauth_tokens WHERE team_id = ?", args: [id] },
       ],
       "write",
     );

@@ -71,22 +71,28 @@ describe("security headers", () => {
 });
 
 describe("401", () => {
-  it("carries WWW-Authenticate: Bearer on every route, /mcp and admin routes included", () =>
+  it("carries WWW-Authenticate: Bearer on every route, admin routes included; /mcp's names where to sign in", () =>
     withApp(async (app) => {
       const answers = [
         await app.request("/v1/documents", { token: "mem_wrong" }),
         await app.request("/v1/search?q=x"),
         await app.request("/v1/teams", { token: "not-the-admin-token" }),
         await app.request("/v1/reindex", { method: "POST", token: "nope" }),
-        await app.request("/mcp", {
-          method: "POST",
-          token: "mem_wrong",
-          json: { jsonrpc: "2.0", id: 1, method: "tools/list" },
-        }),
       ];
       for (const res of answers) {
         expect(res.headers.get("www-authenticate")).toBe("Bearer");
         await expectError(res, 401, "unauthorized");
+      }
+      for (const token of ["mem_wrong", "moa_wrong", "moa_tabcdefghijklmnop_wrong"]) {
+        const mcp = await app.request("/mcp", {
+          method: "POST",
+          token,
+          json: { jsonrpc: "2.0", id: 1, method: "tools/list" },
+        });
+        expect(mcp.headers.get("www-authenticate")).toBe(
+          'Bearer resource_metadata="http://localhost/.well-known/oauth-protected-resource/mcp", scope="read write"',
+        );
+        await expectError(mcp, 401, "unauthorized");
       }
       // Only 401s carry it.
       expect((await app.request("/v1/nowhere")).headers.get("www-authenticate")).toBeNull();

@@ -27,6 +27,8 @@ const SIGNED_OUT = [
   "GET /page/oidc/start",
   "POST /page/oidc/start",
   "GET /page/oidc/callback",
+  // Shows the sign-in page to a person not signed in, the consent page to one who is (oauth-routes.tsx).
+  "GET /page/oauth/consent",
 ];
 
 async function signedInWith(scope: Scope) {

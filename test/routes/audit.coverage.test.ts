@@ -15,6 +15,7 @@ import { GIT_MV_HTML, printPdf, scratchDir } from "../support/files.js";
 import { makeKey } from "../support/keys.js";
 import { joinAs } from "../support/members.js";
 import { NOTION_DOUBLE_TOKEN, NotionDouble } from "../support/notion-double.js";
+import { register, signIn } from "../support/oauth.js";
 import { needs, outside } from "../support/outside.js";
 import { tickingClock, withApp } from "./contract.js";
 
@@ -138,6 +139,18 @@ const DRIVERS: Record<string, Driver> = {
     action: "member.removed",
     prepare: async (t) =>
       json(t, `/v1/members/${(await joinAs(t.app, t.apiKey, "reader")).memberId}`, "DELETE"),
+  },
+  "DELETE /v1/oauth/clients/:id": {
+    action: "oauth.revoked",
+    prepare: async (t) => {
+      const member = await joinAs(t.app, t.apiKey, "member");
+      const { clientId } = await register(t.app);
+      await signIn(t.app, member.browser, clientId);
+      const list = (await (await t.app.request("/v1/oauth/clients", { token: t.apiKey })).json()) as {
+        clients: { id: string }[];
+      };
+      return json(t, `/v1/oauth/clients/${list.clients[0]?.id}`, "DELETE");
+    },
   },
 };
 

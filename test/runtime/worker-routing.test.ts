@@ -8,6 +8,7 @@ import { ConfigError, parseConfig } from "../../src/config.js";
 import { bearerToken } from "../../src/http/bearer.js";
 import { newId } from "../../src/ids.js";
 import { IndexDatabase } from "../../src/index/engine.js";
+import { formatOAuthToken } from "../../src/oauth-token.js";
 import { withLocalSecrets } from "../../src/runtime/local-secrets.js";
 import {
   REGISTRY_RETENTION_MS,
@@ -51,6 +52,49 @@ describe("classify", () => {
     }
     expect(classify(req("/v1/sources/webhook", { method: "PUT", key: keyA }))).toMatchObject({
       teamId: teamA,
+    });
+  });
+
+  it("sends /mcp with an OAuth access token to the token's team, and no other kind of token anywhere", () => {
+    const access = formatOAuthToken("access", teamA, "secret_with_underscores");
+    expect(classify(req("/mcp", { method: "POST", key: access }))).toEqual({
+      kind: "team",
+      teamId: teamA,
+      via: "key",
+    });
+    // An access token is for /mcp alone; a refresh token or a code is never a bearer.
+    expect(classify(req("/v1/search?q=x", { key: access }))).toEqual({
+      kind: "reject",
+      code: "unauthorized",
+    });
+    for (const kind of ["refresh", "code"] as const)
+      expect(classify(req("/mcp", { method: "POST", key: formatOAuthToken(kind, teamA, "s") }))).toEqual({
+        kind: "reject",
+        code: "unauthorized",
+      });
+  });
+
+  it("sends OAuth's metadata, registration, token and revocation to the fixed instance; authorize like the page", () => {
+    for (const path of [
+      "/.well-known/oauth-protected-resource",
+      "/.well-known/oauth-protected-resource/mcp",
+      "/.well-known/oauth-authorization-server",
+      "/oauth/register",
+      "/oauth/token",
+      "/oauth/revoke",
+    ])
+      expect(classify(req(path, { method: "POST" })), path).toEqual({ kind: "service" });
+    expect(classify(req("/oauth/authorize?client_id=x"))).toEqual({ kind: "service" });
+    const cookie = { headers: { cookie: `memoria_session=${teamA}.${"a".repeat(43)}` } };
+    expect(classify(req("/oauth/authorize?client_id=x", cookie))).toEqual({
+      kind: "team",
+      teamId: teamA,
+      via: "cookie",
+    });
+    expect(classify(req("/page/oauth/consent?client_id=x", cookie))).toEqual({
+      kind: "team",
+      teamId: teamA,
+      via: "cookie",
     });
   });
 

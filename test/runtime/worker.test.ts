@@ -192,6 +192,18 @@ describe("Worker routing", () => {
     expect(active.writes).toEqual([]);
   });
 
+  it("answers /mcp without a usable bearer with the 401 that starts an MCP client's sign-in, waking nothing", async () => {
+    const { fetch, calls } = setup();
+    for (const init of [{}, { key: "moa_nope" }, { key: "mor_tabcdefghijklmnop_refresh-is-not-a-bearer" }]) {
+      const response = await fetch("/mcp", { method: "POST", ...init });
+      await expectEnvelope(response, 401, "unauthorized");
+      expect(response.headers.get("www-authenticate")).toBe(
+        'Bearer resource_metadata="https://memoria.example/.well-known/oauth-protected-resource/mcp", scope="read write"',
+      );
+    }
+    expect(calls).toEqual([]);
+  });
+
   it("keeps a caller's plain request id through the envelope", async () => {
     const { fetch } = setup();
     const response = await fetch("/v1/search", { headers: { "x-request-id": "trace-42" } });

@@ -4,10 +4,12 @@
 // container image runs the full app.
 
 import { type Context, Hono } from "hono";
+import { getPath } from "hono/utils/url";
 import { type Config, ConfigError } from "../../config.js";
 import { DomainError } from "../../errors.js";
 import { bearerToken, requireAdminToken, requireCronOrAdminToken } from "../../http/bearer.js";
 import { onError } from "../../http/errors.js";
+import { mcpChallenge } from "../../http/mcp-challenge.js";
 import { type RequestIdEnv, requestId } from "../../http/request-id.js";
 import { securityHeaders } from "../../http/security-headers.js";
 import { type RecordThrottle, recordSeen } from "./active-teams.js";
@@ -59,6 +61,8 @@ export function createWorkerApp<B extends object>(deps: WorkerAppDeps<B>): Hono<
     const { config } = c.var;
     switch (route.kind) {
       case "reject":
+        // /mcp's 401 tells an MCP client where to sign in, as the container's does.
+        if (getPath(c.req.raw) === "/mcp") c.set("bearerChallenge", mcpChallenge(c));
         throw route.code === "unauthorized"
           ? new DomainError("unauthorized")
           : new DomainError("not_found", "No such route.");

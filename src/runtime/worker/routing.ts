@@ -7,6 +7,7 @@ import { getPath } from "hono/utils/url";
 import { teamIdOfApiKey } from "../../api-key.js";
 import { bearerToken } from "../../http/bearer.js";
 import { teamIdPattern } from "../../ids.js";
+import { teamIdOfOAuthToken } from "../../oauth-token.js";
 
 /** The one instance that serves admin, health and the API description: it holds no team's index. */
 export const ADMIN_INSTANCE = "admin";
@@ -45,8 +46,22 @@ function sessionTeamId(cookieHeader: string | null): string | null {
   return null;
 }
 
-// The page's icon is the same for everyone and needs no session: the fixed instance answers it.
-const servicePaths = new Set(["/healthz", "/readyz", "/openapi.json", "/docs", "/favicon.ico"]);
+// The page's icon is the same for everyone and needs no session: the fixed instance answers it. So do the
+// OAuth metadata and the endpoints MCP clients call with no key: registration touches nothing stored, and
+// codes and tokens are rows any instance reads (a team's instance checks its access tokens at /mcp).
+const servicePaths = new Set([
+  "/healthz",
+  "/readyz",
+  "/openapi.json",
+  "/docs",
+  "/favicon.ico",
+  "/.well-known/oauth-protected-resource",
+  "/.well-known/oauth-protected-resource/mcp",
+  "/.well-known/oauth-authorization-server",
+  "/oauth/register",
+  "/oauth/token",
+  "/oauth/revoke",
+]);
 // Notion's webhook path ends in the team's secret URL token, which the team's instance checks.
 const webhookPath = /^\/v1\/webhooks\/(?:notion\/([^/]+)\/[^/]+|ingest\/([^/]+))$/;
 
@@ -73,10 +88,15 @@ export function classify(request: Request): Route {
   if (path.startsWith("/v1/webhooks/")) return { kind: "reject", code: "not_found" };
   if (path.startsWith("/v1/") || path === "/mcp") {
     const key = bearerToken(request.headers.get("authorization"));
-    const teamId = key === null ? null : teamIdOfApiKey(key);
+    // /mcp also takes an OAuth access token, which names its team as a key does.
+    const teamId =
+      key === null
+        ? null
+        : (teamIdOfApiKey(key) ?? (path === "/mcp" ? teamIdOfOAuthToken("access", key) : null));
     return teamId ? { kind: "team", teamId, via: "key" } : { kind: "reject", code: "unauthorized" };
   }
-  if (path === "/" || path.startsWith("/page/")) {
+  // The authorization endpoint shows the consent page to a signed-in person, as the page does.
+  if (path === "/" || path.startsWith("/page/") || path === "/oauth/authorize") {
     // Signed in: the team's instance, which checks the session. Signed out (or signing in, which any
     // instance can do: the session is a row in storage): the fixed one.
     const teamId = sessionTeamId(request.headers.get("cookie"));

@@ -12,6 +12,7 @@ import * as keyScopes from "./008_key_scopes.js";
 import * as auditEvents from "./009_audit_events.js";
 import * as members from "./010_members.js";
 import * as passkeys from "./011_passkeys.js";
+import * as oauth from "./012_oauth.js";
 
 export interface Migration {
   version: number;
@@ -30,6 +31,7 @@ export const migrations: Migration[] = [
   auditEvents,
   members,
   passkeys,
+  oauth,
 ];
 
 export const latestSchemaVersion = Math.max(...migrations.map((m) => m.version));
