@@ -27,8 +27,8 @@
 // The sealed database of a size is made once and kept under .bench/ (sealed, like any memoria database).
 // Usage: npm run bench [-- --sizes 10000,90000] [--shapes sections,scifact] [--pairs 2] [--rounds 2]
 //        [--entries 100000] [--peer-sizes 20000]
-//        [--suites search,memory,chunk,peers,upload,page,ingest,extract,export,real,feedback,remote,audit]
-//        [--audit-rounds 40]
+//        [--suites search,memory,chunk,peers,upload,page,ingest,extract,export,real,feedback,remote,audit,oauth]
+//        [--audit-rounds 40] [--oauth-rounds 40]
 //        [--ingest 5000] [--export 20000] [--export-rss 100000]
 //        [--real-passages 20000] [--real-corpora debian,cranfield,synthetic] [--real-peers on|off]
 //
@@ -71,6 +71,7 @@ import { benchExtract } from "./extract.js";
 import { benchFeedbackCost } from "./feedback-cost.js";
 import { benchIngest } from "./ingest.js";
 import type { SealedCorpus } from "./measure.js";
+import { benchOAuth } from "./oauth.js";
 import { benchPage } from "./page.js";
 import { PEERS } from "./peers.js";
 import { BENCH_CORPORA, type BenchCorpusName, isBenchCorpusName } from "./real-corpora.js";
@@ -419,6 +420,8 @@ async function main() {
     });
   // bench/audit.ts: a document write with its audit event in its transaction, ÷ the same write without.
   if (suites.includes("audit")) await benchAudit(Number(arg("audit-rounds", "40")));
+  // bench/oauth.ts: /mcp with an OAuth access token ÷ with a team key; a refresh; a code's exchange.
+  if (suites.includes("oauth")) await benchOAuth(Number(arg("oauth-rounds", "40")));
   if (suites.includes("feedback")) benchFeedbackCost(Number(arg("feedback-passages", "20000")), rounds);
   // bench/export.ts: a team's export and restore against the batch ingest of the same documents, and the
   // server's RSS while exporting and restoring a large team.

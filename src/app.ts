@@ -195,6 +195,7 @@ export function createApp(deps: AppDeps): Memoria {
     teams: directory,
     members,
     clientMetadata: deps.clientMetadata ?? new ClientMetadataFetcher(),
+    accessCacheMs: config.catchupMs,
   });
   const audit = new AuditTrail({ storage, clock, logger, teams: directory, members, oauth });
   const documents = new DocumentService({

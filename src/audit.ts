@@ -22,6 +22,7 @@ export const auditActions = [
   "oauth.refreshed",
   "oauth.replayed",
   "oauth.revoked",
+  "oauth.signed_out",
   "passkey.added",
   "passkey.removed",
   "source.set",
@@ -110,8 +111,14 @@ export const events = {
     action: "oauth.replayed",
     target: { kind: "client", id: grantId },
   }),
+  /** An approval revoked (the app disconnected): its tokens end, and the app must be approved again. */
   clientRevoked: (grantId: string): AuditRecord => ({
     action: "oauth.revoked",
+    target: { kind: "client", id: grantId },
+  }),
+  /** A client revoked its own token (RFC 7009): that sign-in ended; the approval stays. */
+  clientSignedOut: (grantId: string): AuditRecord => ({
+    action: "oauth.signed_out",
     target: { kind: "client", id: grantId },
   }),
   /** A passkey by the hash of its credential id, as memoria keeps it. */

@@ -19,8 +19,8 @@ export function mcpAuth(
 ): MiddlewareHandler<AppEnv> {
   const byKey = teamAuth(directory);
   return async (c, next) => {
-    c.set("bearerChallenge", mcpChallenge(c));
     const given = bearerToken(c.req.header("authorization"));
+    c.set("bearerChallenge", mcpChallenge(c, c.req.header("authorization") !== undefined));
     if (!given?.startsWith(OAUTH_TOKEN_PREFIX.access)) return byKey(c, next);
     const access = await oauth.authenticateAccess(given, mcpResource(c));
     if (!access) throw new DomainError("unauthorized", "The access token is not valid; sign in again.");

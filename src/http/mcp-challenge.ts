@@ -18,6 +18,8 @@ export function oauthIssuer(c: Context): string {
   return new URL(publicUrl(c, "/")).origin;
 }
 
-export function mcpChallenge(c: Context): string {
-  return `Bearer resource_metadata="${publicUrl(c, PROTECTED_RESOURCE_PATH)}", scope="${oauthScopes.join(" ")}"`;
+/** `presented`: a bearer was sent and did not hold, which RFC 6750 §3.1 names `invalid_token`. */
+export function mcpChallenge(c: Context, presented = false): string {
+  const error = presented ? 'error="invalid_token", ' : "";
+  return `Bearer ${error}resource_metadata="${publicUrl(c, PROTECTED_RESOURCE_PATH)}", scope="${oauthScopes.join(" ")}"`;
 }

@@ -176,6 +176,9 @@ function presentsCredentials(c: Context<AppEnv>): boolean {
       (path === "/page/sign-in" ||
         path === "/page/passkey/sign-in" ||
         path.startsWith("/page/invite/") ||
+        // A client's secret (401 invalid_client when wrong). A code's or refresh token's invalid_grant (400)
+        // is not counted: they are 256 random bits, past guessing, and hosted MCP clients share a few egress
+        // addresses, which one user sending bad codes through them would otherwise lock out for everyone.
         path === "/oauth/token" ||
         path === "/oauth/revoke"))
   );
@@ -192,9 +195,7 @@ function failedAuthentication(c: Context<AppEnv>): boolean {
     (c.res.status === 404 && (path.startsWith("/v1/webhooks/") || path.startsWith("/page/invite/"))) ||
     // An address already taken, said on an invite's form: counted, so one invite cannot test addresses
     // without bound.
-    (c.res.status === 409 && path.startsWith("/page/invite/")) ||
-    // A code, a refresh token or a client secret that did not hold (invalid_grant, invalid_client).
-    (c.res.status === 400 && path === "/oauth/token")
+    (c.res.status === 409 && path.startsWith("/page/invite/"))
   );
 }
 

@@ -24,6 +24,7 @@ const ACTION_WORDS: Record<AuditAction, string> = {
   "oauth.refreshed": "refreshed its sign-in, approval",
   "oauth.replayed": "presented a spent token; signed out the sign-in of approval",
   "oauth.revoked": "disconnected the app of approval",
+  "oauth.signed_out": "signed itself out, approval",
   "passkey.added": "added passkey",
   "passkey.removed": "removed passkey",
   "source.set": "set source",

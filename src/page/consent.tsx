@@ -16,6 +16,8 @@ export function ConsentPage(props: {
   csrf: string;
   clientName: string;
   redirectHost: string;
+  /** The host of a metadata document's URL, which vouches for the app; null for an app that registered itself. */
+  vouchedBy: string | null;
   teamName: string;
   asked: OAuthScope;
   /** The scopes the member may approve, largest first. */
@@ -34,6 +36,13 @@ export function ConsentPage(props: {
         forget or export.
       </p>
       <p>
+        {props.vouchedBy === null ? (
+          <>The app registered itself with this memoria: its name is its own claim, not checked by anyone.</>
+        ) : (
+          <>
+            The app is described by <strong>{props.vouchedBy}</strong>.
+          </>
+        )}{" "}
         If you approve, you go back to <strong>{props.redirectHost}</strong>. Only approve an app you were
         setting up just now.
       </p>

@@ -13,7 +13,13 @@ import { OAuthError } from "../oauth-error.js";
 import { type OAuthScope, oauthScopes } from "../oauth-scope.js";
 import { allows } from "../scope.js";
 import { csrfToken } from "../seal/page-session.js";
-import { type AuthorizationParams, type AuthorizationRequest, grantableScope } from "../services/oauth.js";
+import { isClientMetadataUrl } from "../services/client-metadata.js";
+import {
+  type AuthorizationParams,
+  type AuthorizationRequest,
+  grantableScope,
+  whereBack,
+} from "../services/oauth.js";
 import { AppsPage } from "./apps.js";
 import { ConsentPage, ContinuePage } from "./consent.js";
 import { MessagePage } from "./message.js";
@@ -93,10 +99,12 @@ function returnable(value: string | undefined): value is string {
  * cleared), else null.
  */
 export function takeReturn(c: PageContext): string | null {
-  const value = getCookie(c, SECURE_RETURN_COOKIE) ?? getCookie(c, RETURN_COOKIE);
-  if (value === undefined) return null;
   const secure = isHttps(c);
-  deleteCookie(c, secure ? SECURE_RETURN_COOKIE : RETURN_COOKIE, { path: "/", secure, httpOnly: true });
+  // Over HTTPS only the __Host- cookie counts (a plain one could be planted by a sibling host); both are cleared.
+  const value = secure ? getCookie(c, SECURE_RETURN_COOKIE) : getCookie(c, RETURN_COOKIE);
+  for (const name of [SECURE_RETURN_COOKIE, RETURN_COOKIE])
+    if (getCookie(c, name) !== undefined)
+      deleteCookie(c, name, { path: "/", secure: secure || name === SECURE_RETURN_COOKIE, httpOnly: true });
   return returnable(value) ? value : null;
 }
 
@@ -121,8 +129,9 @@ export function oauthPageRoutes(
     );
 
   /**
-   * The request checked: its client and redirect URI (else a page saying why), then the rest (else an error
-   * sent back to the client); the checked request, or the answer to give.
+   * The request checked: its client and redirect URI, then the rest; the checked request, or a page saying why
+   * not. Never a redirect before the person acted: anyone may register a client with a redirect URI of their
+   * choosing, so a request that fails would make this instance an open redirect to it (RFC 9700 §4.11.2).
    */
   const checked = async (
     c: PageContext,
@@ -139,7 +148,7 @@ export function oauthPageRoutes(
       return deps.oauth.checkAuthorization(target, params, mcpResource(c));
     } catch (error) {
       if (error instanceof OAuthError)
-        return backToClient(c, target.redirectUri, params.state ?? null, error);
+        return cannotSignIn(c, new OAuthError(error.code, `${error.description} (${error.code})`));
       throw error;
     }
   };
@@ -147,6 +156,12 @@ export function oauthPageRoutes(
   /** The consent page for a checked request, the session's member approving; or why it cannot be shown. */
   const consent = async (c: PageContext, hop: boolean) => {
     const params = paramsOf(c.req.query());
+    // A client named by a URL is fetched from wherever that URL points: counted per address, as passkey
+    // ceremonies are, so nobody can make this instance fetch without bound.
+    if (params.client_id !== undefined && isClientMetadataUrl(params.client_id)) {
+      const limited = deps.ceremonyStarted(c);
+      if (limited) return limited;
+    }
     const request = await checked(c, params);
     if (request instanceof Response) return request;
     const to = `${CONSENT_PATH}?${queryOf(params)}`;
@@ -162,10 +177,8 @@ export function oauthPageRoutes(
         sameSite: "Lax",
         maxAge: RETURN_SECONDS,
       });
-      return render(
-        c,
-        <SignInPage notice={`Sign in to let ${request.client.name} use your team's memory.`} />,
-      );
+      // The app's name is not repeated here: it is the app's own claim, and this is memoria's sign-in page.
+      return render(c, <SignInPage notice="Sign in to decide whether an app may use your team's memory." />);
     }
     const limited = await deps.rateLimit(c, session.credential);
     if (limited) return limited;
@@ -193,7 +206,8 @@ export function oauthPageRoutes(
       <ConsentPage
         csrf={csrf}
         clientName={request.client.name}
-        redirectHost={new URL(request.redirectUri).host || new URL(request.redirectUri).protocol}
+        redirectHost={whereBack(request.redirectUri)}
+        vouchedBy={request.client.kind === "document" ? new URL(request.client.clientId).host : null}
         teamName={team.name}
         asked={request.scope}
         offered={offered}

@@ -87,7 +87,7 @@ async function formFields(c: Context<AppEnv>): Promise<Map<string, string>> {
   const params = new URLSearchParams(await c.req.text());
   const fields = new Map<string, string>();
   for (const [name, value] of params) {
-    if (fields.has(name)) throw new OAuthError("invalid_request", `${name} is sent more than once.`);
+    if (fields.has(name)) throw new OAuthError("invalid_request", "A parameter is sent more than once.");
     fields.set(name, value);
   }
   return fields;

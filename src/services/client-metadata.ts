@@ -107,6 +107,8 @@ export interface ClientMetadataFetcherOptions {
   maxBytes?: number;
   /** Tests only: allow loopback/private addresses. */
   allowPrivateAddresses?: boolean;
+  /** Tests only: allow a port other than https's own (a test's server listens where it can). */
+  allowAnyPort?: boolean;
   /** Tests only: extra CA certificate (PEM) trusted for the fetch (it replaces the default roots). */
   ca?: string;
   /** Documents kept at most; the one used longest ago goes first. */
@@ -122,6 +124,13 @@ export interface ClientMetadataFetcherOptions {
  * id): the string the document's client_id is compared with, the URL fetched and the id kept are then one,
  * and no dot segment, backslash or stray whitespace can hide in it.
  */
+/**
+ * Distinct documents fetched at once, at most: a sign-in fetches one, so 16 is many people signing in with
+ * apps never seen before in the same five seconds; past it a caller naming URL after URL is refused, not
+ * served by an unbounded number of sockets.
+ */
+export const MAX_FETCHES_AT_ONCE = 16;
+
 export function isClientMetadataUrl(clientId: string): boolean {
   if (clientId.length > MAX_URL_LENGTH || !URL.canParse(clientId)) return false;
   const url = new URL(clientId);
@@ -306,11 +315,13 @@ export class ClientMetadataFetcher {
   // Insertion order is use order: a document used again is deleted and set anew, so the first is the oldest.
   readonly #cache = new Map<string, Cached>();
   readonly #inFlight = new Map<string, Promise<ClientMetadataDocument>>();
+  readonly #allowAnyPort: boolean;
 
   constructor(options: ClientMetadataFetcherOptions = {}) {
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
     this.#allowPrivateAddresses = options.allowPrivateAddresses ?? false;
+    this.#allowAnyPort = options.allowAnyPort ?? this.#allowPrivateAddresses;
     this.#ca = options.ca;
     this.#cacheEntries = options.cacheEntries ?? DEFAULT_CACHE_ENTRIES;
     this.#cacheTtlMs = options.cacheTtlMs ?? DEFAULT_CACHE_TTL_MS;
@@ -336,6 +347,18 @@ export class ClientMetadataFetcher {
     }
     let pending = this.#inFlight.get(clientId);
     if (!pending) {
+      if (this.#inFlight.size >= MAX_FETCHES_AT_ONCE)
+        return Promise.reject(
+          new DomainError(
+            "invalid_request",
+            "Too many client metadata documents are being fetched; try again.",
+          ),
+        );
+      // The default port alone: a document is a web page, and any port would let a caller probe services.
+      if (!this.#allowAnyPort && new URL(clientId).port !== "")
+        return Promise.reject(
+          new DomainError("invalid_request", "A client metadata document URL must use https's own port."),
+        );
       pending = this.#load(clientId).finally(() => this.#inFlight.delete(clientId));
       this.#inFlight.set(clientId, pending);
     }

@@ -7,11 +7,12 @@
 
 import { type Actor, events } from "../audit.js";
 import type { Clock } from "../clock.js";
+import { isDomainError } from "../errors.js";
 import { newId } from "../ids.js";
 import { OAuthError } from "../oauth-error.js";
 import type { OAuthScope } from "../oauth-scope.js";
 import { formatOAuthToken, teamIdOfOAuthToken } from "../oauth-token.js";
-import { type Role, roles, scopeOfRole } from "../role.js";
+import { isRole, type Role, roles, scopeOfRole } from "../role.js";
 import { allows, type Scope } from "../scope.js";
 import { toBase64Url, utf8 } from "../seal/bytes.js";
 import type { Keyring } from "../seal/keyring.js";
@@ -31,8 +32,13 @@ import {
 import { openOrNull } from "../sealed/readable.js";
 import type { TokenRow } from "../store/oauth.js";
 import type { Storage } from "../store/storage.js";
-import { type ClientMetadataFetcher, isClientMetadataUrl } from "./client-metadata.js";
+import {
+  type ClientMetadataDocument,
+  type ClientMetadataFetcher,
+  isClientMetadataUrl,
+} from "./client-metadata.js";
 import type { MemberService, SignedInMember } from "./members.js";
+import { type CachedKey, TeamKeyCache } from "./team-key-cache.js";
 import type { TeamService } from "./teams.js";
 
 /** The MCP authorization specification's limit for an access token's life, and API.md's: at most an hour. */
@@ -61,6 +67,11 @@ const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 /** A client as memoria knows it: from its metadata document, or carried in the id it registered for. */
 export interface OAuthClient {
   clientId: string;
+  /**
+   * `document`: its id is an https URL whose host vouches for it; `registered`: it registered itself here, and its
+   * name is only its own claim.
+   */
+  kind: "document" | "registered";
   name: string;
   redirectUris: string[];
   auth: RegisteredClient["auth"];
@@ -136,9 +147,11 @@ export interface OAuthDeps {
   storage: Storage;
   clock: Clock;
   keyring: Keyring;
-  teams: Pick<TeamService, "teamKey" | "openTeamKey" | "get">;
+  teams: Pick<TeamService, "openTeamKey" | "whenTeamKeysForgotten">;
   members: Pick<MemberService, "names">;
   clientMetadata: ClientMetadataFetcher;
+  /** How long a checked access token is taken as live without asking storage (MEMORIA_CATCHUP_MS); 0: never. */
+  accessCacheMs: number;
 }
 
 /** The highest scope memoria knows among those a space-separated `scope` names, or the default. */
@@ -185,11 +198,29 @@ export function acceptableRedirectUri(uri: string): boolean {
   if (url.hash !== "") return false;
   if (url.protocol === "https:") return true;
   if (url.protocol === "http:") return LOOPBACK_HOSTS.has(url.hostname);
-  // A private scheme names its app with a dot (RFC 8252 §7.1 says reverse domain names); the ones a browser
-  // runs itself are refused.
+  // An app's own scheme (RFC 8252 §7.1 asks for a reverse domain name, but Cursor's is `cursor:`); the ones a
+  // browser runs itself are refused.
   const scheme = url.protocol.slice(0, -1);
   return !["javascript", "data", "file", "blob", "about", "vbscript", "ftp", "ws", "wss"].includes(scheme);
 }
+
+/**
+ * Where a redirect URI sends a person, as the consent page and the app list say it: a web address's host; for an
+ * app's own scheme, only that it is an app on their device (what follows `scheme://` is whatever the app wrote,
+ * and names no site).
+ */
+export function whereBack(redirectUri: string): string {
+  const url = new URL(redirectUri);
+  if (url.protocol === "https:" || url.protocol === "http:") return url.host;
+  return `an app on this device (${url.protocol})`;
+}
+
+/**
+ * The record a registration seals into its client id, at most: a client id travels in every authorization URL
+ * and the return cookie, so it must stay well under a URL's and a cookie's 4 KiB. Ten long redirect URIs would
+ * not; real clients register one to three.
+ */
+const MAX_REGISTRATION_BYTES = 2048;
 
 /** The base64url SHA-256 of a PKCE verifier: its S256 challenge. */
 async function challengeOf(verifier: string): Promise<string> {
@@ -198,14 +229,38 @@ async function challengeOf(verifier: string): Promise<string> {
 
 const grantRef = (team: TeamKey, clientId: string) => blindIndex(team, `oauth-client:${clientId}`);
 
+/** An approval's scope as its member's role caps it now: a member made a reader holds `read`. */
+function cappedScope(approved: string, role: Role): OAuthScope {
+  return approved === "write" && allows(scopeOfRole(role), "write") ? "write" : "read";
+}
+
 function rolesAllowing(scope: Scope): Role[] {
   return roles.filter((role) => allows(scopeOfRole(role), scope));
 }
 
+/**
+ * An access token as checked: its approval (as `keyId`), the scope it had then, its expiry, the resource it is
+ * bound to (as `name`) and its member (as `owner`), held for MEMORIA_CATCHUP_MS as keys are (team-key-cache.ts).
+ */
+function accessOf(entry: CachedKey, teamId: string, resource: string, now: number): OAuthAccess | null {
+  if (entry.team.teamId !== teamId || entry.name !== resource) return null;
+  if (entry.expiresAt !== null && entry.expiresAt <= now) return null;
+  return { team: entry.team, scope: entry.scope, grantId: entry.keyId, memberId: entry.owner ?? "" };
+}
+
 export class OAuthService {
   #lastSweep = 0;
+  /**
+   * Access tokens checked lately, by hash, so /mcp does not pay a storage round trip on every call (measured
+   * in `--suites oauth`, decision 0105). A revocation, a family ended, or a member removed or given a smaller
+   * role on this instance forgets them at once; another instance holds one at most MEMORIA_CATCHUP_MS.
+   */
+  readonly #access: TeamKeyCache;
 
-  constructor(private readonly deps: OAuthDeps) {}
+  constructor(private readonly deps: OAuthDeps) {
+    this.#access = new TeamKeyCache(deps.accessCacheMs);
+    deps.teams.whenTeamKeysForgotten((teamId) => this.#access.forgetTeam(teamId));
+  }
 
   /** Registers a client (RFC 7591): nothing is stored; its record is sealed into the client id it is given. */
   async register(
@@ -245,9 +300,20 @@ export class OAuthService {
             },
       issuedAt,
     };
+    if (new TextEncoder().encode(JSON.stringify(record)).length > MAX_REGISTRATION_BYTES)
+      throw new OAuthError(
+        "invalid_client_metadata",
+        "The registration is too large: register fewer or shorter redirect URIs.",
+      );
     const clientId = await sealRegisteredClient(this.deps.keyring, record);
     return {
-      client: { clientId, name: record.name, redirectUris: record.redirectUris, auth: record.auth },
+      client: {
+        clientId,
+        kind: "registered",
+        name: record.name,
+        redirectUris: record.redirectUris,
+        auth: record.auth,
+      },
       clientSecret,
       issuedAt,
     };
@@ -256,9 +322,27 @@ export class OAuthService {
   /** A client by its id: a metadata document's URL is fetched (bounded, cached); a registered id is opened. */
   async client(clientId: string): Promise<OAuthClient> {
     if (isClientMetadataUrl(clientId)) {
-      const document = await this.deps.clientMetadata.fetch(clientId);
+      let document: ClientMetadataDocument;
+      try {
+        document = await this.deps.clientMetadata.fetch(clientId);
+      } catch (error) {
+        // One sentence whatever the reason: anyone may name any URL here, and the reasons (a status, a time
+        // out, a refused address) would map hosts and ports that are not theirs to know.
+        if (isDomainError(error))
+          throw new OAuthError(
+            "invalid_client",
+            "This client's metadata document could not be fetched, or does not hold.",
+          );
+        throw error;
+      }
+      if (!document.redirect_uris.every(acceptableRedirectUri))
+        throw new OAuthError(
+          "invalid_client",
+          "This client's metadata document names a redirect URI not allowed here.",
+        );
       return {
         clientId,
+        kind: "document",
         name: document.client_name?.trim() || new URL(clientId).host,
         redirectUris: document.redirect_uris,
         auth: { method: "none" },
@@ -266,7 +350,13 @@ export class OAuthService {
     }
     const record = await openRegisteredClient(this.deps.keyring, clientId);
     if (!record) throw new OAuthError("invalid_client", "This client is not known here; register it again.");
-    return { clientId, name: record.name, redirectUris: record.redirectUris, auth: record.auth };
+    return {
+      clientId,
+      kind: "registered",
+      name: record.name,
+      redirectUris: record.redirectUris,
+      auth: record.auth,
+    };
   }
 
   /**
@@ -302,7 +392,8 @@ export class OAuthService {
       throw new OAuthError("invalid_request", "code_challenge_method must be S256.");
     if (params.resource === undefined)
       throw new OAuthError("invalid_target", "resource is missing: name this server's /mcp URL.");
-    if (params.resource !== resource)
+    // One trailing slash forgiven, as at the token endpoint: some clients add it to the URL they were given.
+    if (params.resource !== resource && params.resource !== `${resource}/`)
       throw new OAuthError("invalid_target", "resource is not this server's /mcp URL.");
     if (params.state !== undefined && params.state.length > 2000)
       throw new OAuthError("invalid_request", "state is too long.");
@@ -353,7 +444,7 @@ export class OAuthService {
     const sealed = await sealGrant(team, grantId, {
       clientId: request.client.clientId,
       clientName: request.client.name,
-      redirectHost: new URL(request.redirectUri).host || new URL(request.redirectUri).protocol,
+      redirectHost: whereBack(request.redirectUri),
     });
     const [event] = await sealAuditEvents(
       team,
@@ -414,16 +505,25 @@ export class OAuthService {
     return client;
   }
 
-  /** The team a code or refresh token names, and its opened key; invalid_grant when it names none. */
-  async #teamOf(kind: "code" | "refresh", token: string): Promise<TeamKey> {
+  /**
+   * A code or refresh token of `kind`, with its team's opened key and its approval (null when not live), in one
+   * read; invalid_grant when it names no team or is not there.
+   */
+  async #spendable(kind: "code" | "refresh", token: string) {
+    const invalid = () =>
+      new OAuthError("invalid_grant", `The ${kind === "code" ? "code" : "refresh token"} is not valid.`);
     const teamId = teamIdOfOAuthToken(kind, token);
-    const team = teamId ? await this.deps.teams.teamKey(teamId) : null;
-    if (!team)
-      throw new OAuthError(
-        "invalid_grant",
-        `The ${kind === "code" ? "code" : "refresh token"} is not valid.`,
-      );
-    return team;
+    if (!teamId) throw invalid();
+    const hash = hashSecretNow(token);
+    const found = await this.deps.storage.oauth.spendable(teamId, hash);
+    if (found?.token.kind !== kind) throw invalid();
+    const team = await this.deps.teams.openTeamKey(teamId, found.wrappedKey);
+    // What the pair may do now: the approval's scope capped by its member's role (null: either is gone).
+    const scope =
+      found.grant && found.role !== null && isRole(found.role)
+        ? cappedScope(found.grant.scope, found.role)
+        : null;
+    return { team, token: found.token, grant: found.grant, scope, hash, invalid };
   }
 
   /** A new access and refresh token of a family. */
@@ -466,19 +566,15 @@ export class OAuthService {
       throw new OAuthError("invalid_request", "code_verifier is missing or malformed.");
     if (input.resource !== null && input.resource !== resource)
       throw new OAuthError("invalid_target", "resource is not this server's /mcp URL.");
-    const team = await this.#teamOf("code", input.code);
-    const hash = hashSecretNow(input.code);
-    const row = await this.deps.storage.oauth.token(team.teamId, hash);
-    const invalid = () => new OAuthError("invalid_grant", "The code is not valid.");
-    if (row?.kind !== "code" || row.sealed === null) throw invalid();
-    const content = await openOrNull(openCode(team, hash, row.sealed));
+    const { team, token, scope, hash, invalid } = await this.#spendable("code", input.code);
+    if (token.sealed === null || token.resource !== resource) throw invalid();
+    const content = await openOrNull(openCode(team, hash, token.sealed));
     if (!content || content.clientId !== client.clientId) throw invalid();
     if (input.redirectUri !== null && input.redirectUri !== content.redirectUri)
       throw new OAuthError("invalid_grant", "redirect_uri is not the one the code was issued for.");
     if ((await challengeOf(input.codeVerifier)) !== content.codeChallenge)
       throw new OAuthError("invalid_grant", "code_verifier does not match the code's challenge.");
-    if (row.resource !== resource) throw invalid();
-    return this.#spend(team, row, client, resource, "code");
+    return this.#spend(team, token, scope, resource, "code");
   }
 
   /** The refresh token grant: the token is spent on a new pair of the same family. */
@@ -490,24 +586,24 @@ export class OAuthService {
     const client = await this.#authenticate(credentials);
     if (input.resource !== null && input.resource !== resource)
       throw new OAuthError("invalid_target", "resource is not this server's /mcp URL.");
-    const team = await this.#teamOf("refresh", input.refreshToken);
-    const hash = hashSecretNow(input.refreshToken);
-    const row = await this.deps.storage.oauth.token(team.teamId, hash);
-    const invalid = () => new OAuthError("invalid_grant", "The refresh token is not valid.");
-    if (row?.kind !== "refresh" || row.resource !== resource) throw invalid();
-    const grant = await this.deps.storage.oauth.grant(team.teamId, row.grantId);
-    const content = grant && (await openOrNull(openGrant(team, grant.id, grant.sealed)));
-    if (!grant || !content || content.clientId !== client.clientId) throw invalid();
+    const { team, token, grant, scope, invalid } = await this.#spendable("refresh", input.refreshToken);
+    if (token.resource !== resource || !grant) throw invalid();
+    const content = await openOrNull(openGrant(team, grant.id, grant.sealed));
+    if (content?.clientId !== client.clientId) throw invalid();
     if (input.scope !== null && askedScope(input.scope) === "write" && grant.scope === "read")
       throw new OAuthError("invalid_scope", "A refresh cannot widen the approved scope.");
-    return this.#spend(team, row, client, resource, "refresh");
+    return this.#spend(team, token, scope, resource, "refresh");
   }
 
-  /** Spends a code or refresh token on a new pair; a spent one presented again ends its family. */
+  /**
+   * Spends a code or refresh token on a new pair, in one transaction; a spent one presented again ends its
+   * family. `scope` is the approval's as read with the token (null when it is no longer live: the spend then
+   * finds it so too, and refuses).
+   */
   async #spend(
     team: TeamKey,
     row: TokenRow,
-    _client: OAuthClient,
+    scope: string | null,
     resource: string,
     kind: "code" | "refresh",
   ): Promise<TokenAnswer> {
@@ -526,6 +622,7 @@ export class OAuthService {
       event ?? null,
     );
     if (outcome.kind === "replayed") {
+      this.#access.forgetKey(outcome.grantId);
       const [replayed] = await sealAuditEvents(team, actor, [events.clientReplayed(outcome.grantId)], now);
       if (replayed) await this.deps.storage.audit.append([replayed]);
     }
@@ -534,13 +631,12 @@ export class OAuthService {
         "invalid_grant",
         `The ${kind === "code" ? "code" : "refresh token"} is not valid.`,
       );
-    const grant = await this.deps.storage.oauth.grant(team.teamId, row.grantId);
     return {
       access_token: pair.access.value,
       token_type: "Bearer",
       expires_in: Math.floor(ACCESS_TOKEN_TTL_MS / 1000),
       refresh_token: pair.refresh.value,
-      scope: (grant?.scope as OAuthScope | undefined) ?? "read",
+      scope: scope === "write" ? "write" : "read",
     };
   }
 
@@ -552,19 +648,18 @@ export class OAuthService {
     const client = await this.#authenticate(credentials);
     const kind = teamIdOfOAuthToken("refresh", token) ? "refresh" : "access";
     const teamId = teamIdOfOAuthToken(kind, token);
-    const team = teamId ? await this.deps.teams.teamKey(teamId) : null;
-    if (!team) return;
-    const row = await this.deps.storage.oauth.token(team.teamId, hashSecretNow(token));
-    if (!row || row.kind === "code") return;
-    const grant = await this.deps.storage.oauth.grant(team.teamId, row.grantId);
-    const content = grant && (await openOrNull(openGrant(team, grant.id, grant.sealed)));
-    if (!content || content.clientId !== client.clientId) return;
-    await this.deps.storage.oauth.endFamily(row.familyId);
+    const found = teamId ? await this.deps.storage.oauth.spendable(teamId, hashSecretNow(token)) : null;
+    if (!teamId || !found?.grant || found.token.kind === "code") return;
+    const team = await this.deps.teams.openTeamKey(teamId, found.wrappedKey);
+    const content = await openOrNull(openGrant(team, found.grant.id, found.grant.sealed));
+    if (content?.clientId !== client.clientId) return;
+    await this.deps.storage.oauth.endFamily(found.token.familyId);
+    this.#access.forgetKey(found.grant.id);
     const now = this.deps.clock.now().toISOString();
     const [event] = await sealAuditEvents(
       team,
-      { kind: "oauth", id: row.grantId },
-      [events.clientRevoked(row.grantId)],
+      { kind: "oauth", id: found.grant.id },
+      [events.clientSignedOut(found.grant.id)],
       now,
     );
     if (event) await this.deps.storage.audit.append([event]);
@@ -577,14 +672,34 @@ export class OAuthService {
   async authenticateAccess(token: string, resource: string): Promise<OAuthAccess | null> {
     const teamId = teamIdOfOAuthToken("access", token);
     if (!teamId) return null;
-    const now = this.deps.clock.now().toISOString();
-    const live = await this.deps.storage.oauth.liveAccess(teamId, hashSecretNow(token), now);
-    if (!live || live.resource !== resource) return null;
-    const role = live.role as Role;
-    const held = scopeOfRole(role);
-    const scope: Scope = allows(held, live.scope as Scope) ? (live.scope as Scope) : held;
+    const hash = hashSecretNow(token);
+    const now = this.deps.clock.now().getTime();
+    const cached = this.#access.get(hash, now);
+    if (cached) return accessOf(cached, teamId, resource, now);
+    const generation = this.#access.generation;
+    let live: Awaited<ReturnType<Storage["oauth"]["liveAccess"]>>;
+    try {
+      live = await this.deps.storage.oauth.liveAccess(teamId, hash, new Date(now).toISOString());
+    } catch (error) {
+      // Storage away: a token this instance checked keeps answering searches of a loaded team, as keys do.
+      const known = isDomainError(error, "unavailable") ? this.#access.lastKnown(hash) : null;
+      if (!known) throw error;
+      return accessOf(known, teamId, resource, now);
+    }
+    if (!live) return null;
+    if (!isRole(live.role)) return null;
+    const scope = cappedScope(live.scope, live.role);
     const team = await this.deps.teams.openTeamKey(teamId, live.wrappedKey);
-    return { team, scope, grantId: live.grantId, memberId: live.memberId };
+    const entry: CachedKey = {
+      keyId: live.grantId,
+      team,
+      scope,
+      expiresAt: Date.parse(live.expiresAt),
+      name: live.resource,
+      owner: live.memberId,
+    };
+    this.#access.set(hash, entry, now, generation);
+    return accessOf(entry, teamId, resource, now);
   }
 
   /** The team's live approvals, with each client's name and where it is sent back. */
@@ -630,6 +745,8 @@ export class OAuthService {
     }
     const now = this.deps.clock.now().toISOString();
     const [event] = await sealAuditEvents(team, by, [events.clientRevoked(grantId)], now);
-    return this.deps.storage.oauth.revokeGrant(team.teamId, grantId, now, event ?? null);
+    const revoked = await this.deps.storage.oauth.revokeGrant(team.teamId, grantId, now, event ?? null);
+    this.#access.forgetKey(grantId);
+    return revoked;
   }
 }

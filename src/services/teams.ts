@@ -95,6 +95,7 @@ export interface TeamDeps {
 
 export class TeamService {
   readonly #keys: TeamKeyCache;
+  readonly #forgetListeners: ((teamId: string) => void)[] = [];
 
   constructor(private readonly deps: TeamDeps) {
     this.#keys = new TeamKeyCache(deps.keyCacheMs);
@@ -276,6 +277,15 @@ export class TeamService {
    */
   forgetTeamKeys(teamId: string): void {
     this.#keys.forgetTeam(teamId);
+    for (const listener of this.#forgetListeners) listener(teamId);
+  }
+
+  /**
+   * Calls `listener` whenever this instance forgets a team's keys (a member removed or re-roled, the team
+   * deleted): the OAuth tokens it holds as checked are forgotten with them.
+   */
+  whenTeamKeysForgotten(listener: (teamId: string) => void): void {
+    this.#forgetListeners.push(listener);
   }
 
   /**
@@ -289,7 +299,7 @@ export class TeamService {
       throw new DomainError("not_found", `No team ${teamId}.`);
     }
     keyring.forget(teamId);
-    this.#keys.forgetTeam(teamId);
+    this.forgetTeamKeys(teamId);
     indexes.drop(teamId);
     await storage.teams.deleteRows(teamId);
   }

@@ -45,6 +45,7 @@ export interface LiveAccess {
   scope: string;
   role: string;
   resource: string;
+  expiresAt: string;
   lastUsedAt: string | null;
 }
 
@@ -172,6 +173,53 @@ export class OAuthRows {
     return (results[1]?.rowsAffected ?? 0) === 1;
   }
 
+  /**
+   * A code or refresh token of the team by its hash, whatever its state, with its approval if that is live and
+   * the team's wrapped key: what a token request needs, in one round trip.
+   */
+  async spendable(
+    teamId: string,
+    hash: string,
+  ): Promise<{
+    token: TokenRow;
+    grant: GrantRow | null;
+    role: string | null;
+    wrappedKey: Uint8Array;
+  } | null> {
+    const rs = await this.client.execute({
+      sql: `SELECT t.*, tm.wrapped_key AS team_wrapped_key,
+              g.id AS g_id, g.member_id AS g_member_id, g.client_ref AS g_client_ref, g.scope AS g_scope,
+              g.sealed AS g_sealed, g.created_at AS g_created_at, g.last_used_at AS g_last_used_at, m.role AS m_role
+            FROM oauth_tokens t
+            JOIN teams tm ON tm.id = t.team_id
+            LEFT JOIN oauth_grants g ON g.id = t.grant_id AND g.team_id = t.team_id AND g.revoked_at IS NULL
+            LEFT JOIN members m ON m.id = g.member_id AND m.team_id = g.team_id AND m.removed_at IS NULL
+            WHERE t.hash = ? AND t.team_id = ?`,
+      args: [hash, teamId],
+    });
+    const row = rs.rows[0];
+    if (!row) return null;
+    const grant =
+      row.g_id == null
+        ? null
+        : grantRow({
+            id: row.g_id,
+            team_id: row.team_id,
+            member_id: row.g_member_id,
+            client_ref: row.g_client_ref,
+            scope: row.g_scope,
+            sealed: row.g_sealed,
+            created_at: row.g_created_at,
+            last_used_at: row.g_last_used_at,
+          });
+    return {
+      token: tokenRow(row),
+      grant,
+      role: row.m_role == null ? null : text(row.m_role),
+      wrappedKey: blob(row.team_wrapped_key),
+    };
+  }
+
   /** A code or token of the team by its hash, whatever its state. */
   async token(teamId: string, hash: string): Promise<TokenRow | null> {
     const rs = await this.client.execute({
@@ -212,7 +260,8 @@ export class OAuthRows {
         insertEventIf(event, "EXISTS (SELECT 1 FROM oauth_tokens WHERE hash = ?)", [pair.access.hash]),
       );
     const results = await this.client.batch(statements, "write");
-    if ((results[0]?.rowsAffected ?? 0) === 1) return { kind: "issued" };
+    const applied = (i: number) => (results[i]?.rowsAffected ?? 0) === 1;
+    if (applied(0) && applied(1) && applied(2)) return { kind: "issued" };
     const found = await this.token(used.teamId, used.hash);
     if (!found || found.kind !== used.kind || found.usedAt === null) return { kind: "refused" };
     await this.endFamily(found.familyId);
@@ -227,7 +276,7 @@ export class OAuthRows {
   /** An access token that holds now, of a live approval and a live member; null otherwise. */
   async liveAccess(teamId: string, hash: string, now: string): Promise<LiveAccess | null> {
     const rs = await this.client.execute({
-      sql: `SELECT t.team_id, t.grant_id, t.resource, g.member_id, g.scope, g.last_used_at, m.role, tm.wrapped_key
+      sql: `SELECT t.team_id, t.grant_id, t.resource, t.expires_at, g.member_id, g.scope, g.last_used_at, m.role, tm.wrapped_key
             FROM oauth_tokens t
             JOIN teams tm ON tm.id = t.team_id
             JOIN oauth_grants g ON g.id = t.grant_id AND g.team_id = t.team_id AND g.revoked_at IS NULL
@@ -245,6 +294,7 @@ export class OAuthRows {
       scope: text(row.scope),
       role: text(row.role),
       resource: text(row.resource),
+      expiresAt: text(row.expires_at),
       lastUsedAt: row.last_used_at == null ? null : text(row.last_used_at),
     };
   }

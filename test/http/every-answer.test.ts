@@ -90,7 +90,7 @@ describe("401", () => {
           json: { jsonrpc: "2.0", id: 1, method: "tools/list" },
         });
         expect(mcp.headers.get("www-authenticate")).toBe(
-          'Bearer resource_metadata="http://localhost/.well-known/oauth-protected-resource/mcp", scope="read write"',
+          'Bearer error="invalid_token", resource_metadata="http://localhost/.well-known/oauth-protected-resource/mcp", scope="read write"',
         );
         await expectError(mcp, 401, "unauthorized");
       }

@@ -194,11 +194,15 @@ describe("Worker routing", () => {
 
   it("answers /mcp without a usable bearer with the 401 that starts an MCP client's sign-in, waking nothing", async () => {
     const { fetch, calls } = setup();
-    for (const init of [{}, { key: "moa_nope" }, { key: "mor_tabcdefghijklmnop_refresh-is-not-a-bearer" }]) {
-      const response = await fetch("/mcp", { method: "POST", ...init });
+    const metadata = 'resource_metadata="https://memoria.example/.well-known/oauth-protected-resource/mcp"';
+    const bare = await fetch("/mcp", { method: "POST" });
+    await expectEnvelope(bare, 401, "unauthorized");
+    expect(bare.headers.get("www-authenticate")).toBe(`Bearer ${metadata}, scope="read write"`);
+    for (const key of ["moa_nope", "mor_tabcdefghijklmnop_refresh-is-not-a-bearer"]) {
+      const response = await fetch("/mcp", { method: "POST", key });
       await expectEnvelope(response, 401, "unauthorized");
       expect(response.headers.get("www-authenticate")).toBe(
-        'Bearer resource_metadata="https://memoria.example/.well-known/oauth-protected-resource/mcp", scope="read write"',
+        `Bearer error="invalid_token", ${metadata}, scope="read write"`,
       );
     }
     expect(calls).toEqual([]);

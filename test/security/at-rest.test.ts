@@ -9,6 +9,15 @@ import { PageClient } from "../page/browser-client.js";
 import { addDocument, buildTestApp, makeTeam, search, tempDir } from "../support/app.js";
 import { makeKey } from "../support/keys.js";
 import { invitePath, joinAs, sendJoin } from "../support/members.js";
+import {
+  consent,
+  pkce,
+  RESOURCE,
+  refreshRequest,
+  register,
+  type Tokens,
+  tokenRequest,
+} from "../support/oauth.js";
 
 // Words no library, schema or id would contain by chance.
 const distinctive = ["quetzalcoatlus", "zymurgyfest", "brontide", "xanthippe", "pellucidar", "ombrophobe"];
@@ -158,6 +167,64 @@ describe("nothing readable at rest", () => {
     expect(filesWithHashOf(tmp.dir, joined.email)).toEqual([]);
     // The scan itself works: the role is kept readable, and is found.
     expect(readableWords(tmp.dir, ["member"]).length).toBeGreaterThan(0);
+  });
+
+  it("keeps an OAuth client's name and redirect URI, and every code and token, unreadable; tokens only as hashes", async () => {
+    const tmp = tempDir();
+    cleanups.push(tmp.cleanup);
+    const app = await buildTestApp({ dbUrl: tmp.dbUrl });
+    const { apiKey } = await makeTeam(app);
+    const member = await joinAs(app, apiKey, "member");
+    const redirect = "https://brontide.example/pellucidar/callback";
+    const { clientId } = await register(app, {
+      redirect_uris: [redirect],
+      client_name: "Xanthippe Zymurgyfest",
+      token_endpoint_auth_method: "none",
+    });
+    const { verifier, challenge } = pkce();
+    const answer = await consent(member.browser, {
+      clientId,
+      challenge,
+      redirectUri: redirect,
+      state: "ombrophobe",
+    });
+    const code = new URL(answer.headers.get("location") ?? "").searchParams.get("code") ?? "";
+    const exchanged = await tokenRequest(app, {
+      grant_type: "authorization_code",
+      code,
+      code_verifier: verifier,
+      client_id: clientId,
+      redirect_uri: redirect,
+      resource: RESOURCE,
+    });
+    expect(exchanged.status).toBe(200);
+    const tokens = (await exchanged.json()) as Tokens;
+    const refreshed = (await (await refreshRequest(app, clientId, tokens.refresh_token)).json()) as Tokens;
+    expect(refreshed.access_token).toBeTruthy();
+    app.close();
+
+    expect(
+      readableWords(tmp.dir, [
+        "xanthippe",
+        "zymurgyfest",
+        "brontide",
+        "pellucidar",
+        "ombrophobe",
+        clientId.slice(4, 40),
+        code,
+        verifier,
+        challenge,
+        tokens.access_token,
+        tokens.refresh_token,
+        refreshed.access_token,
+        refreshed.refresh_token,
+      ]),
+    ).toEqual([]);
+    // Codes and tokens are found by their SHA-256 alone (256 random bits: no guess can confirm one).
+    for (const token of [code, refreshed.access_token, refreshed.refresh_token])
+      expect(filesWithHashOf(tmp.dir, token).length).toBeGreaterThan(0);
+    // The client's id is not stored at all: its record travels in it.
+    expect(filesWithHashOf(tmp.dir, clientId)).toEqual([]);
   });
 
   it("keeps the audit trail sealed: no action, actor or target of an event readable, only its id and time", async () => {

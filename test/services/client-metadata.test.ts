@@ -3,8 +3,6 @@
 // address, so these fetchers are told allowPrivateAddresses, except where the refusal of private addresses is
 // what is tested: there the server counts connections, and none may arrive.
 
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServer as createHttpsServer, type Server } from "node:https";
 import {
@@ -14,9 +12,7 @@ import {
   setDefaultAutoSelectFamily,
   type Server as TcpServer,
 } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { isDomainError } from "../../src/errors.js";
 import {
   ClientMetadataFetcher,
@@ -24,30 +20,16 @@ import {
   isClientMetadataUrl,
   isPublicAddress,
 } from "../../src/services/client-metadata.js";
+import { selfSignedCertificate, type TestCertificate } from "../support/tls.js";
 
 // Put into every document a test serves: no error message may carry it.
 const MARKER = "MARKER-7f3a";
 
-let tls: { key: string; cert: string };
-let certDir: string;
+let tls: TestCertificate;
 
 beforeAll(() => {
-  certDir = mkdtempSync(join(tmpdir(), "memoria-cimd-"));
-  const key = join(certDir, "key.pem");
-  const cert = join(certDir, "cert.pem");
-  execFileSync(
-    "/usr/bin/openssl",
-    [
-      ...["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"],
-      ...["-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=localhost"],
-      ...["-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1"],
-    ],
-    { stdio: "ignore" },
-  );
-  tls = { key: readFileSync(key, "utf8"), cert: readFileSync(cert, "utf8") };
+  tls = selfSignedCertificate();
 });
-
-afterAll(() => rmSync(certDir, { recursive: true, force: true }));
 
 interface TestServer {
   /** The https URL of `path` on this server, by IP literal unless `host` says otherwise. */
@@ -640,7 +622,15 @@ describe("ClientMetadataFetcher", () => {
   });
 
   describe("private addresses", () => {
-    const strict = () => new ClientMetadataFetcher({ ca: tls.cert, timeoutMs: 2000 });
+    // Private addresses refused, as in the product; any port, so the address check itself is what refuses.
+    const strict = () => new ClientMetadataFetcher({ ca: tls.cert, timeoutMs: 2000, allowAnyPort: true });
+
+    it("refuses a URL with a port other than https's own before any connection, as the product's fetcher does", async () => {
+      const server = await serveDocument();
+      const product = new ClientMetadataFetcher({ ca: tls.cert, timeoutMs: 2000 });
+      await refusal(product.fetch(server.url("/client.json", "localhost")), /https's own port/);
+      expect(server.connections).toBe(0);
+    });
 
     it.each([
       ["an IPv4 loopback literal", "127.0.0.1"],

@@ -13,6 +13,7 @@ import { type Logger, silentLogger } from "../../src/logger.js";
 import { toBase64Url } from "../../src/seal/bytes.js";
 import { Keyring } from "../../src/seal/keyring.js";
 import { importMasterKeys } from "../../src/seal/master.js";
+import type { ClientMetadataFetcher } from "../../src/services/client-metadata.js";
 import type { PassageFinder } from "../../src/services/search.js";
 import type { StorageOptions } from "../../src/store/client.js";
 import { openStorage, type Storage } from "../../src/store/storage.js";
@@ -46,6 +47,8 @@ export interface TestAppOptions {
   extractor?: Extractor;
   /** Where searches run (the search threads); on the test's own thread by default. */
   finder?: PassageFinder;
+  /** How OAuth clients' metadata documents are fetched (a test's own HTTPS server on loopback). */
+  clientMetadata?: ClientMetadataFetcher;
 }
 
 export function newMasterKey(): Uint8Array<ArrayBuffer> {
@@ -76,6 +79,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(options.chunker ? { chunker: options.chunker } : {}),
     ...(options.extractor ? { extractor: options.extractor } : {}),
     ...(options.finder ? { finder: options.finder } : {}),
+    ...(options.clientMetadata ? { clientMetadata: options.clientMetadata } : {}),
   });
   return {
     memoria,

@@ -62,7 +62,8 @@ export function createWorkerApp<B extends object>(deps: WorkerAppDeps<B>): Hono<
     switch (route.kind) {
       case "reject":
         // /mcp's 401 tells an MCP client where to sign in, as the container's does.
-        if (getPath(c.req.raw) === "/mcp") c.set("bearerChallenge", mcpChallenge(c));
+        if (getPath(c.req.raw) === "/mcp")
+          c.set("bearerChallenge", mcpChallenge(c, c.req.header("authorization") !== undefined));
         throw route.code === "unauthorized"
           ? new DomainError("unauthorized")
           : new DomainError("not_found", "No such route.");
