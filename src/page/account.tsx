@@ -5,8 +5,7 @@
 import type { PasskeyInfo } from "../services/passkeys.js";
 import { ErrorNote } from "./error-note.js";
 import { Layout } from "./layout.js";
-
-const minute = (iso: string | null) => (iso ? `${iso.slice(0, 16).replace("T", " ")} UTC` : "never");
+import { minute, RowAction } from "./row-action.js";
 
 export function AccountPage(props: {
   csrf: string;
@@ -49,10 +48,11 @@ export function AccountPage(props: {
                 <td>{minute(passkey.createdAt)}</td>
                 <td>{minute(passkey.lastUsedAt)}</td>
                 <td>
-                  <form method="post" action={`/page/passkeys/${encodeURIComponent(passkey.id)}/remove`}>
-                    <input type="hidden" name="csrf" value={props.csrf} />
-                    <button type="submit">Remove</button>
-                  </form>
+                  <RowAction
+                    action={`/page/passkeys/${encodeURIComponent(passkey.id)}/remove`}
+                    csrf={props.csrf}
+                    label="Remove"
+                  />
                 </td>
               </tr>
             ))}

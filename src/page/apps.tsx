@@ -5,8 +5,7 @@
 import type { Approval } from "../services/oauth.js";
 import { ErrorNote } from "./error-note.js";
 import { Layout } from "./layout.js";
-
-const minute = (iso: string | null) => (iso ? `${iso.slice(0, 16).replace("T", " ")} UTC` : "never");
+import { minute, RowAction } from "./row-action.js";
 
 export function AppsPage(props: {
   csrf: string;
@@ -53,10 +52,11 @@ export function AppsPage(props: {
                 <td>{minute(approval.approvedAt)}</td>
                 <td>{minute(approval.lastUsedAt)}</td>
                 <td>
-                  <form method="post" action={`/page/apps/${encodeURIComponent(approval.id)}/revoke`}>
-                    <input type="hidden" name="csrf" value={props.csrf} />
-                    <button type="submit">Disconnect</button>
-                  </form>
+                  <RowAction
+                    action={`/page/apps/${encodeURIComponent(approval.id)}/revoke`}
+                    csrf={props.csrf}
+                    label="Disconnect"
+                  />
                 </td>
               </tr>
             ))}

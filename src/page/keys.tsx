@@ -6,6 +6,7 @@ import { type Scope, scopes } from "../scope.js";
 import type { TeamKeyInfo } from "../services/teams.js";
 import { ErrorNote } from "./error-note.js";
 import { Layout } from "./layout.js";
+import { RowAction } from "./row-action.js";
 
 /** How long a key made on the page lasts, as offered: a key for a trial, a quarter, a year, or no end. */
 export const KEY_LIFETIMES_DAYS = [30, 90, 365] as const;
@@ -92,10 +93,11 @@ export function KeysPage(props: {
                   {key.revokedAt ? (
                     `revoked ${day(key.revokedAt)}`
                   ) : (
-                    <form method="post" action={`/page/keys/${encodeURIComponent(key.keyId)}/revoke`}>
-                      <input type="hidden" name="csrf" value={props.csrf} />
-                      <button type="submit">Revoke</button>
-                    </form>
+                    <RowAction
+                      action={`/page/keys/${encodeURIComponent(key.keyId)}/revoke`}
+                      csrf={props.csrf}
+                      label="Revoke"
+                    />
                   )}
                 </td>
               </tr>

@@ -6,6 +6,7 @@ import { type Role, roles } from "../role.js";
 import type { Member } from "../services/members.js";
 import { ErrorNote } from "./error-note.js";
 import { Layout } from "./layout.js";
+import { RowAction } from "./row-action.js";
 
 function RoleChoice({ id, selected, label }: { id?: string; selected?: Role; label?: string }) {
   return (
@@ -80,10 +81,11 @@ export function MembersPage(props: {
                 </td>
                 <td>{member.lastSeenAt ? member.lastSeenAt.slice(0, 16).replace("T", " ") : "never"}</td>
                 <td>
-                  <form method="post" action={`/page/members/${encodeURIComponent(member.id)}/remove`}>
-                    <input type="hidden" name="csrf" value={props.csrf} />
-                    <button type="submit">Remove</button>
-                  </form>
+                  <RowAction
+                    action={`/page/members/${encodeURIComponent(member.id)}/remove`}
+                    csrf={props.csrf}
+                    label="Remove"
+                  />
                 </td>
               </tr>
             ))}
