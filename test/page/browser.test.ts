@@ -16,21 +16,12 @@ import { type Browser, chromium, type Locator, type Page } from "playwright-core
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { type Served, serveOnLoopback } from "../http/loopback.js";
 import { addDocument, buildTestApp, makeTeam, search, type TestApp } from "../support/app.js";
+import { CHROMIUM_ARGS } from "../support/chromium.js";
 import { makeKey } from "../support/keys.js";
 import { needs, outside } from "../support/outside.js";
 
 const CHROMIUM = outside.chromium.name;
 const hasChromium = outside.chromium.missing === null;
-/** Headless in a container: no sandbox (no user namespaces), no GPU, no /dev/shm, nothing phoning home. */
-const CHROMIUM_ARGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-dev-shm-usage",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-];
 const HOSTILE = "<img src=x onerror=alert(1)>";
 
 let app: TestApp;

@@ -32,18 +32,9 @@ import { createTeamAnswer } from "../../src/routes/teams.js";
 import { serveOnLoopback } from "../http/loopback.js";
 import { expectOk } from "../routes/contract.js";
 import { ADMIN_TOKEN, buildTestApp, type TestApp } from "../support/app.js";
+import { CHROMIUM_ARGS } from "../support/chromium.js";
 import { invitePath, joinAs } from "../support/members.js";
 import { needs, outside } from "../support/outside.js";
-
-const CHROMIUM_ARGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-dev-shm-usage",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-];
 
 /** Browser waits: generous, as the machine may be busy. */
 const WAIT = { timeout: 30_000 };
