@@ -20,11 +20,12 @@ import {
   refreshRequest,
   tokenRequest,
 } from "../support/oauth.js";
+import { needs, outside } from "../support/outside.js";
 import { selfSignedCertificate, type TestCertificate } from "../support/tls.js";
 
 let tls: TestCertificate;
 beforeAll(() => {
-  tls = selfSignedCertificate();
+  if (outside.openssl.missing === null) tls = selfSignedCertificate();
 });
 
 let app: TestApp | undefined;
@@ -59,7 +60,7 @@ async function setUp() {
   return { adminKey: apiKey, member: await joinAs(app, apiKey, "member") };
 }
 
-describe("a client known by its metadata document", () => {
+needs(outside.openssl).describe("a client known by its metadata document", () => {
   it("signs a member in: its name on the consent page, a public client at the token endpoint, fetched once", async () => {
     const doc = await serveDocument((url) => ({
       client_id: url,

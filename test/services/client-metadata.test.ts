@@ -20,6 +20,7 @@ import {
   isClientMetadataUrl,
   isPublicAddress,
 } from "../../src/services/client-metadata.js";
+import { needs, outside } from "../support/outside.js";
 import { selfSignedCertificate, type TestCertificate } from "../support/tls.js";
 
 // Put into every document a test serves: no error message may carry it.
@@ -28,7 +29,7 @@ const MARKER = "MARKER-7f3a";
 let tls: TestCertificate;
 
 beforeAll(() => {
-  tls = selfSignedCertificate();
+  if (outside.openssl.missing === null) tls = selfSignedCertificate();
 });
 
 interface TestServer {
@@ -230,7 +231,7 @@ describe("isPublicAddress", () => {
   });
 });
 
-describe("ClientMetadataFetcher", () => {
+needs(outside.openssl).describe("ClientMetadataFetcher", () => {
   it("reads a good document, keeping what memoria reads of it", async () => {
     const server = await serveDocument();
     const url = server.url();

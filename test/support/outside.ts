@@ -106,6 +106,8 @@ export const outside = {
       : `Debian's documentation packages are not installed (apt-get install ${installManuals.join(" ")})`,
   ),
   chromium: debianProgram("/usr/bin/chromium", "chromium"),
+  /** Makes the certificates of the tests' own HTTPS servers (support/tls.ts). */
+  openssl: debianProgram("/usr/bin/openssl", "openssl"),
   pandoc: debianProgram("/usr/bin/pandoc", "pandoc"),
   qpdf: debianProgram("/usr/bin/qpdf", "qpdf"),
   curl: programOnPath("curl", "curl"),
