@@ -5,7 +5,7 @@
 
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, expect, it } from "vitest";
 import { ClientMetadataFetcher } from "../../src/services/client-metadata.js";
 import { buildTestApp, makeTeam, type TestApp } from "../support/app.js";
 import { joinAs } from "../support/members.js";
