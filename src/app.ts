@@ -193,7 +193,6 @@ export function createApp(deps: AppDeps): Memoria {
     clock,
     keyring,
     teams: directory,
-    members,
     clientMetadata: deps.clientMetadata ?? new ClientMetadataFetcher(),
     accessCacheMs: config.catchupMs,
   });
@@ -332,6 +331,7 @@ export function createApp(deps: AppDeps): Memoria {
       rateLimit: limits.credentialLimited,
       accounts: limits.accounts,
       ceremonyStarted: limits.ceremonyStarted,
+      documentFetched: limits.documentFetched,
       search,
       memory,
       documents,

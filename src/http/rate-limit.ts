@@ -41,6 +41,13 @@ export const AUTH_FAILURES_PER_MINUTE = 30;
 export const CEREMONY_STARTS_PER_MINUTE = 20;
 
 /**
+ * Client metadata documents an address may have this instance fetch a minute (an app's `client_id` URL not yet
+ * cached, named by an authorization request, which needs no credential): a person connects an app or two; without
+ * it one address could make the instance fetch from anywhere public without bound.
+ */
+export const DOCUMENT_FETCHES_PER_MINUTE = 20;
+
+/**
  * Failed password sign-ins a minute per account: a person mistyping tries two or three times; ten a minute is
  * 14,400 guesses a day at most, against argon2id and a 12-character minimum.
  */
@@ -152,6 +159,8 @@ export interface RateLimits {
   accounts: AccountFailures;
   /** Counts a passkey ceremony started from the request's address: the 429 to answer when over, else null. */
   ceremonyStarted<E extends AppEnv>(c: Context<E>): Response | null;
+  /** Counts a client metadata document fetched for the request's address: the 429 when over, else null. */
+  documentFetched<E extends AppEnv>(c: Context<E>): Response | null;
 }
 
 export interface AccountFailures {
@@ -310,21 +319,32 @@ export function rateLimits(deps: RateLimitDeps): RateLimits {
     },
   };
 
-  const starts = new FixedWindowCounter({
-    limit: CEREMONY_STARTS_PER_MINUTE,
-    windowMs: RATE_WINDOW_MS,
-    maxKeys: MAX_COUNTED_KEYS,
-    clock: deps.clock,
-  });
-  const ceremonyStarted = <E extends AppEnv>(c: Context<E>): Response | null => {
-    const address = clientAddress(c as unknown as Context, deps.trustProxy);
-    // In process (no address): not counted, as the failure limit does not count it either.
-    if (address === null) return null;
-    const wait = starts.hit(address);
-    if (wait === null) return null;
-    deps.onLimited?.("auth_failures");
-    return rateLimited(c, wait, "Too many passkey sign-ins started from this address; retry later.");
+  /** A per-address counter of something a request starts with no credential, answering 429 past `limit`. */
+  const perAddress = (limit: number, message: string) => {
+    const counter = new FixedWindowCounter({
+      limit,
+      windowMs: RATE_WINDOW_MS,
+      maxKeys: MAX_COUNTED_KEYS,
+      clock: deps.clock,
+    });
+    return <E extends AppEnv>(c: Context<E>): Response | null => {
+      const address = clientAddress(c as unknown as Context, deps.trustProxy);
+      // In process (no address): not counted, as the failure limit does not count it either.
+      if (address === null) return null;
+      const wait = counter.hit(address);
+      if (wait === null) return null;
+      deps.onLimited?.("auth_failures");
+      return rateLimited(c, wait, message);
+    };
   };
+  const ceremonyStarted = perAddress(
+    CEREMONY_STARTS_PER_MINUTE,
+    "Too many passkey sign-ins started from this address; retry later.",
+  );
+  const documentFetched = perAddress(
+    DOCUMENT_FETCHES_PER_MINUTE,
+    "Too many apps' metadata documents fetched for this address; retry later.",
+  );
 
-  return { authFailures, perCredential, credentialLimited, accounts, ceremonyStarted };
+  return { authFailures, perCredential, credentialLimited, accounts, ceremonyStarted, documentFetched };
 }

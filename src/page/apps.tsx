@@ -38,7 +38,7 @@ export function AppsPage(props: {
               {props.everyApp ? <th>Approved by</th> : null}
               <th>Scope</th>
               <th>Approved</th>
-              <th>Last used</th>
+              <th>Last sign-in or refresh</th>
               <th>Disconnect</th>
             </tr>
           </thead>

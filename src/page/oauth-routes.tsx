@@ -1,10 +1,10 @@
 /** @jsxRuntime automatic @jsxImportSource hono/jsx */
-// The authorization endpoint of memoria's OAuth server and its consent page, and the member's list of connected
-// apps. An MCP client sends the person's browser to /oauth/authorize; its client and redirect URI are checked
-// first (a request that fails those is shown here, never sent back to an address nobody vouched for), then the
-// rest (a failure goes back to the client as OAuth's error). The browser arrives from another site without the
-// SameSite=Strict session cookie, so the answer moves it on, from this site, to /page/oauth/consent, which sees
-// the session; a person not signed in signs in as on the page and comes back to the consent page.
+// The authorization endpoint of memoria's OAuth server and its consent page. An MCP client sends the person's
+// browser to /oauth/authorize; the request is checked (its client and redirect URI, then the rest), and one that
+// fails is shown here, never sent to the client's redirect URI, which anyone registering may choose. The browser
+// arrives from another site without the SameSite=Strict session cookie, so the answer moves it on, from this
+// site, to /page/oauth/consent, which sees the session; a person not signed in signs in as on the page and comes
+// back to the consent page. Only the person's answer (Approve, Deny) goes back to the client.
 
 import type { Hono, MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
@@ -14,13 +14,8 @@ import { type OAuthScope, oauthScopes } from "../oauth-scope.js";
 import { allows } from "../scope.js";
 import { csrfToken } from "../seal/page-session.js";
 import { isClientMetadataUrl } from "../services/client-metadata.js";
-import {
-  type AuthorizationParams,
-  type AuthorizationRequest,
-  grantableScope,
-  whereBack,
-} from "../services/oauth.js";
-import { AppsPage } from "./apps.js";
+import { type AuthorizationParams, type AuthorizationRequest, grantableScope } from "../services/oauth.js";
+import { whereBack } from "../services/redirect-uri.js";
 import { ConsentPage, ContinuePage } from "./consent.js";
 import { MessagePage } from "./message.js";
 import {
@@ -42,6 +37,8 @@ export const RETURN_COOKIE = "memoria_return";
 const SECURE_RETURN_COOKIE = `__Host-${RETURN_COOKIE}`;
 /** Ten minutes to sign in, as for an organisation's sign-in (oidc-routes.tsx). */
 const RETURN_SECONDS = 10 * 60;
+/** The longest consent address kept in the return cookie: under a browser's 4 KiB a cookie, with its name and attributes. */
+const MAX_RETURN_CHARS = 3800;
 
 /** The authorization request's parameters memoria reads; each carried through the consent form as it came. */
 const PARAM_NAMES = [
@@ -154,12 +151,18 @@ export function oauthPageRoutes(
   };
 
   /** The consent page for a checked request, the session's member approving; or why it cannot be shown. */
-  const consent = async (c: PageContext, hop: boolean) => {
+  /** `fromClient`: the request as the client sent it (no session cookie yet); else this site's own hop. */
+  const consent = async (c: PageContext, fromClient: boolean) => {
     const params = paramsOf(c.req.query());
     // A client named by a URL is fetched from wherever that URL points: counted per address, as passkey
     // ceremonies are, so nobody can make this instance fetch without bound.
-    if (params.client_id !== undefined && isClientMetadataUrl(params.client_id)) {
-      const limited = deps.ceremonyStarted(c);
+    const clientId = params.client_id;
+    if (
+      clientId !== undefined &&
+      isClientMetadataUrl(clientId) &&
+      !deps.oauth.clients.knowsClient(clientId)
+    ) {
+      const limited = deps.documentFetched(c);
       if (limited) return limited;
     }
     const request = await checked(c, params);
@@ -167,8 +170,12 @@ export function oauthPageRoutes(
     const to = `${CONSENT_PATH}?${queryOf(params)}`;
     const session = await resolveSession(deps, c);
     if (!session) {
-      if (hop) return c.html(`<!doctype html>${await (<ContinuePage to={to} />)}`);
+      if (fromClient) return c.html(`<!doctype html>${await (<ContinuePage to={to} />)}`);
       const secure = isHttps(c);
+      // A request too long for a cookie (a browser keeps 4 KiB) is not remembered: the person signs in, then
+      // connects again from the app.
+      if (to.length > MAX_RETURN_CHARS)
+        return render(c, <SignInPage notice="Sign in, then go back to the app and connect again." />);
       setCookie(c, secure ? SECURE_RETURN_COOKIE : RETURN_COOKIE, to, {
         path: "/",
         httpOnly: true,
@@ -265,51 +272,6 @@ export function oauthPageRoutes(
       if (error instanceof OAuthError) return backToClient(c, request.redirectUri, request.state, error);
       throw error;
     }
-  });
-
-  /** The approvals the session may see: an owner's the whole team's, a member's their own. */
-  const approvalsOf = async (c: PageContext) => {
-    const { team, actor, scope } = c.var.session;
-    const every = allows(scope, "admin");
-    const all = await deps.oauth.approvals(team);
-    const mine = every
-      ? all
-      : all.filter((approval) => actor.kind === "member" && approval.memberId === actor.id);
-    const names = every ? await deps.members.names(team) : new Map<string, string | null>();
-    return {
-      every,
-      approvals: mine.map((approval) => ({ ...approval, memberName: names.get(approval.memberId) ?? null })),
-    };
-  };
-
-  const appsPage = async (c: PageContext, extra: { notice?: string; error?: string; status?: 404 } = {}) => {
-    const { every, approvals } = await approvalsOf(c);
-    return render(
-      c,
-      <AppsPage
-        csrf={c.var.csrf}
-        approvals={approvals}
-        everyApp={every}
-        notice={extra.notice}
-        error={extra.error}
-      />,
-      extra.status ?? 200,
-    );
-  };
-
-  app.get("/page/apps", signedIn, (c) =>
-    appsPage(c, c.req.query("disconnected") === "1" ? { notice: "The app was disconnected." } : {}),
-  );
-
-  app.post("/page/apps/:id/revoke", signedIn, async (c) => {
-    const form = await statefulPost(c);
-    if (form instanceof Response) return form;
-    const { team, actor, scope } = c.var.session;
-    const onlyOf = allows(scope, "admin") ? undefined : actor.kind === "member" ? actor.id : "";
-    const revoked = await deps.oauth.revokeApproval(team, c.req.param("id"), actor, onlyOf);
-    if (!revoked)
-      return appsPage(c, { error: "That app is not connected (or not yours to disconnect).", status: 404 });
-    return c.redirect("/page/apps?disconnected=1", 303);
   });
 }
 

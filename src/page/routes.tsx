@@ -35,6 +35,7 @@ import type { StatsService } from "../services/stats.js";
 import type { TeamService } from "../services/teams.js";
 import { PageOidcProvider, PageScope, PageSignedInAs } from "./access.js";
 import { AddNotePage } from "./add-note.js";
+import { appsRoutes } from "./apps-routes.js";
 import { FAVICON_SVG, PAGE_CSS, PAGE_JS } from "./assets.js";
 import { AuditPage } from "./audit.js";
 import { ConfirmDeletePage } from "./confirm-delete.js";
@@ -82,6 +83,8 @@ export interface PageDeps {
   accounts: AccountFailures;
   /** Passkey ceremonies started per client address (src/http/rate-limit.ts). */
   ceremonyStarted: (c: PageContext) => Response | null;
+  /** OAuth clients' metadata documents fetched per client address (src/http/rate-limit.ts). */
+  documentFetched: (c: PageContext) => Response | null;
   search: SearchService;
   memory: MemoryService;
   documents: DocumentService;
@@ -708,6 +711,7 @@ export function pageRoutes(deps: PageDeps): Hono<PageEnv> {
   passkeyRoutes(app, deps, { signedIn, statefulPost });
   oidcRoutes(app, deps);
   oauthPageRoutes(app, deps, { signedIn, statefulPost });
+  appsRoutes(app, deps, { signedIn, statefulPost });
 
   return app;
 }

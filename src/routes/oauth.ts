@@ -16,7 +16,10 @@ import { mcpResource, oauthIssuer, PROTECTED_RESOURCE_PATH } from "../http/mcp-c
 import { publicUrl } from "../http/public-url.js";
 import { OAuthError, statusOfOAuthError } from "../oauth-error.js";
 import { oauthScopes } from "../oauth-scope.js";
-import type { ClientCredentials, OAuthService } from "../services/oauth.js";
+import { MAX_CLIENT_NAME_LENGTH, MAX_REDIRECT_URIS } from "../services/client-metadata.js";
+import type { OAuthService } from "../services/oauth.js";
+import type { ClientCredentials } from "../services/oauth-clients.js";
+import { MAX_REDIRECT_URI_CHARS } from "../services/redirect-uri.js";
 import { json } from "./responses.js";
 import { router } from "./router.js";
 
@@ -33,8 +36,8 @@ const ROOT_PROTECTED_RESOURCE_PATH = "/.well-known/oauth-protected-resource";
 /** What a client asks to register as (RFC 7591 §2): bounded, so a registration cannot carry a large record. */
 export const registrationRequest = z
   .object({
-    redirect_uris: z.array(z.string().max(2000)).min(1).max(10),
-    client_name: z.string().max(200).optional(),
+    redirect_uris: z.array(z.string().max(MAX_REDIRECT_URI_CHARS)).min(1).max(MAX_REDIRECT_URIS),
+    client_name: z.string().max(MAX_CLIENT_NAME_LENGTH).optional(),
     token_endpoint_auth_method: z.string().max(100).optional(),
     grant_types: z.array(z.string().max(100)).max(10).optional(),
     response_types: z.array(z.string().max(100)).max(10).optional(),
@@ -138,6 +141,8 @@ function resourceOf(fields: Map<string, string>, expected: string): string | nul
 
 export function oauthRoutes(oauth: OAuthService): OpenAPIHono<AppEnv> {
   const app = router();
+  // Ten minutes of preflight caching: a browser-based client signs in with a handful of calls, then refreshes
+  // hourly; nothing here changes between releases that a preflight would need to see sooner.
   const anyOrigin = cors({ origin: "*", allowMethods: ["GET", "POST", "OPTIONS"], maxAge: 600 });
   for (const path of [
     PROTECTED_RESOURCE_PATH,
@@ -204,7 +209,7 @@ export function oauthRoutes(oauth: OAuthService): OpenAPIHono<AppEnv> {
       );
     }
     try {
-      const { client, clientSecret, issuedAt } = await oauth.register(parsed.data);
+      const { client, clientSecret, issuedAt } = await oauth.clients.register(parsed.data);
       return c.json(
         {
           client_id: client.clientId,

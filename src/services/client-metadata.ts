@@ -18,6 +18,7 @@ import { lookup as dnsLookup } from "node:dns";
 import { isIP, type LookupFunction } from "node:net";
 import { z } from "zod";
 import { DomainError, isDomainError } from "../errors.js";
+import { acceptableRedirectUri } from "./redirect-uri.js";
 
 // The longest URL taken as a client_id or from a document: what browsers and servers reliably carry, and far
 // past any real client's (a client_id is shown on the consent screen and kept with every grant).
@@ -25,8 +26,8 @@ const MAX_URL_LENGTH = 2000;
 
 // A document whose every property is at its bound is still under DEFAULT_MAX_BYTES: ten redirect URIs is
 // more than any real client registers (one or two loopback ports, one https callback).
-const MAX_REDIRECT_URIS = 10;
-const MAX_CLIENT_NAME_LENGTH = 200;
+export const MAX_REDIRECT_URIS = 10;
+export const MAX_CLIENT_NAME_LENGTH = 200;
 const MAX_SCOPE_LENGTH = 1000;
 const MAX_TYPE_VALUES = 10;
 const MAX_TYPE_LENGTH = 100;
@@ -34,7 +35,7 @@ const MAX_TYPE_LENGTH = 100;
 // A document is a few hundred bytes from a host that exists to serve it: 5 s covers a TLS handshake across
 // continents several times over, and bounds how long one anonymous caller holds a socket open on memoria.
 const DEFAULT_TIMEOUT_MS = 5000;
-// The draft's recommended maximum response size (5 kilobytes), as oidc-provider applies it.
+// The draft's recommended maximum response size (5 kilobytes).
 const DEFAULT_MAX_BYTES = 5 * 1024;
 // The clients a deployment sees are a handful (Claude, VS Code, Cursor, ...); 100 holds them all with room,
 // at under 1 MB (each entry is one document under DEFAULT_MAX_BYTES). A caller cycling URLs only makes the
@@ -56,21 +57,7 @@ const USER_AGENT = "memoria (OAuth client metadata)";
 /** application/json, or application/<something>+json as the draft allows. */
 const JSON_MEDIA_TYPE = /^application\/(?:[a-z0-9!#$&^_.+-]+\+)?json$/;
 
-// Never somewhere to send an authorization code: a browser runs or reads these instead of asking a client.
-const UNSAFE_REDIRECT_SCHEMES = new Set(["javascript:", "data:", "vbscript:", "file:", "blob:"]);
-// Plain http only back to the person's own machine (RFC 8252 §7.3, OAuth 2.1): elsewhere the code would
-// cross the network in the clear.
-const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
-
-function isRedirectUri(value: string): boolean {
-  if (!URL.canParse(value)) return false;
-  const url = new URL(value);
-  // RFC 6749 §3.1.2: a redirect URI has no fragment.
-  if (value.includes("#") || UNSAFE_REDIRECT_SCHEMES.has(url.protocol)) return false;
-  return url.protocol !== "http:" || LOOPBACK_HOSTS.has(url.hostname);
-}
-
-const redirectUri = z.string().max(MAX_URL_LENGTH).refine(isRedirectUri, "not a URL a code can be sent to");
+const redirectUri = z.string().refine(acceptableRedirectUri, "not a URL a code can be sent to");
 
 // Shown to the person as a link or an image, so https only: anything else is a script or mixed content.
 const httpsUrl = z
@@ -118,18 +105,18 @@ export interface ClientMetadataFetcherOptions {
 }
 
 /**
- * Is this client_id a metadata document URL (https, has a path component other than "/", no fragment, no
- * credentials, no dot segments)? It must also be written as the URL standard writes it (new URL(id).href ===
- * id): the string the document's client_id is compared with, the URL fetched and the id kept are then one,
- * and no dot segment, backslash or stray whitespace can hide in it.
- */
-/**
  * Distinct documents fetched at once, at most: a sign-in fetches one, so 16 is many people signing in with
  * apps never seen before in the same five seconds; past it a caller naming URL after URL is refused, not
  * served by an unbounded number of sockets.
  */
 export const MAX_FETCHES_AT_ONCE = 16;
 
+/**
+ * Is this client_id a metadata document URL (https, has a path component other than "/", no fragment, no
+ * credentials, no dot segments)? It must also be written as the URL standard writes it (new URL(id).href ===
+ * id): the string the document's client_id is compared with, the URL fetched and the id kept are then one,
+ * and no dot segment, backslash or stray whitespace can hide in it.
+ */
 export function isClientMetadataUrl(clientId: string): boolean {
   if (clientId.length > MAX_URL_LENGTH || !URL.canParse(clientId)) return false;
   const url = new URL(clientId);
@@ -333,6 +320,12 @@ export class ClientMetadataFetcher {
    * or does not hold. Any failure is the client's, and none is cached (the draft: errors and invalid
    * documents MUST NOT be), so a client that fixes its document is read at its next attempt.
    */
+  /** Whether a fetch of `clientId` now would be answered from the cache, with no request made. */
+  cached(clientId: string): boolean {
+    const held = this.#cache.get(clientId);
+    return held !== undefined && this.#now() < held.expiresAt;
+  }
+
   fetch(clientId: string): Promise<ClientMetadataDocument> {
     if (!isClientMetadataUrl(clientId))
       return Promise.reject(

@@ -2,8 +2,9 @@
 // member approves a client at most their role's scope; the client exchanges a code with PKCE (S256 only) for a
 // one-hour access token and a refresh token that rotates on every use; a spent code or refresh token presented
 // again ends its whole family. Every token is bound to memoria's /mcp URL (RFC 8707) and checked against the
-// approval and the member on every request, so a removal or a revocation ends access at once. Decision 0105
-// says why this narrow profile is written here rather than taken from a library.
+// approval and the member (that check held for MEMORIA_CATCHUP_MS, as a key's is, and forgotten at once on this
+// instance by a revocation, a removal or a smaller role). Decision 0105 says why this narrow profile is written
+// here rather than taken from a library.
 
 import { type Actor, events } from "../audit.js";
 import type { Clock } from "../clock.js";
@@ -16,29 +17,19 @@ import { isRole, type Role, roles, scopeOfRole } from "../role.js";
 import { allows, type Scope } from "../scope.js";
 import { toBase64Url, utf8 } from "../seal/bytes.js";
 import type { Keyring } from "../seal/keyring.js";
-import { generateSecret, tokensEqual } from "../seal/secret.js";
+import { generateSecret } from "../seal/secret.js";
 import { hashSecretNow } from "../seal/secret-hash.js";
 import { blindIndex, type TeamKey } from "../seal/team-key.js";
 import { sealAuditEvents } from "../sealed/audit.js";
-import {
-  openCode,
-  openGrant,
-  openRegisteredClient,
-  type RegisteredClient,
-  sealCode,
-  sealGrant,
-  sealRegisteredClient,
-} from "../sealed/oauth.js";
+import { openCode, openGrant, sealCode, sealGrant } from "../sealed/oauth.js";
 import { openOrNull } from "../sealed/readable.js";
 import type { TokenRow } from "../store/oauth.js";
 import type { Storage } from "../store/storage.js";
-import {
-  type ClientMetadataDocument,
-  type ClientMetadataFetcher,
-  isClientMetadataUrl,
-} from "./client-metadata.js";
-import type { MemberService, SignedInMember } from "./members.js";
-import { type CachedKey, TeamKeyCache } from "./team-key-cache.js";
+import type { ClientMetadataFetcher } from "./client-metadata.js";
+import type { SignedInMember } from "./members.js";
+import { type ClientCredentials, type OAuthClient, OAuthClients } from "./oauth-clients.js";
+import { redirectUriMatches, whereBack } from "./redirect-uri.js";
+import { type CachedCredential, TeamKeyCache } from "./team-key-cache.js";
 import type { TeamService } from "./teams.js";
 
 /** The MCP authorization specification's limit for an access token's life, and API.md's: at most an hour. */
@@ -53,29 +44,25 @@ export const REFRESH_TOKEN_TTL_MS = 30 * 24 * 60 * 60 * 1000;
  * ten), and a short life narrows what a code leaked through a log or a referrer could do.
  */
 export const CODE_TTL_MS = 60 * 1000;
-/** Expired codes and tokens are cleared at most this often, as tokens are issued. */
+/**
+ * Expired codes and tokens are cleared at most this often, as tokens are issued: one indexed DELETE; a few
+ * minutes' expired rows cost nothing (every lookup checks expiry), so a rarer sweep only saves statements.
+ */
 const SWEEP_EVERY_MS = 10 * 60 * 1000;
 
 /** A client that names no scope memoria knows is offered `write`, the most a connector can hold. */
 const DEFAULT_SCOPE: OAuthScope = "write";
 
+/**
+ * A client's `state` at most: it rides back to the client, and with the rest of the request in the return cookie
+ * (under a browser's 4 KiB with a registered client id); clients send a random value of 32 to 64 characters.
+ */
+const MAX_STATE_CHARS = 512;
+
 /** A PKCE verifier (RFC 7636 §4.1): 43 to 128 unreserved characters. */
 const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 /** A challenge is the base64url of a SHA-256: 43 characters. */
 const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
-
-/** A client as memoria knows it: from its metadata document, or carried in the id it registered for. */
-export interface OAuthClient {
-  clientId: string;
-  /**
-   * `document`: its id is an https URL whose host vouches for it; `registered`: it registered itself here, and its
-   * name is only its own claim.
-   */
-  kind: "document" | "registered";
-  name: string;
-  redirectUris: string[];
-  auth: RegisteredClient["auth"];
-}
 
 /** What a client asks of the authorization endpoint, once checked. */
 export interface AuthorizationRequest {
@@ -97,12 +84,6 @@ export interface AuthorizationParams {
   code_challenge_method?: string;
   resource?: string;
   scope?: string;
-}
-
-/** A client's credentials at the token and revocation endpoints: its id, and its secret if it has one. */
-export interface ClientCredentials {
-  clientId: string | null;
-  clientSecret: string | null;
 }
 
 export interface TokenAnswer {
@@ -134,21 +115,11 @@ export interface Approval {
   lastUsedAt: string | null;
 }
 
-/** A client asking to register (RFC 7591 §2), as sent. */
-export interface RegistrationRequest {
-  redirect_uris: string[];
-  client_name?: string;
-  token_endpoint_auth_method?: string;
-  grant_types?: string[];
-  response_types?: string[];
-}
-
 export interface OAuthDeps {
   storage: Storage;
   clock: Clock;
   keyring: Keyring;
   teams: Pick<TeamService, "openTeamKey" | "whenTeamKeysForgotten">;
-  members: Pick<MemberService, "names">;
   clientMetadata: ClientMetadataFetcher;
   /** How long a checked access token is taken as live without asking storage (MEMORIA_CATCHUP_MS); 0: never. */
   accessCacheMs: number;
@@ -167,61 +138,6 @@ export function grantableScope(asked: OAuthScope, role: Role): OAuthScope {
   return allows(scopeOfRole(role), asked) ? asked : "read";
 }
 
-/** Loopback hosts, where a native client listens on a port of its own choosing (RFC 8252 §7.3). */
-const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);
-
-/**
- * Whether `given` is one of a client's registered redirect URIs: compared exactly, except that a loopback URI's
- * port may differ (OAuth 2.1 §8.4.2: a native app's port is picked when it starts).
- */
-export function redirectUriMatches(registered: readonly string[], given: string): boolean {
-  if (registered.includes(given)) return true;
-  if (!URL.canParse(given)) return false;
-  const url = new URL(given);
-  if (url.protocol !== "http:" || !LOOPBACK_HOSTS.has(url.hostname)) return false;
-  return registered.some((entry) => {
-    if (!URL.canParse(entry)) return false;
-    const candidate = new URL(entry);
-    if (candidate.protocol !== "http:" || candidate.hostname !== url.hostname) return false;
-    candidate.port = url.port;
-    return candidate.href === url.href;
-  });
-}
-
-/**
- * A redirect URI a client may register: https anywhere; http only to a loopback host; or a private scheme of a
- * native app (`cursor://…`, RFC 8252 §7.1). Never a fragment, never a script or data URL.
- */
-export function acceptableRedirectUri(uri: string): boolean {
-  if (uri.length > 2000 || !URL.canParse(uri)) return false;
-  const url = new URL(uri);
-  if (url.hash !== "") return false;
-  if (url.protocol === "https:") return true;
-  if (url.protocol === "http:") return LOOPBACK_HOSTS.has(url.hostname);
-  // An app's own scheme (RFC 8252 §7.1 asks for a reverse domain name, but Cursor's is `cursor:`); the ones a
-  // browser runs itself are refused.
-  const scheme = url.protocol.slice(0, -1);
-  return !["javascript", "data", "file", "blob", "about", "vbscript", "ftp", "ws", "wss"].includes(scheme);
-}
-
-/**
- * Where a redirect URI sends a person, as the consent page and the app list say it: a web address's host; for an
- * app's own scheme, only that it is an app on their device (what follows `scheme://` is whatever the app wrote,
- * and names no site).
- */
-export function whereBack(redirectUri: string): string {
-  const url = new URL(redirectUri);
-  if (url.protocol === "https:" || url.protocol === "http:") return url.host;
-  return `an app on this device (${url.protocol})`;
-}
-
-/**
- * The record a registration seals into its client id, at most: a client id travels in every authorization URL
- * and the return cookie, so it must stay well under a URL's and a cookie's 4 KiB. Ten long redirect URIs would
- * not; real clients register one to three.
- */
-const MAX_REGISTRATION_BYTES = 2048;
-
 /** The base64url SHA-256 of a PKCE verifier: its S256 challenge. */
 async function challengeOf(verifier: string): Promise<string> {
   return toBase64Url(new Uint8Array(await crypto.subtle.digest("SHA-256", utf8(verifier))));
@@ -238,125 +154,35 @@ function rolesAllowing(scope: Scope): Role[] {
   return roles.filter((role) => allows(scopeOfRole(role), scope));
 }
 
-/**
- * An access token as checked: its approval (as `keyId`), the scope it had then, its expiry, the resource it is
- * bound to (as `name`) and its member (as `owner`), held for MEMORIA_CATCHUP_MS as keys are (team-key-cache.ts).
- */
-function accessOf(entry: CachedKey, teamId: string, resource: string, now: number): OAuthAccess | null {
-  if (entry.team.teamId !== teamId || entry.name !== resource) return null;
+/** An access token as checked: its approval (`keyId`, so revoking the approval forgets it), and what it may do. */
+interface CachedAccess extends CachedCredential {
+  scope: OAuthScope;
+  memberId: string;
+  /** The /mcp URL it is bound to. */
+  resource: string;
+}
+
+function accessOf(entry: CachedAccess, teamId: string, resource: string, now: number): OAuthAccess | null {
+  if (entry.team.teamId !== teamId || entry.resource !== resource) return null;
   if (entry.expiresAt !== null && entry.expiresAt <= now) return null;
-  return { team: entry.team, scope: entry.scope, grantId: entry.keyId, memberId: entry.owner ?? "" };
+  return { team: entry.team, scope: entry.scope, grantId: entry.keyId, memberId: entry.memberId };
 }
 
 export class OAuthService {
+  /** Who the clients are, and whether one presenting itself is that client. */
+  readonly clients: OAuthClients;
   #lastSweep = 0;
   /**
    * Access tokens checked lately, by hash, so /mcp does not pay a storage round trip on every call (measured
    * in `--suites oauth`, decision 0105). A revocation, a family ended, or a member removed or given a smaller
    * role on this instance forgets them at once; another instance holds one at most MEMORIA_CATCHUP_MS.
    */
-  readonly #access: TeamKeyCache;
+  readonly #access: TeamKeyCache<CachedAccess>;
 
   constructor(private readonly deps: OAuthDeps) {
-    this.#access = new TeamKeyCache(deps.accessCacheMs);
+    this.clients = new OAuthClients(deps);
+    this.#access = new TeamKeyCache<CachedAccess>(deps.accessCacheMs);
     deps.teams.whenTeamKeysForgotten((teamId) => this.#access.forgetTeam(teamId));
-  }
-
-  /** Registers a client (RFC 7591): nothing is stored; its record is sealed into the client id it is given. */
-  async register(
-    request: RegistrationRequest,
-  ): Promise<{ client: OAuthClient; clientSecret: string | null; issuedAt: number }> {
-    const method = request.token_endpoint_auth_method ?? "client_secret_basic";
-    if (!["none", "client_secret_basic", "client_secret_post"].includes(method))
-      throw new OAuthError(
-        "invalid_client_metadata",
-        "token_endpoint_auth_method must be none, client_secret_basic or client_secret_post.",
-      );
-    for (const grant of request.grant_types ?? ["authorization_code"])
-      if (grant !== "authorization_code" && grant !== "refresh_token")
-        throw new OAuthError(
-          "invalid_client_metadata",
-          "grant_types may name authorization_code and refresh_token only.",
-        );
-    for (const type of request.response_types ?? ["code"])
-      if (type !== "code")
-        throw new OAuthError("invalid_client_metadata", "response_types may name code only.");
-    if (!request.redirect_uris.every(acceptableRedirectUri))
-      throw new OAuthError(
-        "invalid_redirect_uri",
-        "Each redirect URI must be https, http to a loopback host, or an app's own scheme, with no fragment.",
-      );
-    const issuedAt = Math.floor(this.deps.clock.now().getTime() / 1000);
-    const clientSecret = method === "none" ? null : generateSecret();
-    const record: RegisteredClient = {
-      name: request.client_name?.trim() || "An unnamed client",
-      redirectUris: request.redirect_uris,
-      auth:
-        clientSecret === null
-          ? { method: "none" }
-          : {
-              method: method as "client_secret_basic" | "client_secret_post",
-              secretHash: hashSecretNow(clientSecret),
-            },
-      issuedAt,
-    };
-    if (new TextEncoder().encode(JSON.stringify(record)).length > MAX_REGISTRATION_BYTES)
-      throw new OAuthError(
-        "invalid_client_metadata",
-        "The registration is too large: register fewer or shorter redirect URIs.",
-      );
-    const clientId = await sealRegisteredClient(this.deps.keyring, record);
-    return {
-      client: {
-        clientId,
-        kind: "registered",
-        name: record.name,
-        redirectUris: record.redirectUris,
-        auth: record.auth,
-      },
-      clientSecret,
-      issuedAt,
-    };
-  }
-
-  /** A client by its id: a metadata document's URL is fetched (bounded, cached); a registered id is opened. */
-  async client(clientId: string): Promise<OAuthClient> {
-    if (isClientMetadataUrl(clientId)) {
-      let document: ClientMetadataDocument;
-      try {
-        document = await this.deps.clientMetadata.fetch(clientId);
-      } catch (error) {
-        // One sentence whatever the reason: anyone may name any URL here, and the reasons (a status, a time
-        // out, a refused address) would map hosts and ports that are not theirs to know.
-        if (isDomainError(error))
-          throw new OAuthError(
-            "invalid_client",
-            "This client's metadata document could not be fetched, or does not hold.",
-          );
-        throw error;
-      }
-      if (!document.redirect_uris.every(acceptableRedirectUri))
-        throw new OAuthError(
-          "invalid_client",
-          "This client's metadata document names a redirect URI not allowed here.",
-        );
-      return {
-        clientId,
-        kind: "document",
-        name: document.client_name?.trim() || new URL(clientId).host,
-        redirectUris: document.redirect_uris,
-        auth: { method: "none" },
-      };
-    }
-    const record = await openRegisteredClient(this.deps.keyring, clientId);
-    if (!record) throw new OAuthError("invalid_client", "This client is not known here; register it again.");
-    return {
-      clientId,
-      kind: "registered",
-      name: record.name,
-      redirectUris: record.redirectUris,
-      auth: record.auth,
-    };
   }
 
   /**
@@ -367,7 +193,7 @@ export class OAuthService {
     params: AuthorizationParams,
   ): Promise<{ client: OAuthClient; redirectUri: string }> {
     if (!params.client_id) throw new OAuthError("invalid_request", "client_id is missing.");
-    const client = await this.client(params.client_id);
+    const client = await this.clients.client(params.client_id);
     const redirectUri = params.redirect_uri;
     if (!redirectUri) throw new OAuthError("invalid_request", "redirect_uri is missing.");
     if (!redirectUriMatches(client.redirectUris, redirectUri))
@@ -376,8 +202,8 @@ export class OAuthService {
   }
 
   /**
-   * The rest of an authorization request, once its target holds; an OAuthError here goes back to the client's
-   * redirect URI.
+   * The rest of an authorization request, once its target holds; an OAuthError here is shown to the person
+   * (page/oauth-routes.tsx says why it is not sent to the client).
    */
   checkAuthorization(
     target: { client: OAuthClient; redirectUri: string },
@@ -395,7 +221,7 @@ export class OAuthService {
     // One trailing slash forgiven, as at the token endpoint: some clients add it to the URL they were given.
     if (params.resource !== resource && params.resource !== `${resource}/`)
       throw new OAuthError("invalid_target", "resource is not this server's /mcp URL.");
-    if (params.state !== undefined && params.state.length > 2000)
+    if (params.state !== undefined && params.state.length > MAX_STATE_CHARS)
       throw new OAuthError("invalid_request", "state is too long.");
     return {
       client: target.client,
@@ -419,10 +245,38 @@ export class OAuthService {
   ): Promise<string> {
     const granted = grantableScope(scope, member.role);
     const team = member.team;
-    const now = this.deps.clock.now();
     const clientRef = await grantRef(team, request.client.clientId);
-    const existing = await this.deps.storage.oauth.grantOf(team.teamId, member.memberId, clientRef);
-    const grantId = existing?.id ?? newId("g");
+    // Twice at most: a second approval of the same client by the same member, stored between this one's read
+    // and its write, takes the one live approval the schema allows, and this one then renews it.
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const existing = await this.deps.storage.oauth.grantOf(team.teamId, member.memberId, clientRef);
+      const code = await this.#approveOnce(
+        member,
+        request,
+        granted,
+        resource,
+        clientRef,
+        existing?.id ?? null,
+      );
+      if (code !== null)
+        return this.redirect(request.redirectUri, { code, state: request.state, iss: issuer });
+      if (existing !== null) break;
+    }
+    throw new OAuthError("access_denied", "Your membership changed while approving; sign in again.");
+  }
+
+  /** One try at storing the approval (new, or renewing `renewing`) with a code on it: the code, or null. */
+  async #approveOnce(
+    member: SignedInMember,
+    request: AuthorizationRequest,
+    granted: OAuthScope,
+    resource: string,
+    clientRef: Uint8Array,
+    renewing: string | null,
+  ): Promise<string | null> {
+    const team = member.team;
+    const now = this.deps.clock.now();
+    const grantId = renewing ?? newId("g");
     const code = formatOAuthToken("code", team.teamId, generateSecret());
     const codeHash = hashSecretNow(code);
     const codeRow: TokenRow = {
@@ -452,27 +306,24 @@ export class OAuthService {
       [events.clientApproved(grantId)],
       now.toISOString(),
     );
-    const stored =
-      event &&
-      (await this.deps.storage.oauth.approve(
-        {
-          id: grantId,
-          teamId: team.teamId,
-          memberId: member.memberId,
-          clientRef,
-          scope: granted,
-          sealed,
-          createdAt: now.toISOString(),
-          lastUsedAt: null,
-        },
-        existing !== null,
-        codeRow,
-        rolesAllowing(granted),
-        event,
-      ));
-    if (!stored)
-      throw new OAuthError("access_denied", "Your membership changed while approving; sign in again.");
-    return this.redirect(request.redirectUri, { code, state: request.state, iss: issuer });
+    if (!event) return null;
+    const stored = await this.deps.storage.oauth.approve(
+      {
+        id: grantId,
+        teamId: team.teamId,
+        memberId: member.memberId,
+        clientRef,
+        scope: granted,
+        sealed,
+        createdAt: now.toISOString(),
+        lastUsedAt: null,
+      },
+      renewing !== null,
+      codeRow,
+      rolesAllowing(granted),
+      event,
+    );
+    return stored ? code : null;
   }
 
   /** The redirect URI with an answer's parameters added to its query. */
@@ -482,40 +333,17 @@ export class OAuthService {
     return url.href;
   }
 
-  /** Checks a client's credentials against what it registered: none for a public client, else its secret. */
-  async #authenticate(credentials: ClientCredentials): Promise<OAuthClient> {
-    if (!credentials.clientId) throw new OAuthError("invalid_client", "client_id is missing.");
-    let client: OAuthClient;
-    try {
-      client = await this.client(credentials.clientId);
-    } catch (error) {
-      if (error instanceof OAuthError) throw new OAuthError("invalid_client", error.description);
-      throw error;
-    }
-    if (client.auth.method === "none") {
-      if (credentials.clientSecret !== null)
-        throw new OAuthError("invalid_client", "This client registered without a secret.");
-      return client;
-    }
-    if (
-      credentials.clientSecret === null ||
-      !(await tokensEqual(hashSecretNow(credentials.clientSecret), client.auth.secretHash))
-    )
-      throw new OAuthError("invalid_client", "The client's secret is missing or wrong.");
-    return client;
-  }
-
   /**
    * A code or refresh token of `kind`, with its team's opened key and its approval (null when not live), in one
    * read; invalid_grant when it names no team or is not there.
    */
-  async #spendable(kind: "code" | "refresh", token: string) {
+  async #tokenWithGrant(kind: "code" | "refresh", token: string) {
     const invalid = () =>
       new OAuthError("invalid_grant", `The ${kind === "code" ? "code" : "refresh token"} is not valid.`);
     const teamId = teamIdOfOAuthToken(kind, token);
     if (!teamId) throw invalid();
     const hash = hashSecretNow(token);
-    const found = await this.deps.storage.oauth.spendable(teamId, hash);
+    const found = await this.deps.storage.oauth.tokenWithGrant(teamId, hash);
     if (found?.token.kind !== kind) throw invalid();
     const team = await this.deps.teams.openTeamKey(teamId, found.wrappedKey);
     // What the pair may do now: the approval's scope capped by its member's role (null: either is gone).
@@ -548,11 +376,12 @@ export class OAuthService {
     return { access: token("access", ACCESS_TOKEN_TTL_MS), refresh: token("refresh", REFRESH_TOKEN_TTL_MS) };
   }
 
-  async #sweep(): Promise<void> {
+  /** Housekeeping, not waited for: a storage fault here must not fail the token request that set it off. */
+  #sweep(): void {
     const now = this.deps.clock.now();
     if (now.getTime() - this.#lastSweep < SWEEP_EVERY_MS) return;
     this.#lastSweep = now.getTime();
-    await this.deps.storage.oauth.sweep(now.toISOString());
+    void this.deps.storage.oauth.sweep(now.toISOString()).catch(() => undefined);
   }
 
   /** The authorization code grant: a code, its PKCE verifier and the client that asked for it. */
@@ -561,12 +390,12 @@ export class OAuthService {
     credentials: ClientCredentials,
     resource: string,
   ): Promise<TokenAnswer> {
-    const client = await this.#authenticate(credentials);
+    const client = await this.clients.authenticate(credentials);
     if (!VERIFIER.test(input.codeVerifier))
       throw new OAuthError("invalid_request", "code_verifier is missing or malformed.");
     if (input.resource !== null && input.resource !== resource)
       throw new OAuthError("invalid_target", "resource is not this server's /mcp URL.");
-    const { team, token, scope, hash, invalid } = await this.#spendable("code", input.code);
+    const { team, token, scope, hash, invalid } = await this.#tokenWithGrant("code", input.code);
     if (token.sealed === null || token.resource !== resource) throw invalid();
     const content = await openOrNull(openCode(team, hash, token.sealed));
     if (!content || content.clientId !== client.clientId) throw invalid();
@@ -583,14 +412,15 @@ export class OAuthService {
     credentials: ClientCredentials,
     resource: string,
   ): Promise<TokenAnswer> {
-    const client = await this.#authenticate(credentials);
+    const client = await this.clients.authenticate(credentials);
     if (input.resource !== null && input.resource !== resource)
       throw new OAuthError("invalid_target", "resource is not this server's /mcp URL.");
-    const { team, token, grant, scope, invalid } = await this.#spendable("refresh", input.refreshToken);
+    const { team, token, grant, scope, invalid } = await this.#tokenWithGrant("refresh", input.refreshToken);
     if (token.resource !== resource || !grant) throw invalid();
     const content = await openOrNull(openGrant(team, grant.id, grant.sealed));
     if (content?.clientId !== client.clientId) throw invalid();
-    if (input.scope !== null && askedScope(input.scope) === "write" && grant.scope === "read")
+    // Other names (`offline_access`, none) ask nothing of memoria's scopes; only `write` over a read approval widens.
+    if (input.scope?.split(" ").includes("write") && grant.scope === "read")
       throw new OAuthError("invalid_scope", "A refresh cannot widen the approved scope.");
     return this.#spend(team, token, scope, resource, "refresh");
   }
@@ -607,7 +437,7 @@ export class OAuthService {
     resource: string,
     kind: "code" | "refresh",
   ): Promise<TokenAnswer> {
-    await this.#sweep();
+    this.#sweep();
     const pair = this.#pair(team, row.grantId, row.familyId, resource);
     const now = this.deps.clock.now().toISOString();
     const actor: Actor = { kind: "oauth", id: row.grantId };
@@ -645,10 +475,10 @@ export class OAuthService {
    * answered the same as known ones, as the RFC says, so the endpoint tells nothing.
    */
   async revoke(token: string, credentials: ClientCredentials): Promise<void> {
-    const client = await this.#authenticate(credentials);
+    const client = await this.clients.authenticate(credentials);
     const kind = teamIdOfOAuthToken("refresh", token) ? "refresh" : "access";
     const teamId = teamIdOfOAuthToken(kind, token);
-    const found = teamId ? await this.deps.storage.oauth.spendable(teamId, hashSecretNow(token)) : null;
+    const found = teamId ? await this.deps.storage.oauth.tokenWithGrant(teamId, hashSecretNow(token)) : null;
     if (!teamId || !found?.grant || found.token.kind === "code") return;
     const team = await this.deps.teams.openTeamKey(teamId, found.wrappedKey);
     const content = await openOrNull(openGrant(team, found.grant.id, found.grant.sealed));
@@ -690,13 +520,13 @@ export class OAuthService {
     if (!isRole(live.role)) return null;
     const scope = cappedScope(live.scope, live.role);
     const team = await this.deps.teams.openTeamKey(teamId, live.wrappedKey);
-    const entry: CachedKey = {
+    const entry: CachedAccess = {
       keyId: live.grantId,
       team,
       scope,
       expiresAt: Date.parse(live.expiresAt),
-      name: live.resource,
-      owner: live.memberId,
+      resource: live.resource,
+      memberId: live.memberId,
     };
     this.#access.set(hash, entry, now, generation);
     return accessOf(entry, teamId, resource, now);

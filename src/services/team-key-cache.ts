@@ -16,33 +16,39 @@ import type { TeamKey } from "../seal/team-key.js";
 // 300 bytes, so the cache stays under 3 MB; past 10,000 keys live at once an instance only looks some up again.
 export const MAX_CACHED_KEYS = 10_000;
 
-export interface CachedKey {
+/** What any entry of the cache holds: an id to forget it by, its team, and when it stops working. */
+export interface CachedCredential {
   keyId: string;
   team: TeamKey;
-  scope: Scope;
-  /** When the key stops working (epoch ms), or null; checked on every use, cached or not. */
+  /** When it stops working (epoch ms), or null; checked on every use, cached or not. */
   expiresAt: number | null;
+}
+
+export interface CachedKey extends CachedCredential {
+  scope: Scope;
   /** Its name, opened once a lookup; null for a key made without one. */
   name: string | null;
   /** The member who made it; null for a key no member made. */
   owner: string | null;
 }
 
-interface Held extends CachedKey {
-  checkedAt: number;
-}
+type Held<E> = E & { checkedAt: number };
 
-export class TeamKeyCache {
+/**
+ * Keyed by the credential's hash. `E` is what is kept of it: an API key (the default), or an OAuth access
+ * token (services/oauth.ts keeps its approval as `keyId`, so revoking the approval forgets its tokens).
+ */
+export class TeamKeyCache<E extends CachedCredential = CachedKey> {
   // Insertion order is lookup order: a key looked up again is deleted and set anew, so the first entry is
   // always the oldest, and pushing one out is O(1).
-  readonly #held = new Map<string, Held>();
+  readonly #held = new Map<string, Held<E>>();
   // Bumped by every forget: a lookup begun under an older generation may have read a key since revoked.
   #generation = 0;
 
   constructor(private readonly ttlMs: number) {}
 
   /** The live key stored under `secretHash`, if it was looked up less than ttlMs before `now`. */
-  get(secretHash: string, now: number): CachedKey | null {
+  get(secretHash: string, now: number): E | null {
     const held = this.#held.get(secretHash);
     if (!held || now - held.checkedAt >= this.ttlMs) return null;
     return held;
@@ -54,7 +60,7 @@ export class TeamKeyCache {
    * meanwhile on this instance; one stored by another instance is seen once storage answers again). Expired
    * entries stay until a newer key pushes them out, so the cache's bound holds.
    */
-  lastKnown(secretHash: string): CachedKey | null {
+  lastKnown(secretHash: string): E | null {
     return this.#held.get(secretHash) ?? null;
   }
 
@@ -64,7 +70,7 @@ export class TeamKeyCache {
   }
 
   /** Keeps a key storage has just answered as live, unless something was forgotten since `generation`. */
-  set(secretHash: string, key: CachedKey, checkedAt: number, generation: number): void {
+  set(secretHash: string, key: E, checkedAt: number, generation: number): void {
     if (this.ttlMs <= 0 || generation !== this.#generation) return;
     this.#held.delete(secretHash);
     this.#held.set(secretHash, { ...key, checkedAt });
@@ -89,7 +95,7 @@ export class TeamKeyCache {
     return this.#held.size;
   }
 
-  #forget(matches: (held: Held) => boolean): void {
+  #forget(matches: (held: Held<E>) => boolean): void {
     this.#generation += 1;
     for (const [hash, held] of this.#held) if (matches(held)) this.#held.delete(hash);
   }

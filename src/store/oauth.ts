@@ -46,7 +46,6 @@ export interface LiveAccess {
   role: string;
   resource: string;
   expiresAt: string;
-  lastUsedAt: string | null;
 }
 
 /** A pair a code or a refresh token is exchanged for. */
@@ -149,7 +148,9 @@ export class OAuthRows {
           args: [grant.scope, grant.sealed, grant.id, grant.teamId, ...memberArgs],
         }
       : {
-          sql: `INSERT INTO oauth_grants (id, team_id, member_id, client_ref, scope, sealed, created_at)
+          // Ignored when the member already has a live approval of the client (the unique index): then no
+          // code is stored either, and the caller renews that one instead.
+          sql: `INSERT OR IGNORE INTO oauth_grants (id, team_id, member_id, client_ref, scope, sealed, created_at)
                 SELECT ?, ?, ?, ?, ?, ?, ? WHERE ${memberLive}`,
           args: [
             grant.id,
@@ -177,7 +178,7 @@ export class OAuthRows {
    * A code or refresh token of the team by its hash, whatever its state, with its approval if that is live and
    * the team's wrapped key: what a token request needs, in one round trip.
    */
-  async spendable(
+  async tokenWithGrant(
     teamId: string,
     hash: string,
   ): Promise<{
@@ -242,10 +243,12 @@ export class OAuthRows {
     event: AuditRow | null,
   ): Promise<Exchange> {
     const statements: InStatement[] = [
+      // Spent, and kept as long as the family it joins may live: a spent code or refresh token that comes back
+      // any time before then is known as spent (and ends the family), not swept away as expired.
       {
-        sql: `UPDATE oauth_tokens SET used_at = ?
+        sql: `UPDATE oauth_tokens SET used_at = ?, expires_at = ?
               WHERE hash = ? AND team_id = ? AND kind = ? AND used_at IS NULL AND expires_at > ? AND ${GRANT_LIVE}`,
-        args: [at, used.hash, used.teamId, used.kind, at],
+        args: [at, pair.refresh.expiresAt, used.hash, used.teamId, used.kind, at],
       },
       insertToken(pair.access, "changes() = 1", []),
       insertToken(pair.refresh, "EXISTS (SELECT 1 FROM oauth_tokens WHERE hash = ?)", [pair.access.hash]),
@@ -276,7 +279,7 @@ export class OAuthRows {
   /** An access token that holds now, of a live approval and a live member; null otherwise. */
   async liveAccess(teamId: string, hash: string, now: string): Promise<LiveAccess | null> {
     const rs = await this.client.execute({
-      sql: `SELECT t.team_id, t.grant_id, t.resource, t.expires_at, g.member_id, g.scope, g.last_used_at, m.role, tm.wrapped_key
+      sql: `SELECT t.team_id, t.grant_id, t.resource, t.expires_at, g.member_id, g.scope, m.role, tm.wrapped_key
             FROM oauth_tokens t
             JOIN teams tm ON tm.id = t.team_id
             JOIN oauth_grants g ON g.id = t.grant_id AND g.team_id = t.team_id AND g.revoked_at IS NULL
@@ -295,7 +298,6 @@ export class OAuthRows {
       role: text(row.role),
       resource: text(row.resource),
       expiresAt: text(row.expires_at),
-      lastUsedAt: row.last_used_at == null ? null : text(row.last_used_at),
     };
   }
 
@@ -347,14 +349,6 @@ export class OAuthRows {
     });
     const [revoked] = await this.client.batch(statements, "write");
     return (revoked?.rowsAffected ?? 0) > 0;
-  }
-
-  /** Notes an approval's use, as keys' last use is noted. */
-  async touchGrant(grantId: string, at: string): Promise<void> {
-    await this.client.execute({
-      sql: "UPDATE oauth_grants SET last_used_at = ? WHERE id = ?",
-      args: [at, grantId],
-    });
   }
 
   /** Deletes codes and tokens past their expiry: a refresh token kept after use is kept only until then. */

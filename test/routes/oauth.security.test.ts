@@ -179,6 +179,26 @@ describe("the authorization request", () => {
     expect(refused.headers.get("location")).toBeNull();
   });
 
+  it("keeps one approval when a member approves the same app twice at once", async () => {
+    const { adminKey, member, clientId } = await withMember();
+    const answers = await Promise.all(
+      [1, 2].map(() => consent(member.browser, { clientId, challenge: pkce().challenge })),
+    );
+    for (const res of answers) codeOf(res);
+    const { clients } = (await (await app.request("/v1/oauth/clients", { token: adminKey })).json()) as {
+      clients: unknown[];
+    };
+    expect(clients).toHaveLength(1);
+  });
+
+  it("refuses a state longer than a client needs", async () => {
+    const { member, clientId } = await withMember();
+    const query = authorizationQuery({ clientId, challenge: pkce().challenge, state: "s".repeat(513) });
+    const res = await member.browser.get(`/page/oauth/consent?${query}`);
+    expect(res.status).toBe(400);
+    expect(res.headers.get("location")).toBeNull();
+  });
+
   it("asks a person signed in with a team key to sign in as themselves", async () => {
     const { adminKey, clientId } = await withMember();
     const browser = new PageClient(app);
@@ -319,6 +339,50 @@ describe("the token endpoint", () => {
     await oauthError(replay, 400, "invalid_grant");
     expect((await callTool(app, tokens.access_token, "search", { q: "x" })).status).toBe(401);
     await oauthError(await refreshRequest(app, clientId, tokens.refresh_token), 400, "invalid_grant");
+  });
+
+  it("knows a spent code as spent long after its minute, past a sweep of expired rows, and ends its family", async () => {
+    let now = Date.parse("2026-12-07T00:00:00Z");
+    const { member, clientId } = await withMember("member", { clock: { now: () => new Date(now) } });
+    const { verifier, challenge } = pkce();
+    const code = codeOf(await consent(member.browser, { clientId, challenge }));
+    const tokens = await exchange(app, clientId, code, verifier);
+    // Twenty minutes on: the code's own minute is long past, and a refresh sets off a sweep of expired rows.
+    now += 20 * 60 * 1000;
+    const refreshed = (await (await refreshRequest(app, clientId, tokens.refresh_token)).json()) as Tokens;
+    expect(refreshed.access_token).toBeTruthy();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const replay = await tokenRequest(app, {
+      grant_type: "authorization_code",
+      code,
+      code_verifier: verifier,
+      client_id: clientId,
+      redirect_uri: REDIRECT_URI,
+      resource: RESOURCE,
+    });
+    await oauthError(replay, 400, "invalid_grant");
+    expect((await callTool(app, refreshed.access_token, "search", { q: "x" })).status).toBe(401);
+  });
+
+  it("takes scopes it does not know on a refresh of a read approval, refusing only a wider one", async () => {
+    const { member, clientId } = await withMember("reader");
+    const tokens = await signIn(app, member.browser, clientId);
+    expect(tokens.scope).toBe("read");
+    const plain = await tokenRequest(app, {
+      grant_type: "refresh_token",
+      refresh_token: tokens.refresh_token,
+      client_id: clientId,
+      scope: "offline_access",
+    });
+    expect(plain.status, await plain.clone().text()).toBe(200);
+    const next = (await plain.json()) as Tokens;
+    const wider = await tokenRequest(app, {
+      grant_type: "refresh_token",
+      refresh_token: next.refresh_token,
+      client_id: clientId,
+      scope: "read write",
+    });
+    await oauthError(wider, 400, "invalid_scope");
   });
 
   it("lets one of three racing exchanges of a code win, and then ends what it issued", async () => {

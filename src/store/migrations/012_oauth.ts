@@ -21,8 +21,8 @@ export const statements = [
     revoked_at TEXT
   )`,
   "CREATE INDEX oauth_grants_of_team ON oauth_grants (team_id, created_at, id)",
-  // A member's live approval of one client, found by the team's blind index of the client id.
-  "CREATE INDEX oauth_grants_of_client ON oauth_grants (team_id, member_id, client_ref) WHERE revoked_at IS NULL",
+  // A member's one live approval of one client, found by the team's blind index of the client id.
+  "CREATE UNIQUE INDEX oauth_grants_of_client ON oauth_grants (team_id, member_id, client_ref) WHERE revoked_at IS NULL",
   `CREATE TABLE oauth_tokens (
     hash TEXT PRIMARY KEY,
     kind TEXT NOT NULL,
