@@ -11,6 +11,7 @@ import {
   authorizationQuery,
   callTool,
   codeOf,
+  codeRequest,
   consent,
   consentFields,
   exchange,
@@ -328,14 +329,7 @@ describe("the token endpoint", () => {
     const { verifier, challenge } = pkce();
     const code = codeOf(await consent(member.browser, { clientId, challenge }));
     const tokens = await exchange(app, clientId, code, verifier);
-    const replay = await tokenRequest(app, {
-      grant_type: "authorization_code",
-      code,
-      code_verifier: verifier,
-      client_id: clientId,
-      redirect_uri: REDIRECT_URI,
-      resource: RESOURCE,
-    });
+    const replay = await codeRequest(app, clientId, code, verifier);
     await oauthError(replay, 400, "invalid_grant");
     expect((await callTool(app, tokens.access_token, "search", { q: "x" })).status).toBe(401);
     await oauthError(await refreshRequest(app, clientId, tokens.refresh_token), 400, "invalid_grant");
@@ -352,14 +346,7 @@ describe("the token endpoint", () => {
     const refreshed = (await (await refreshRequest(app, clientId, tokens.refresh_token)).json()) as Tokens;
     expect(refreshed.access_token).toBeTruthy();
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const replay = await tokenRequest(app, {
-      grant_type: "authorization_code",
-      code,
-      code_verifier: verifier,
-      client_id: clientId,
-      redirect_uri: REDIRECT_URI,
-      resource: RESOURCE,
-    });
+    const replay = await codeRequest(app, clientId, code, verifier);
     await oauthError(replay, 400, "invalid_grant");
     expect((await callTool(app, refreshed.access_token, "search", { q: "x" })).status).toBe(401);
   });
@@ -389,18 +376,7 @@ describe("the token endpoint", () => {
     const { member, clientId } = await withMember();
     const { verifier, challenge } = pkce();
     const code = codeOf(await consent(member.browser, { clientId, challenge }));
-    const answers = await Promise.all(
-      [1, 2, 3].map(() =>
-        tokenRequest(app, {
-          grant_type: "authorization_code",
-          code,
-          code_verifier: verifier,
-          client_id: clientId,
-          redirect_uri: REDIRECT_URI,
-          resource: RESOURCE,
-        }),
-      ),
-    );
+    const answers = await Promise.all([1, 2, 3].map(() => codeRequest(app, clientId, code, verifier)));
     const won = answers.filter((res) => res.status === 200);
     expect(won).toHaveLength(1);
     expect(answers.filter((res) => res.status === 400)).toHaveLength(2);

@@ -8,15 +8,13 @@ import { joinAs } from "../support/members.js";
 import {
   callTool,
   codeOf,
+  codeRequest,
   consent,
   pkce,
-  REDIRECT_URI,
-  RESOURCE,
   refreshRequest,
   register,
   signIn,
   type Tokens,
-  tokenRequest,
 } from "../support/oauth.js";
 import { needs, outside } from "../support/outside.js";
 import { startSqld } from "../support/sqld.js";
@@ -67,18 +65,7 @@ needs(outside.sqld).describe("OAuth for /mcp on sqld", () => {
       const { clientId } = await register(app);
       const { verifier, challenge } = pkce();
       const code = codeOf(await consent(member.browser, { clientId, challenge }));
-      const answers = await Promise.all(
-        [1, 2, 3].map(() =>
-          tokenRequest(app, {
-            grant_type: "authorization_code",
-            code,
-            code_verifier: verifier,
-            client_id: clientId,
-            redirect_uri: REDIRECT_URI,
-            resource: RESOURCE,
-          }),
-        ),
-      );
+      const answers = await Promise.all([1, 2, 3].map(() => codeRequest(app, clientId, code, verifier)));
       const won = answers.filter((res) => res.status === 200);
       expect(won).toHaveLength(1);
       const tokens = (await won[0]?.json()) as Tokens;

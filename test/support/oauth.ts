@@ -131,13 +131,9 @@ export function tokenRequest(
   });
 }
 
-export async function exchange(
-  app: TestApp,
-  clientId: string,
-  code: string,
-  verifier: string,
-): Promise<Tokens> {
-  const res = await tokenRequest(app, {
+/** A code's exchange as a public client sends it: the token request alone, its answer unread. */
+export function codeRequest(app: TestApp, clientId: string, code: string, verifier: string) {
+  return tokenRequest(app, {
     grant_type: "authorization_code",
     code,
     code_verifier: verifier,
@@ -145,6 +141,15 @@ export async function exchange(
     redirect_uri: REDIRECT_URI,
     resource: RESOURCE,
   });
+}
+
+export async function exchange(
+  app: TestApp,
+  clientId: string,
+  code: string,
+  verifier: string,
+): Promise<Tokens> {
+  const res = await codeRequest(app, clientId, code, verifier);
   expect(res.status, await res.clone().text()).toBe(200);
   return (await res.json()) as Tokens;
 }
