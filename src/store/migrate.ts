@@ -1,10 +1,13 @@
-// Applies the migrations this code knows, at start. Each migration is one batch (one transaction) whose first
-// statement records its version: if another instance applied it first, that insert fails on the primary
-// key, the whole batch rolls back, and this instance moves on. A batch never holds a transaction across an
-// await, so instances in one process cannot deadlock on each other either.
+// Applies the migrations this code knows, at start. Every migration's first statement records its version.
+// All pending migrations go first as one batch (one transaction): a fresh database is migrated with one commit
+// instead of one a migration (12 commits took ~15 ms of a ~235 ms start on `file:`, and a round trip each on
+// remote storage). If another instance applied any of them first, a version insert fails on the primary key,
+// the whole batch rolls back, and this instance goes on one migration a batch, skipping those already there.
+// A batch never holds a transaction across an await, so instances in one process cannot deadlock on each
+// other either.
 
-import type { Client } from "@libsql/client";
-import { latestSchemaVersion, migrations } from "./migrations/index.js";
+import type { Client, InStatement } from "@libsql/client";
+import { latestSchemaVersion, type Migration, migrations } from "./migrations/index.js";
 
 export class SchemaTooNewError extends Error {
   override readonly name = "SchemaTooNewError";
@@ -40,28 +43,40 @@ function isDuplicateVersion(error: unknown): boolean {
   return error instanceof Error && /UNIQUE constraint failed: schema_migrations\.version/.test(error.message);
 }
 
-export async function migrate(client: Client): Promise<{ from: number; to: number }> {
+/** Applies `list` (this code's migrations unless given) past the version storage holds. */
+export async function migrate(
+  client: Client,
+  list: readonly Migration[] = migrations,
+): Promise<{ from: number; to: number }> {
   await client.execute(
     "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)",
   );
   const from = await appliedVersion(client);
   assertSchemaKnown(from);
-  for (const migration of migrations) {
-    if (migration.version <= from) continue;
+  const pending = list.filter((migration) => migration.version > from);
+  try {
+    if (pending.length > 0) await client.batch(pending.flatMap(applying), "write");
+    return { from, to: Math.max(from, ...pending.map((migration) => migration.version)) };
+  } catch (error) {
+    if (!isDuplicateVersion(error)) throw error;
+  }
+  for (const migration of pending) {
     try {
-      await client.batch(
-        [
-          {
-            sql: "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
-            args: [migration.version, new Date().toISOString()],
-          },
-          ...migration.statements,
-        ],
-        "write",
-      );
+      await client.batch(applying(migration), "write");
     } catch (error) {
       if (!isDuplicateVersion(error)) throw error;
     }
   }
   return { from, to: Math.max(from, await appliedVersion(client)) };
+}
+
+/** A migration's statements, after the insert of its version that makes a second application fail. */
+function applying(migration: Migration): InStatement[] {
+  return [
+    {
+      sql: "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
+      args: [migration.version, new Date().toISOString()],
+    },
+    ...migration.statements,
+  ];
 }

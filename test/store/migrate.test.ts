@@ -14,7 +14,7 @@ describe("migrations", () => {
   it("applies every migration once, and a second start applies nothing", async () => {
     const tmp = tempDir();
     cleanups.push(tmp.cleanup);
-    const client = openClient({ url: tmp.dbUrl });
+    const client = await openClient({ url: tmp.dbUrl });
     expect(await migrate(client)).toEqual({ from: 0, to: latestSchemaVersion });
     expect(await migrate(client)).toEqual({ from: latestSchemaVersion, to: latestSchemaVersion });
     const tables = await client.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
@@ -24,10 +24,29 @@ describe("migrations", () => {
     client.close();
   });
 
+  it("applies pending migrations all or none: one that fails leaves the schema as it was", async () => {
+    const tmp = tempDir();
+    cleanups.push(tmp.cleanup);
+    const client = await openClient({ url: tmp.dbUrl });
+    const first = { version: 1, statements: ["CREATE TABLE first (id INTEGER PRIMARY KEY)"] };
+    const second = { version: 2, statements: ["CREATE TABLE second (id INTEGER PRIMARY KEY)"] };
+    const third = { version: 3, statements: ["CREATE TABLE third (id INTEGER PRIMARY KEY)"] };
+    const broken = { version: 3, statements: [...third.statements, "INSERT INTO missing VALUES (1)"] };
+    expect(await migrate(client, [first])).toEqual({ from: 0, to: 1 });
+    await expect(migrate(client, [first, second, broken])).rejects.toThrow(/no such table: missing/);
+    const tables = await client.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
+    expect(tables.rows.map((r) => r.name)).toEqual(["first", "schema_migrations"]);
+    const versions = await client.execute("SELECT version FROM schema_migrations");
+    expect(versions.rows.map((r) => r.version)).toEqual([1]);
+    // Mended, the same start applies both.
+    expect(await migrate(client, [first, second, third])).toEqual({ from: 1, to: 3 });
+    client.close();
+  });
+
   it("a schema newer than the code is a clear startup error", async () => {
     const tmp = tempDir();
     cleanups.push(tmp.cleanup);
-    const client = openClient({ url: tmp.dbUrl });
+    const client = await openClient({ url: tmp.dbUrl });
     await migrate(client);
     await client.execute({
       sql: "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
