@@ -33,7 +33,7 @@ describe("the preflight a start reads before writing", () => {
   /** A database at schema version 1 only (as an old memoria left it), holding `teams` teams. */
   async function oldDatabase(teams: number) {
     const db = database();
-    const client = openClient({ url: db.dbUrl });
+    const client = await openClient({ url: db.dbUrl });
     const first = migrations[0];
     if (!first) throw new Error("no migrations");
     await client.batch(
@@ -63,16 +63,28 @@ describe("the preflight a start reads before writing", () => {
 
   it("reads a database memoria never migrated as version 0 with no teams, and creates nothing", async () => {
     const db = database();
-    const client = openClient({ url: db.dbUrl });
+    const client = await openClient({ url: db.dbUrl });
     expect(await readPreflight(client, PREFLIGHT_TEAM_SAMPLE)).toEqual({ schemaVersion: 0, teamKeys: [] });
     const tables = await client.execute("SELECT name FROM sqlite_master");
     expect(tables.rows).toEqual([]);
     client.close();
   });
 
+  it("reads a database whose first migration never committed as version 0, and creates nothing", async () => {
+    const db = database();
+    const client = await openClient({ url: db.dbUrl });
+    await client.execute(
+      "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)",
+    );
+    expect(await readPreflight(client, PREFLIGHT_TEAM_SAMPLE)).toEqual({ schemaVersion: 0, teamKeys: [] });
+    const tables = await client.execute("SELECT name FROM sqlite_master");
+    expect(tables.rows.map((r) => r.name)).toEqual(["schema_migrations"]);
+    client.close();
+  });
+
   it("reads an older schema's newest teams first, bounded by the sample", async () => {
     const db = await oldDatabase(PREFLIGHT_TEAM_SAMPLE + 4);
-    const client = openClient({ url: db.dbUrl });
+    const client = await openClient({ url: db.dbUrl });
     const found = await readPreflight(client, PREFLIGHT_TEAM_SAMPLE);
     client.close();
     expect(found.schemaVersion).toBe(1);
