@@ -19,7 +19,7 @@ import { ChunkPool } from "./chunk-pool.js";
 import { ExtractPool } from "./extract-pool.js";
 import { withLocalSecrets } from "./local-secrets.js";
 import { SearchThreads } from "./search-threads.js";
-import { type WarmUp, warmSnippetCutter } from "./warm-up.js";
+import { MAIN_THREAD_WARM_UP_DELAY_MS, type WarmUp, warmSnippetCutter } from "./warm-up.js";
 
 /** How long in-flight requests get to finish after a shutdown signal before the process exits anyway. */
 export const SHUTDOWN_GRACE_MS = 10_000;
@@ -84,8 +84,9 @@ export async function startMemoria(env: Record<string, string | undefined>): Pro
   const extractPool = new ExtractPool();
   const searchThreads = searchThreadsFor(config);
   // Each search thread warms its own cutter (search-worker.ts); this thread answers small teams' searches and
-  // two-word questions while the threads are idle (search-threads.ts), and every search without them.
-  const warmUp = warmSnippetCutter();
+  // two-word questions while the threads are idle (search-threads.ts), and every search without them. Its
+  // warm-up waits until the start's first requests are answered.
+  const warmUp = warmSnippetCutter(MAIN_THREAD_WARM_UP_DELAY_MS);
   const { snapshotMinChunks, ...appConfig } = config;
   const memoria = createApp({
     config: {

@@ -21,13 +21,22 @@ export interface WarmUp {
 }
 
 /**
+ * How long the main thread waits after its start before it warms its cutter. A process that wakes answers its
+ * readiness check and its first requests within this; slices run among them held each one up: exec to a
+ * ready answer took 20–45 ms longer with the warm-up begun at start than with none (docs/decisions/0106).
+ */
+export const MAIN_THREAD_WARM_UP_DELAY_MS = 1000;
+
+/**
  * Runs `step(0)` … `step(steps - 1)`, `perSlice` at a time, each slice in a timer of its own (unref'd: the warm-up
- * never keeps a process or a thread alive). A step that throws ends the warm-up: it only ever saves time.
+ * never keeps a process or a thread alive), the first `delayMs` after the call. A step that throws ends the
+ * warm-up: it only ever saves time.
  */
 export function warmInSlices(
   steps: number,
   step: (i: number) => void,
   perSlice: number = WARM_UP_STEPS_PER_SLICE,
+  delayMs = 0,
 ): WarmUp {
   let ran = 0;
   let stopped = false;
@@ -54,12 +63,12 @@ export function warmInSlices(
     if (ran >= steps) end();
     else schedule();
   };
-  const schedule = () => {
-    timer = setTimeout(slice, 0);
+  const schedule = (afterMs = 0) => {
+    timer = setTimeout(slice, afterMs);
     // Deno's timers are numbers; Node's and Deno's Node layer's have unref().
     (timer as { unref?: () => void }).unref?.();
   };
-  if (steps > 0) schedule();
+  if (steps > 0) schedule(delayMs);
   else end();
   return {
     done,
@@ -70,8 +79,8 @@ export function warmInSlices(
   };
 }
 
-/** The snippet cutter's warm-up on the calling thread: WARM_UP_CUTS cuts, in slices. */
-export function warmSnippetCutter(): WarmUp {
+/** The snippet cutter's warm-up on the calling thread: WARM_UP_CUTS cuts, in slices, from `delayMs` on. */
+export function warmSnippetCutter(delayMs = 0): WarmUp {
   const edges = new TokenEdges();
-  return warmInSlices(WARM_UP_CUTS, (i) => void warmUpCut(i, edges));
+  return warmInSlices(WARM_UP_CUTS, (i) => void warmUpCut(i, edges), WARM_UP_STEPS_PER_SLICE, delayMs);
 }

@@ -1,6 +1,6 @@
 // Work done ahead of need in slices (src/runtime/warm-up.ts): every step runs once, in order; the event loop
 // gets through between slices, so a task that arrives meanwhile runs before the warm-up ends; stop() ends
-// it early; a step that throws ends it without an unhandled error.
+// it early; a step that throws ends it without an unhandled error; a delay holds its first slice back.
 
 import { describe, expect, it } from "vitest";
 import { WARM_UP_CUTS } from "../../src/index/snippet-warm-up.js";
@@ -52,6 +52,28 @@ describe("warmInSlices", () => {
     );
     await warmUp.done;
     expect(ran).toBe(15);
+  });
+
+  it("runs no step before its delay, and every step after it", async () => {
+    const order: string[] = [];
+    const warmUp = warmInSlices(20, (i) => order.push(`step ${i}`), 10, 50);
+    // Timers queued after the warm-up's but due before its delay run first.
+    setTimeout(() => order.push("before the delay"), 0);
+    setTimeout(() => order.push("still before"), 20);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(warmUp.ran).toBe(0);
+    await warmUp.done;
+    expect(order.slice(0, 2)).toEqual(["before the delay", "still before"]);
+    expect(warmUp.ran).toBe(20);
+  });
+
+  it("stopped during its delay, runs nothing", async () => {
+    let ran = 0;
+    const warmUp = warmInSlices(10, () => ran++, 10, 50);
+    warmUp.stop();
+    await warmUp.done;
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect(ran).toBe(0);
   });
 
   it("ends at once with nothing to do", async () => {
