@@ -13,6 +13,7 @@ import { Readability } from "@mozilla/readability";
 import { parseHTML } from "linkedom";
 import { chunkDocument, defaultChunkLimits, type Passage } from "../src/ingest/chunk.js";
 import { titleOf } from "../src/ingest/document-title.js";
+import { loadFrontMatterParsers } from "../src/ingest/front-matter-parsers.js";
 import { renderHtml } from "../src/ingest/html.js";
 import { SectionBuilder } from "../src/ingest/sections.js";
 import {
@@ -69,6 +70,7 @@ function timed<T>(work: () => T): [T, number] {
   return [result, performance.now() - start];
 }
 
+const parsers = await loadFrontMatterParsers();
 const rows: string[] = [
   "| generator | pages | titled right: rules | titled right: Readability | chrome passages: rules | chrome passages: Readability | ms a page: floor | rules (× floor) | Readability (× floor) |",
   "|---|---|---|---|---|---|---|---|---|",
@@ -88,7 +90,7 @@ for (const site of onlyBigPage ? [] : sites) {
     const name = fileName(page.path);
     floor.push(timed(() => chunkDocument({ title: name, content: page.content, format: "text" }))[1]);
     const [ours, oursMs] = timed(() => {
-      const title = titleOf(page.content, "html", name);
+      const title = titleOf(page.content, "html", name, parsers);
       return { title, passages: chunkDocument({ title, content: page.content, format: "html" }) };
     });
     rules.push({ path: page.path, ...ours, ms: oursMs });

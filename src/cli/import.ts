@@ -9,6 +9,7 @@
 import { basename, resolve } from "node:path";
 import { mapLimit } from "../async/pool.js";
 import { titleOf } from "../ingest/document-title.js";
+import { loadFrontMatterParsers } from "../ingest/front-matter-parsers.js";
 import type { ImportOptions } from "./args.js";
 import {
   ApiError,
@@ -110,10 +111,16 @@ async function planFile(
     return { outcome: "failed", what, detail: `cannot read the file: ${describeError(error)}` };
   }
   // A generic title ("Changelog") is joined with the file's folder, or the folder the import runs on.
-  const title = titleOf(content, file.format, what.slice(what.lastIndexOf("/") + 1), {
-    path: pathOf(what),
-    folder: folderName,
-  });
+  const title = titleOf(
+    content,
+    file.format,
+    what.slice(what.lastIndexOf("/") + 1),
+    await loadFrontMatterParsers(),
+    {
+      path: pathOf(what),
+      folder: folderName,
+    },
+  );
   const doc: FileDocument = {
     externalId: externalIdOf(source, what),
     title,

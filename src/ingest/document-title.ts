@@ -6,6 +6,7 @@
 
 import { type DocumentFormat, stem } from "./formats.js";
 import { readFrontMatter } from "./front-matter.js";
+import type { FrontMatterParsers } from "./front-matter-parsers.js";
 import { headingTitle } from "./title.js";
 import { cleanTitle } from "./title-text.js";
 
@@ -135,8 +136,13 @@ export function headingTitleIn(content: string, format: DocumentFormat, context:
  * The title the content gives a document: its front matter's `title`, else its first real heading (joined
  * with its owner when generic); "" when it gives none.
  */
-export function contentTitle(content: string, format: DocumentFormat, context: TitleContext = {}): string {
-  const front = format === "markdown" ? readFrontMatter(content).title : null;
+export function contentTitle(
+  content: string,
+  format: DocumentFormat,
+  parsers: FrontMatterParsers,
+  context: TitleContext = {},
+): string {
+  const front = format === "markdown" ? readFrontMatter(content, parsers).title : null;
   return front ?? headingTitleIn(content, format, context);
 }
 
@@ -154,8 +160,9 @@ export function titleOf(
   content: string,
   format: DocumentFormat,
   fileName: string,
+  parsers: FrontMatterParsers,
   context: Omit<TitleContext, "fileName"> = {},
 ): string {
   const where = { ...context, fileName };
-  return contentTitle(content, format, where) || fileNameTitle(fileName, where);
+  return contentTitle(content, format, parsers, where) || fileNameTitle(fileName, where);
 }

@@ -9,8 +9,7 @@
 // as text (decision 0033). Prose between two thematic breaks is markdown; a block larger than any metadata
 // a person writes is plain text.
 
-import { parse as parseToml } from "smol-toml";
-import { parse as parseYaml } from "yaml";
+import type { FrontMatterParsers } from "./front-matter-parsers.js";
 import { cleanTitle } from "./title-text.js";
 
 export interface FrontMatter {
@@ -36,14 +35,6 @@ export interface FrontMatter {
  * plain text.
  */
 export const MAX_FRONT_MATTER_CHARS = 16 * 1024;
-
-/**
- * YAML aliases a block may resolve. Front matter has no use for anchors; the yaml package's own default
- * (100) already stops a billion-laughs block, and a lower bound stops it sooner.
- */
-const MAX_YAML_ALIASES = 16;
-/** TOML tables nested deeper than this are refused by the parser: metadata is two or three levels deep. */
-const MAX_TOML_DEPTH = 16;
 
 /** Tags listed at most, and the longest kept: a tag is a word or two; a page of them files nothing. */
 export const MAX_TAGS = 64;
@@ -123,19 +114,13 @@ function metadataOf(data: Record<string, unknown>): { title: string | null; tags
 }
 
 /** The parsed block's keys, or null when it does not parse (or parses to something that is no table). */
-function parseBlock(block: string, syntax: "yaml" | "toml"): Record<string, unknown> | null {
+function parseBlock(
+  block: string,
+  syntax: "yaml" | "toml",
+  parsers: FrontMatterParsers,
+): Record<string, unknown> | null {
   try {
-    const data =
-      syntax === "yaml"
-        ? // logLevel silent: the package would otherwise print warnings that quote the block.
-          parseYaml(block, {
-            maxAliasCount: MAX_YAML_ALIASES,
-            logLevel: "silent",
-            prettyErrors: false,
-            // A repeated key keeps its last value; checking for repeats costs quadratic time.
-            uniqueKeys: false,
-          })
-        : parseToml(block, { maxDepth: MAX_TOML_DEPTH });
+    const data = syntax === "yaml" ? parsers.yaml(block) : parsers.toml(block);
     if (data === null || data === undefined) return {};
     return isTable(data) ? data : null;
   } catch {
@@ -184,13 +169,14 @@ export function frontMatterBlock(content: string): FrontMatterBlock {
 }
 
 /**
- * Reads the front matter at the start of `content`: where the document's text starts, and the title and
- * tags it gives (none when it does not parse). No front matter: `end` 0, no title, no tags.
+ * Reads the front matter at the start of `content` with `parsers` (front-matter-parsers.ts): where the
+ * document's text starts, and the title and tags it gives (none when it does not parse). No front matter:
+ * `end` 0, no title, no tags.
  */
-export function readFrontMatter(content: string): FrontMatter {
+export function readFrontMatter(content: string, parsers: FrontMatterParsers): FrontMatter {
   const block = frontMatterBlock(content);
   if (block.source === null) return { end: block.end, title: null, tags: [], text: block.text };
-  const data = parseBlock(block.source, block.syntax);
+  const data = parseBlock(block.source, block.syntax, parsers);
   if (data === null) return { end: block.end, title: null, tags: [], text: null };
   return { end: block.end, ...metadataOf(data), text: null };
 }

@@ -16,6 +16,7 @@ import { type Chunker, inlineChunker } from "../ingest/chunker.js";
 import { fileNameTitle, headingTitleIn } from "../ingest/document-title.js";
 import type { DocumentFormat } from "../ingest/formats.js";
 import { readFrontMatter } from "../ingest/front-matter.js";
+import { loadFrontMatterParsers } from "../ingest/front-matter-parsers.js";
 import { contentHashOf, describeNotText, notTextReason } from "../ingest/text.js";
 import type { LiveIndexes, WrittenDocuments } from "../live/indexes.js";
 import { toHex } from "../seal/bytes.js";
@@ -579,7 +580,8 @@ export class DocumentService {
     // The hash is a WebCrypto call on the thread pool: it runs while the document is chunked.
     // Front matter is parsed here only, once, for the title and tags (bounded: front-matter.ts); the chunker
     // only finds where it ends.
-    const front = input.format === "markdown" ? readFrontMatter(input.content) : null;
+    const front =
+      input.format === "markdown" ? readFrontMatter(input.content, await loadFrontMatterParsers()) : null;
     const title = documentTitle(input, front?.title ?? null);
     const [passages, contentHash] = await Promise.all([
       chunker({ title, content: input.content, format: input.format }),

@@ -1,7 +1,8 @@
 // The storage connection. Only src/store speaks SQL to storage; everything else goes through the row
 // modules beside this file.
 
-import { type Client, createClient } from "@libsql/client";
+import type { Client } from "@libsql/client";
+import { createClient as createLocalClient } from "@libsql/client/sqlite3";
 import { STORAGE_TIMEOUT_MS } from "../config.js";
 import { useBufferForBlobs } from "./blob-base64.js";
 import { wholeBodyFetch } from "./whole-body-fetch.js";
@@ -27,8 +28,21 @@ export const STALLED_CONNECTION_FACTOR = 6;
 /** Busy timeout for `file:` databases shared by several processes. */
 export const BUSY_TIMEOUT_MS = 5000;
 
-export function openClient(options: StorageOptions): Client {
+/** A database in this process (a file, an embedded replica's file, memory), not across a network. */
+export function isLocalUrl(url: string): boolean {
+  return /^(file:|:memory:)/.test(url);
+}
+
+/**
+ * A connection to `options.url`. The client for remote storage (the Hrana protocol over WebSocket and HTTP,
+ * ~220 KB with `ws`) is loaded only for a remote URL: a start on a local database compiled it for nothing
+ * (docs/decisions/0106).
+ */
+export async function openClient(options: StorageOptions): Promise<Client> {
   useBufferForBlobs();
+  const createClient = isLocalUrl(options.url)
+    ? createLocalClient
+    : (await import("@libsql/client")).createClient;
   return createClient({
     url: options.url,
     ...(options.authToken ? { authToken: options.authToken } : {}),

@@ -8,7 +8,9 @@
 // still commit afterwards, whole (each write is one batch, one transaction): a client sending it again is
 // answered as for any repeat (an Idempotency-Key, an externalId), and nothing half-written is ever visible.
 
-import { type Client, LibsqlError, type Transaction } from "@libsql/client";
+import type { Client, Transaction } from "@libsql/client";
+// The local client's entry has the same error class without loading the remote one (client.ts).
+import { LibsqlError } from "@libsql/client/sqlite3";
 import { DomainError } from "../errors.js";
 
 /**

@@ -5,7 +5,7 @@ import type { Client } from "@libsql/client";
 import { STORAGE_TIMEOUT_MS } from "../config.js";
 import { AuditRows } from "./audit.js";
 import { ChangeLog } from "./changes.js";
-import { openClient, type StorageOptions } from "./client.js";
+import { isLocalUrl, openClient, type StorageOptions } from "./client.js";
 import { DocumentRows } from "./documents.js";
 import { EntryRows } from "./entries.js";
 import { guardedClient, isStorageAway } from "./guarded-client.js";
@@ -102,7 +102,7 @@ export interface OpenStorageOptions {
 export async function openStorage(options: StorageOptions, open: OpenStorageOptions = {}): Promise<Storage> {
   let client: Client;
   try {
-    client = openClient(options);
+    client = await openClient(options);
   } catch (error) {
     throw storageOpenError(options, error);
   }
@@ -123,7 +123,7 @@ export async function openStorage(options: StorageOptions, open: OpenStorageOpti
   // The start's own reads and migrations are not bounded by the storage timeout: a start waits for storage as
   // long as it answers (over HTTP, a connection silent for STALLED_CONNECTION_FACTOR timeouts is ended).
   const timeoutMs = options.timeoutMs ?? STORAGE_TIMEOUT_MS;
-  return new Storage(guardedClient(client, timeoutMs), /^(file:|:memory:)/.test(options.url));
+  return new Storage(guardedClient(client, timeoutMs), isLocalUrl(options.url));
 }
 
 /**
@@ -154,7 +154,7 @@ function storageOpenError(options: StorageOptions, error: unknown): unknown {
 
 /** A storage URL as it may be printed: its scheme and host, or a file's path. */
 function placeOf(url: string): string {
-  if (/^(file:|:memory:)/.test(url)) return url.split("?")[0] ?? url;
+  if (isLocalUrl(url)) return url.split("?")[0] ?? url;
   try {
     const parsed = new URL(url);
     return `${parsed.protocol}//${parsed.host}`;

@@ -7,6 +7,9 @@ import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { chunkDocument } from "../../src/ingest/chunk.js";
 import { contentTitle, isGenericTitle, titleOf, withOwner } from "../../src/ingest/document-title.js";
+import { loadFrontMatterParsers } from "../../src/ingest/front-matter-parsers.js";
+
+const parsers = await loadFrontMatterParsers();
 
 describe("generic first headings", () => {
   it.each([
@@ -28,19 +31,29 @@ describe("generic first headings", () => {
 
   it("takes the import's folder for a file at its root", () => {
     expect(
-      titleOf("# Changelog\n\n## 1.0.0", "markdown", "CHANGELOG.md", { path: [], folder: "promise-limit" }),
+      titleOf("# Changelog\n\n## 1.0.0", "markdown", "CHANGELOG.md", parsers, {
+        path: [],
+        folder: "promise-limit",
+      }),
     ).toBe("Changelog — promise-limit");
-    expect(titleOf("no heading", "markdown", "README.md", { path: [], folder: "kit" })).toBe("README — kit");
+    expect(titleOf("no heading", "markdown", "README.md", parsers, { path: [], folder: "kit" })).toBe(
+      "README — kit",
+    );
   });
 
   it("follows the order: front matter title, first real heading, file name", () => {
-    expect(contentTitle("---\ntitle: Front\n---\n# Heading", "markdown")).toBe("Front");
-    expect(contentTitle("---\ntags: [a]\n---\n# Heading", "markdown")).toBe("Heading");
-    expect(contentTitle("+++\ntitle = 'Toml'\n+++\n# Heading", "markdown")).toBe("Toml");
-    expect(contentTitle("no heading", "markdown")).toBe("");
-    expect(titleOf("no heading", "markdown", "My note.md")).toBe("My note");
+    expect(contentTitle("---\ntitle: Front\n---\n# Heading", "markdown", parsers)).toBe("Front");
+    expect(contentTitle("---\ntags: [a]\n---\n# Heading", "markdown", parsers)).toBe("Heading");
+    expect(contentTitle("+++\ntitle = 'Toml'\n+++\n# Heading", "markdown", parsers)).toBe("Toml");
+    expect(contentTitle("no heading", "markdown", parsers)).toBe("");
+    expect(titleOf("no heading", "markdown", "My note.md", parsers)).toBe("My note");
     expect(
-      titleOf("# [![npm](https://img.shields.io/npm/v/x.svg)](https://npm.im/x)\n\nx", "markdown", "x.md"),
+      titleOf(
+        "# [![npm](https://img.shields.io/npm/v/x.svg)](https://npm.im/x)\n\nx",
+        "markdown",
+        "x.md",
+        parsers,
+      ),
     ).toBe("x");
   });
 });
@@ -114,7 +127,7 @@ describe(`the READMEs and CHANGELOGs of node_modules (${corpus.length} files)`, 
   const titles = corpus.map((file) => {
     const rel = relative(NODE_MODULES, file);
     const parts = rel.split("/");
-    const title = titleOf(readFileSync(file, "utf8"), "markdown", parts.at(-1) ?? rel, {
+    const title = titleOf(readFileSync(file, "utf8"), "markdown", parts.at(-1) ?? rel, parsers, {
       path: parts.slice(0, -1),
       folder: "node_modules",
     });

@@ -11,7 +11,10 @@ import {
   MAX_TAGS,
   readFrontMatter,
 } from "../../src/ingest/front-matter.js";
+import { loadFrontMatterParsers } from "../../src/ingest/front-matter-parsers.js";
 
+const parsers = await loadFrontMatterParsers();
+const read = (content: string) => readFrontMatter(content, parsers);
 const vault = join(import.meta.dirname, "../fixtures/vault");
 const fixture = (path: string) => readFileSync(join(vault, path), "utf8");
 const passagesOf = (content: string) => chunkDocument({ title: "T", content, format: "markdown" });
@@ -44,7 +47,7 @@ describe("front matter as the tools write it", () => {
     ],
     ["docusaurus/blog/2024-02-20-first-post.md", "First Blog Post", ["hello", "docusaurus"]],
   ])("%s: title %s, tags %j", (path, title, tags) => {
-    const front = readFrontMatter(fixture(path));
+    const front = read(fixture(path));
     expect(front.title).toBe(title);
     expect(front.tags).toEqual(tags);
     expect(front.end).toBeGreaterThan(0);
@@ -74,7 +77,7 @@ describe("front matter as the tools write it", () => {
 
   it("skips a YAML block that does not parse but opens with a key, keeping the text after it", () => {
     const content = fixture("obsidian/Inbox/broken.md");
-    const front = readFrontMatter(content);
+    const front = read(content);
     expect(front).toMatchObject({ title: null, tags: [] });
     expect(front.end).toBeGreaterThan(0);
     const text = allText(content);
@@ -83,36 +86,36 @@ describe("front matter as the tools write it", () => {
   });
 
   it("reads Windows line endings, a byte-order mark, an empty block and YAML's `...` closer", () => {
-    expect(readFrontMatter("---\r\ntitle: CRLF\r\ntags: [a]\r\n---\r\nbody").title).toBe("CRLF");
-    expect(readFrontMatter("\uFEFF---\ntitle: BOM\n---\nbody").title).toBe("BOM");
-    expect(readFrontMatter("---\n---\nbody").end).toBe(8);
-    expect(readFrontMatter("---\ntitle: Dots\n...\nbody").title).toBe("Dots");
+    expect(read("---\r\ntitle: CRLF\r\ntags: [a]\r\n---\r\nbody").title).toBe("CRLF");
+    expect(read("\uFEFF---\ntitle: BOM\n---\nbody").title).toBe("BOM");
+    expect(read("---\n---\nbody").end).toBe(8);
+    expect(read("---\ntitle: Dots\n...\nbody").title).toBe("Dots");
   });
 
   it("reads tags as strings, lists, comma lists and #tags, each once, case-insensitively", () => {
-    expect(readFrontMatter("---\ntags: a, b ,#c\n---\n").tags).toEqual(["a", "b", "c"]);
-    expect(readFrontMatter("---\ntags: [A, a, b]\nkeywords: B\n---\n").tags).toEqual(["A", "b"]);
-    expect(readFrontMatter("---\ntags: [1, true, {label: L}, {x: 1}, [nested]]\n---\n").tags).toEqual([
+    expect(read("---\ntags: a, b ,#c\n---\n").tags).toEqual(["a", "b", "c"]);
+    expect(read("---\ntags: [A, a, b]\nkeywords: B\n---\n").tags).toEqual(["A", "b"]);
+    expect(read("---\ntags: [1, true, {label: L}, {x: 1}, [nested]]\n---\n").tags).toEqual([
       "1",
       "true",
       "L",
     ]);
-    expect(readFrontMatter("---\ntitle: 2024\n---\n").title).toBe("2024");
+    expect(read("---\ntitle: 2024\n---\n").title).toBe("2024");
   });
 
   it("bounds tags in number and length", () => {
     const many = Array.from({ length: 500 }, (_, i) => `t${i}`).join(", ");
-    expect(readFrontMatter(`---\ntags: [${many}]\n---\n`).tags).toHaveLength(MAX_TAGS);
-    const long = readFrontMatter(`---\ntags: ["${"x".repeat(5000)}"]\n---\n`).tags;
+    expect(read(`---\ntags: [${many}]\n---\n`).tags).toHaveLength(MAX_TAGS);
+    const long = read(`---\ntags: ["${"x".repeat(5000)}"]\n---\n`).tags;
     expect([...(long[0] ?? "")]).toHaveLength(MAX_TAG_CHARS);
   });
 
   it("leaves prose between two thematic breaks as text, and a document without front matter alone", () => {
     const prose = "---\n\nA paragraph between rules.\n\n---\n\nMore.";
-    expect(readFrontMatter(prose)).toEqual({ end: 0, title: null, tags: [], text: null });
+    expect(read(prose)).toEqual({ end: 0, title: null, tags: [], text: null });
     expect(allText(prose)).toContain("A paragraph between rules.");
-    expect(readFrontMatter("# Title\n\n---\ntitle: no\n---\n").end).toBe(0);
-    expect(readFrontMatter("--- \ntitle: spaced\n---\n").title).toBe("spaced");
+    expect(read("# Title\n\n---\ntitle: no\n---\n").end).toBe(0);
+    expect(read("--- \ntitle: spaced\n---\n").title).toBe("spaced");
   });
 });
 
@@ -121,7 +124,7 @@ describe("hostile front matter", () => {
     const block = `title: huge\n${"key: value quoll\n".repeat((5 * 1024 * 1024) / 17)}`;
     const content = `---\n${block}---\n\n# After\n\nbody`;
     expect(block.length).toBeGreaterThan(MAX_FRONT_MATTER_CHARS);
-    const front = readFrontMatter(content);
+    const front = read(content);
     expect(front).toMatchObject({ title: null, tags: [], text: block.slice(0, -1) });
     expect(content.slice(front.end)).toBe("\n# After\n\nbody");
     const passages = passagesOf(content);
@@ -138,7 +141,7 @@ describe("hostile front matter", () => {
       levels.push(`${name}: &${name} [${Array.from({ length: 9 }, () => `*${prev}`).join(",")}]`);
     }
     const content = `---\ntitle: bomb\n${levels.join("\n")}\n---\n\nThe bomb note.`;
-    const front = readFrontMatter(content);
+    const front = read(content);
     expect(front).toMatchObject({ title: null, tags: [] });
     expect(allText(content)).toContain("The bomb note.");
     expect(allText(content)).not.toContain("lol");
@@ -147,21 +150,21 @@ describe("hostile front matter", () => {
   it("takes a block nested as deep as the bound allows, in YAML and in TOML, without throwing", () => {
     const depth = Math.floor(MAX_FRONT_MATTER_CHARS / 2) - 16;
     const yaml = `---\ntags: ${"[".repeat(depth)}${"]".repeat(depth)}\n---\nbody`;
-    expect(() => readFrontMatter(yaml)).not.toThrow();
+    expect(() => read(yaml)).not.toThrow();
     const toml = `+++\ntags = ${"[".repeat(depth)}${"]".repeat(depth)}\n+++\nbody`;
-    expect(() => readFrontMatter(toml)).not.toThrow();
-    expect(readFrontMatter(toml).end).toBeGreaterThan(0);
+    expect(() => read(toml)).not.toThrow();
+    expect(read(toml).end).toBeGreaterThan(0);
     const indented = `---\n${Array.from({ length: 2000 }, (_, i) => `${" ".repeat(i)}k${i}:`).join("\n")}\n---\nbody`;
-    expect(() => readFrontMatter(indented)).not.toThrow();
+    expect(() => read(indented)).not.toThrow();
     expect(allText(indented)).toContain("body");
   });
 
   it("reads an unterminated block as the document's text", () => {
     const content = "---\ntitle: never closed\ntags: [x]\n\n# Heading\n\nwords";
-    expect(readFrontMatter(content).end).toBe(0);
+    expect(read(content).end).toBe(0);
     expect(allText(content)).toContain("words");
     const huge = `---\ntitle: open\n${"x: y\n".repeat(1_000_000)}`;
-    expect(readFrontMatter(huge).end).toBe(0);
+    expect(read(huge).end).toBe(0);
   });
 
   it("quotes nothing of a broken block anywhere: the parser's warnings are silenced", () => {
@@ -171,8 +174,8 @@ describe("hostile front matter", () => {
       warnings.push(String(warning));
     }) as typeof process.emitWarning;
     try {
-      readFrontMatter("---\ntitle: secretword\n%YAML 9.9\nkey: [\n---\n");
-      readFrontMatter("---\n!!unknown secretword\n---\n");
+      read("---\ntitle: secretword\n%YAML 9.9\nkey: [\n---\n");
+      read("---\n!!unknown secretword\n---\n");
     } finally {
       process.emitWarning = original;
     }

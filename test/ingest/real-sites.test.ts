@@ -6,6 +6,7 @@
 import { describe, expect } from "vitest";
 import { chunkDocument, type Passage } from "../../src/ingest/chunk.js";
 import { titleOf } from "../../src/ingest/document-title.js";
+import { loadFrontMatterParsers } from "../../src/ingest/front-matter-parsers.js";
 import {
   chromeTitles,
   markInHeading,
@@ -19,6 +20,8 @@ import {
 import { debianPackage, needs } from "../support/outside.js";
 import { goldenTitles } from "./real-sites.golden.js";
 
+const parsers = await loadFrontMatterParsers();
+
 function fileName(path: string): string {
   return path.slice(path.lastIndexOf("/") + 1);
 }
@@ -28,7 +31,7 @@ describe.each(sites)("the $generator site of $package", (site) => {
   const pages = files ? samplePages(site, files) : [];
   const installed = needs(debianPackage(site.package, pages.length > 0));
   const read = pages.map((page) => {
-    const title = titleOf(page.content, "html", fileName(page.path));
+    const title = titleOf(page.content, "html", fileName(page.path), parsers);
     const passages: Passage[] = chunkDocument({ title, content: page.content, format: "html" });
     return { ...page, title, passages };
   });

@@ -4,10 +4,13 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { titleOf } from "../../src/ingest/document-title.js";
+import { loadFrontMatterParsers } from "../../src/ingest/front-matter-parsers.js";
 import { headingTitle, MAX_TITLE_CHARS } from "../../src/ingest/title.js";
 
+const parsers = await loadFrontMatterParsers();
+
 describe("titleOf markdown", () => {
-  const md = (content: string, name = "note.md") => titleOf(content, "markdown", name);
+  const md = (content: string, name = "note.md") => titleOf(content, "markdown", name, parsers);
 
   it("takes the first heading, whatever its level", () => {
     expect(md("# Handbook\n\ntext\n\n# Second")).toBe("Handbook");
@@ -58,7 +61,7 @@ describe("titleOf markdown", () => {
 });
 
 describe("titleOf html", () => {
-  const html = (content: string, name = "page.html") => titleOf(content, "html", name);
+  const html = (content: string, name = "page.html") => titleOf(content, "html", name, parsers);
 
   it("takes the first <h1>, else the <title> without the site's name, else the first heading", () => {
     expect(html("<html><head><title>Tab</title></head><body><h1>Main</h1><h1>Other</h1></body></html>")).toBe(
@@ -116,12 +119,12 @@ describe("titleOf html", () => {
 
 describe("titleOf text", () => {
   it("is always the file name: plain text has no headings", () => {
-    expect(titleOf("# looks like a heading\nbut is text", "text", "todo.txt")).toBe("todo");
+    expect(titleOf("# looks like a heading\nbut is text", "text", "todo.txt", parsers)).toBe("todo");
   });
 });
 
 describe("titles a person would give", () => {
-  const md = (content: string, name = "README.md") => titleOf(content, "markdown", name);
+  const md = (content: string, name = "README.md") => titleOf(content, "markdown", name, parsers);
 
   it("skips a heading made only of links, images or badges", () => {
     expect(md("### [Read the docs →](https://zod.dev/api)\n\n## What is Zod?")).toBe("What is Zod?");
@@ -184,7 +187,7 @@ describe("titles a person would give", () => {
   });
 
   it("is the same for HTML documents", () => {
-    const html = (content: string) => titleOf(content, "html", "page.html");
+    const html = (content: string) => titleOf(content, "html", "page.html", parsers);
     expect(html('<h1><a href="/"><img src="logo.png" alt="logo"></a></h1><h2>Release notes</h2>')).toBe(
       "Release notes",
     );
@@ -218,6 +221,6 @@ describe("real READMEs (read at test time; skipped where missing)", () => {
   ])("titles %s as %s", (path, title) => {
     const content = readme(path);
     if (content === null) return;
-    expect(titleOf(content, "markdown", path.slice(path.lastIndexOf("/") + 1))).toBe(title);
+    expect(titleOf(content, "markdown", path.slice(path.lastIndexOf("/") + 1), parsers)).toBe(title);
   });
 });

@@ -148,7 +148,7 @@ describe("keys with scopes", () => {
     const apiKey = formatApiKey(teamId, generateSecret());
     try {
       // Storage as the release before scopes left it: schema 7, a team and its key.
-      const client = openClient({ url: tmp.dbUrl });
+      const client = await openClient({ url: tmp.dbUrl });
       await client.execute(
         "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)",
       );

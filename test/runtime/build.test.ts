@@ -47,6 +47,36 @@ describe("the build", () => {
     expect(code.every((text) => text.includes("const require = "))).toBe(true);
   });
 
+  it("loads at start only what the first request needs: no front matter parsers, remote client or other locales", () => {
+    // The files a start evaluates: the server's entry and the chunks it imports statically, transitively.
+    const runtime = join(out.dir, "runtime");
+    const read = (name: string) => readFileSync(join(runtime, name), "utf8");
+    const atStart = new Set<string>();
+    const pending = ["node.js"];
+    for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
+      if (atStart.has(name)) continue;
+      atStart.add(name);
+      for (const found of read(name).matchAll(/^(?:import|\}) [^;]*?from "\.\/(shared-[\w-]+\.js)";?$/gm))
+        if (found[1]) pending.push(found[1]);
+    }
+    // esbuild names every bundled file in a comment above its code.
+    const sources = (names: Iterable<string>) =>
+      [...names].flatMap((name) => [...read(name).matchAll(/^\/\/ (node_modules\/\S+)$/gm)].map((m) => m[1]));
+    const startSources = sources(atStart);
+    const allSources = sources(readdirSync(runtime).filter((name) => name.endsWith(".js")));
+    expect(startSources.some((path) => path?.startsWith("node_modules/hono/"))).toBe(true);
+    for (const lazy of [
+      "node_modules/yaml/",
+      "node_modules/smol-toml/",
+      "node_modules/@libsql/hrana-client/",
+    ]) {
+      expect(startSources.filter((path) => path?.startsWith(lazy))).toEqual([]);
+      expect(allSources.some((path) => path?.startsWith(lazy))).toBe(true);
+    }
+    const locales = allSources.filter((path) => path?.startsWith("node_modules/zod/v4/locales/"));
+    expect([...new Set(locales)]).toEqual(["node_modules/zod/v4/locales/en.js"]);
+  });
+
   it("a second build of the same inputs writes nothing", () => {
     const before = statSync(join(out.dir, "runtime/node.js")).mtimeMs;
     expect(build(out.dir)).toMatch(/is up to date \(\d+ files\)$/);

@@ -120,7 +120,7 @@ describe("acknowledged writes across kill -9", () => {
     server.child.kill("SIGTERM");
     expect((await server.done).code).toBe(0);
 
-    const client = openClient({ url: tmp.dbUrl });
+    const client = await openClient({ url: tmp.dbUrl });
     const check = await client.execute("PRAGMA integrity_check");
     client.close();
     expect(check.rows.map((r) => r.integrity_check)).toEqual(["ok"]);

@@ -18,7 +18,7 @@ describe("migration 004 (secret Notion webhook paths)", () => {
   it("forgets v1 verification tokens and frozen or orphaned page times, and keeps the rest", async () => {
     const tmp = tempDir();
     cleanups.push(tmp.cleanup);
-    const client = openClient({ url: tmp.dbUrl });
+    const client = await openClient({ url: tmp.dbUrl });
     cleanups.push(() => client.close());
     // The schema as v1 (version 3) left it.
     await client.execute(

@@ -22,9 +22,9 @@ function samples(): Uint8Array[] {
 }
 
 describe("blob base64", () => {
-  it("is installed on the Base64 object the libSQL client's Hrana transport imports", () => {
+  it("is installed on the Base64 object the libSQL client's Hrana transport imports", async () => {
     expect(Base64.toUint8Array).toBe(original.toUint8Array);
-    const client = openClient({ url: ":memory:" });
+    const client = await openClient({ url: ":memory:" });
     client.close();
     expect(Base64.toUint8Array).not.toBe(original.toUint8Array);
     expect(Base64.fromUint8Array).not.toBe(original.fromUint8Array);

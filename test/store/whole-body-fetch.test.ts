@@ -142,7 +142,7 @@ needs(outside.sqld).it(
   async () => {
     const dir = mkdtempSync(join(tmpdir(), "memoria-http-"));
     const sqld = await startSqld(dir);
-    const client = openClient({ url: sqld.url });
+    const client = await openClient({ url: sqld.url });
     try {
       const value = new Uint8Array(4 * 1024 * 1024);
       for (let i = 0; i < value.length; i += 65_536) crypto.getRandomValues(value.subarray(i, i + 65_536));
