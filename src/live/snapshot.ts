@@ -24,6 +24,7 @@ import {
   type SnapshotState,
   snapshotFormat,
 } from "../sealed/snapshots.js";
+import type { SnapshotHead } from "../store/snapshots.js";
 import type { Storage } from "../store/storage.js";
 import type { LiveTeam } from "./team.js";
 import { UnreadableRows } from "./unreadable.js";
@@ -87,12 +88,12 @@ export class Snapshots {
   constructor(private readonly deps: SnapshotDeps) {}
 
   /**
-   * The team's indexes from its stored snapshot, when there is one that opens, fits these indexes' format and
-   * reflects no seq past `latestSeq` (storage's, read before); the caller catches them up from the change log.
+   * The team's indexes from its stored snapshot (`head`, read with `latestSeq`), when there is one that opens,
+   * fits these indexes' format and reflects no seq past `latestSeq`; the caller catches them up from the
+   * change log.
    */
-  async restore(key: TeamKey, latestSeq: number): Promise<RestoreResult> {
+  async restore(key: TeamKey, latestSeq: number, head: SnapshotHead | null): Promise<RestoreResult> {
     const { storage, logger } = this.deps;
-    const head = await storage.snapshots.head(key.teamId);
     if (!head) return { kind: "none" };
     const passages = PassageIndex.restore(this.deps.indexOptions);
     const entries = EntryIndex.restore();
