@@ -85,7 +85,7 @@ export async function startMemoria(env: Record<string, string | undefined>): Pro
   const searchThreads = searchThreadsFor(config);
   // Each search thread warms its own cutter (search-worker.ts); this thread answers small teams' searches and
   // two-word questions while the threads are idle (search-threads.ts), and every search without them. Its
-  // warm-up waits until the start's first requests are answered.
+  // warm-up waits a second, by when a start's first requests are answered.
   const warmUp = warmSnippetCutter(MAIN_THREAD_WARM_UP_DELAY_MS);
   const { snapshotMinChunks, ...appConfig } = config;
   const memoria = createApp({

@@ -22,7 +22,7 @@ export interface Preflight {
  * every team's. The teams table exists from schema version 1 on, in the same shape, so an older schema is
  * read the same way before it is migrated.
  *
- * A database memoria has migrated answers both reads in one batch: one round trip where a wake paid three
+ * A database memoria has migrated answers both reads in one batch: one round trip where a start paid three
  * (whether the version table exists, the version, the teams), ~40 ms of a start with storage 20 ms away.
  * One where either table is missing (never migrated, or its first migration never committed) is read
  * step by step.

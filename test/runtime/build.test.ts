@@ -48,15 +48,18 @@ describe("the build", () => {
   });
 
   it("loads at start only what the first request needs: no front matter parsers, remote client or other locales", () => {
-    // The files a start evaluates: the server's entry and the chunks it imports statically, transitively.
+    // The files a start evaluates: the server's entry and a search thread's, and the chunks they import
+    // statically (`import { … } from "./shared-….js"`, or `import "./shared-….js"` alone), transitively.
     const runtime = join(out.dir, "runtime");
     const read = (name: string) => readFileSync(join(runtime, name), "utf8");
     const atStart = new Set<string>();
-    const pending = ["node.js"];
+    const pending = ["node.js", "search-worker.js"];
     for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
       if (atStart.has(name)) continue;
       atStart.add(name);
-      for (const found of read(name).matchAll(/^(?:import|\}) [^;]*?from "\.\/(shared-[\w-]+\.js)";?$/gm))
+      for (const found of read(name).matchAll(
+        /^(?:import|\})(?: [^;]*? from)? "\.\/(shared-[\w-]+\.js)";?$/gm,
+      ))
         if (found[1]) pending.push(found[1]);
     }
     // esbuild names every bundled file in a comment above its code.

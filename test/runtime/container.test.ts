@@ -142,7 +142,7 @@ describe("the image's start command", () => {
     expect(await exit).toBe(0);
   }, 60_000);
 
-  it("runs its workers and its lazily loaded parts from the bundle: chunk and extract workers, a threaded search, /mcp", async () => {
+  it("runs its workers and its lazily loaded parts from the bundle: chunk and extract workers, a threaded search, front matter, /mcp", async () => {
     // Each of these is a file of dist/ the server finds only when first needed: the worker entries beside
     // node.js (found from the bundled pool's own URL), the DOCX reader and the MCP server (dynamic imports).
     // Two search threads whatever the machine's cores: on one core there would be none to start.
@@ -181,6 +181,24 @@ describe("the image's start command", () => {
       expect(found.status).toBe(200);
       const { hits } = (await found.json()) as { hits: { heading: string }[] };
       expect(hits[0]?.heading).toBe("Pier 2999");
+
+      // The front matter parsers are a chunk of their own, loaded with the first markdown document: its YAML
+      // and TOML titles are read there, not the first heading.
+      for (const [content, title] of [
+        [
+          "---\ntitle: Tide tables\ntags: [harbour]\n---\n# Heading instead\n\nLow water at noon.",
+          "Tide tables",
+        ],
+        ["+++\ntitle = 'Mooring rules'\n+++\n# Heading instead\n\nTie up at the east pier.", "Mooring rules"],
+      ]) {
+        const fronted = await fetch(`${base}/v1/documents`, {
+          method: "POST",
+          headers: { ...auth, "content-type": "application/json" },
+          body: JSON.stringify({ content, format: "markdown" }),
+        });
+        expect(fronted.status).toBe(201);
+        expect(((await fronted.json()) as { document: { title: string } }).document.title).toBe(title);
+      }
 
       const marker = "bundledquokkaclause";
       const docx = zip([

@@ -82,6 +82,27 @@ describe("the preflight a start reads before writing", () => {
     client.close();
   });
 
+  it("reads a migrated database in one call to storage, one round trip on remote storage", async () => {
+    const db = await oldDatabase(3);
+    const client = await openClient({ url: db.dbUrl });
+    let calls = 0;
+    const counted = new Proxy(client, {
+      get(target, name, receiver) {
+        const value = Reflect.get(target, name, receiver);
+        if (typeof value !== "function") return value;
+        return (...args: unknown[]) => {
+          if (name === "execute" || name === "batch") calls++;
+          return value.apply(target, args);
+        };
+      },
+    });
+    const found = await readPreflight(counted, PREFLIGHT_TEAM_SAMPLE);
+    client.close();
+    expect(found.schemaVersion).toBe(1);
+    expect(found.teamKeys.map((k) => k.teamId)).toEqual(["t-002", "t-001", "t-000"]);
+    expect(calls).toBe(1);
+  });
+
   it("reads an older schema's newest teams first, bounded by the sample", async () => {
     const db = await oldDatabase(PREFLIGHT_TEAM_SAMPLE + 4);
     const client = await openClient({ url: db.dbUrl });
