@@ -11,6 +11,7 @@ import {
   openSnapshotState,
   recordKinds,
   SNAPSHOT_PART_BYTES,
+  SNAPSHOT_PARTS_AHEAD,
   type SnapshotBinding,
   type SnapshotRecord,
   SnapshotSealer,
@@ -63,6 +64,34 @@ describe("a sealed snapshot", () => {
       expect(openSnapshotState(last.bytes)).toEqual(state);
     }
     expect((await sealed(key, records, 250)).length).toBeGreaterThan(3);
+  });
+
+  it("keeps the parts ahead in flight while one part's records are consumed, and never more", async () => {
+    const key = await team("tone");
+    const parts = await sealed(key, records, 250);
+    expect(parts.length).toBeGreaterThan(4);
+    for (const ahead of [1, SNAPSHOT_PARTS_AHEAD, 3]) {
+      let inFlight = 0;
+      let most = 0;
+      const asked: number[] = [];
+      const read = async (i: number) => {
+        asked.push(i);
+        most = Math.max(most, ++inFlight);
+        // A read that takes a few turns of the loop, as storage's does.
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        inFlight--;
+        return parts[i] ?? null;
+      };
+      const got: Uint8Array[] = [];
+      for await (const record of openSnapshot(key, binding, parts.length, read, ahead)) {
+        got.push(new Uint8Array(record.bytes));
+        // The caller's own work on a record (an insert), long enough for every read asked to be in flight.
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      expect(got.slice(0, -1)).toEqual(records);
+      expect(asked).toEqual(parts.map((_, i) => i));
+      expect(most).toBe(ahead);
+    }
   });
 
   it("does not open reordered, cut short, flipped, rebound or another team's", async () => {
