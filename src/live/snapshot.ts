@@ -19,6 +19,7 @@ import {
   openSnapshot,
   openSnapshotState,
   recordKinds,
+  SNAPSHOT_PARTS_AHEAD,
   type SnapshotBinding,
   SnapshotSealer,
   type SnapshotState,
@@ -118,8 +119,14 @@ export class Snapshots {
     const binding: SnapshotBinding = { snapshotId: head.snapshotId, format, seq: head.seq };
     let state: SnapshotState | null = null;
     try {
-      const records = openSnapshot(key, binding, head.parts, (part) =>
-        storage.snapshots.part(key.teamId, head.snapshotId, part),
+      // From a database in this process a part is read at once: one ahead is all a wake can use there, and
+      // each more is only 4 MiB and its copies held (stored-pages.ts decides the same for pages).
+      const records = openSnapshot(
+        key,
+        binding,
+        head.parts,
+        (part) => storage.snapshots.part(key.teamId, head.snapshotId, part),
+        storage.inProcess ? 1 : SNAPSHOT_PARTS_AHEAD,
       );
       for await (const record of records) {
         if (record.kind === recordKinds.passages) passages.write(decodePage(record.bytes));

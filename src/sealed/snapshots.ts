@@ -127,12 +127,13 @@ export class SnapshotSealer {
 }
 
 /**
- * Parts being fetched and opened while the caller works on one part's records. With one, the next part was
- * asked for only once the part before had arrived and opened, so every part waited a whole round trip with
- * nothing in flight. Measured on a wake from a 20,024-passage team's snapshot (five 4 MiB parts), sqld behind
- * the remote suite's latency proxy, five wakes each alternated, median first answer: 20 ms away over `ws://`
- * 730 → 657 ms, over `http://` 772 → 683 ms; near over `ws://` 565 → 537 ms. Three gave no more (665 ms);
- * each part held ahead is at most 4 MiB sealed plus its opened copy (docs/decisions/0106).
+ * Parts being fetched and opened from remote storage while the caller works on one part's records. With one,
+ * the next part was asked for only once the part before had arrived and opened, so every part waited a whole
+ * round trip with nothing in flight. Measured on a wake from a 20,024-passage team's snapshot (five 4 MiB
+ * parts), sqld behind the remote suite's latency proxy, five wakes each alternated, median first answer:
+ * 20 ms away over `ws://` 730 → 657 ms, over `http://` 772 → 683 ms; near over `ws://` 565 → 537 ms. Three
+ * gave no more (665 ms). What it costs: each part ahead is 4 MiB sealed, its wire text and its opened copy,
+ * garbage once inserted: the RSS just after the first answer was 20–45 MiB higher (docs/decisions/0106).
  */
 export const SNAPSHOT_PARTS_AHEAD = 2;
 
