@@ -119,8 +119,9 @@ export class Snapshots {
     const binding: SnapshotBinding = { snapshotId: head.snapshotId, format, seq: head.seq };
     let state: SnapshotState | null = null;
     try {
-      // From a database in this process a part is read at once: one ahead is all a wake can use there, and
-      // each more is only 4 MiB and its copies held (stored-pages.ts decides the same for pages).
+      // From a database in this process a part is read at once, with no round trip to overlap: a part more in
+      // flight there would only hold another 4 MiB and its copies (not measured; pages are read none ahead
+      // there, which was: stored-pages.ts).
       const records = openSnapshot(
         key,
         binding,

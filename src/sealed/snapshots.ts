@@ -128,19 +128,20 @@ export class SnapshotSealer {
 
 /**
  * Parts being fetched and opened from remote storage while the caller works on one part's records. With one,
- * the next part was asked for only once the part before had arrived and opened, so every part waited a whole
- * round trip with nothing in flight. Measured on a wake from a 20,024-passage team's snapshot (five 4 MiB
- * parts), sqld behind the remote suite's latency proxy, five wakes each alternated, median first answer:
- * 20 ms away over `ws://` 730 → 657 ms, over `http://` 772 → 683 ms; near over `ws://` 565 → 537 ms. Three
- * gave no more (665 ms). What it costs: each part ahead is 4 MiB sealed, its wire text and its opened copy,
- * garbage once inserted: the RSS just after the first answer was 20–45 MiB higher (docs/decisions/0106).
+ * part k+1 was asked for only once part k had arrived and opened, so a single read was ever outstanding and
+ * parts arrived at best a round trip apart however fast they were inserted. Measured on a wake from a
+ * 20,024-passage team's snapshot (five 4 MiB parts), sqld behind the remote suite's latency proxy, five wakes
+ * each alternated, median first answer: 20 ms away over `ws://` 730 → 657 ms, over `http://` 772 → 683 ms;
+ * near over `ws://` 565 → 537 ms. Three gave no more (665 ms). What it costs: each part ahead is 4 MiB sealed,
+ * its wire text and its opened copy, garbage once inserted; the remote suite's RSS just after a remote
+ * snapshot wake was 12–45 MiB higher (docs/decisions/0106).
  */
 export const SNAPSHOT_PARTS_AHEAD = 2;
 
 /**
  * The records of a stored snapshot of `parts` parts, in order. `read` fetches one sealed part (null when it
- * is missing); up to `ahead` further parts are fetched and opened while the caller works on the current one's
- * records. Throws DomainError "unreadable" for a part that is missing or does not open, and for a stream that
+ * is missing); up to `ahead` (a whole number, at least 1) further parts are fetched and opened while the
+ * caller works on the current one's records. Throws DomainError "unreadable" for a part that is missing or does not open, and for a stream that
  * is not whole records (one ending inside a record included) ending with the bookkeeping.
  */
 export async function* openSnapshot(
@@ -155,12 +156,13 @@ export async function* openSnapshot(
     if (!sealed) throw new DomainError("unreadable", `Index snapshot part ${part} of ${parts} is missing.`);
     return openRowBytes(key, SNAPSHOTS_TABLE, partRowId(binding, part, part === parts - 1), sealed);
   };
+  if (!Number.isInteger(ahead) || ahead < 1) throw new RangeError("ahead must be a whole number, at least 1");
   if (parts < 1) throw new DomainError("unreadable", "Index snapshot has no parts.");
   const records = new RecordStream();
   const opening: Promise<Uint8Array>[] = [];
   let asked = 0;
   const askAhead = () => {
-    while (asked < parts && opening.length < Math.max(1, ahead)) {
+    while (asked < parts && opening.length < ahead) {
       const next = open(asked++);
       // Kept from surfacing as unhandled while earlier parts' records are consumed; awaited in its turn.
       next.catch(() => undefined);

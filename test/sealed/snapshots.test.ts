@@ -66,31 +66,37 @@ describe("a sealed snapshot", () => {
     expect((await sealed(key, records, 250)).length).toBeGreaterThan(3);
   });
 
-  it("keeps the parts ahead in flight while one part's records are consumed, and never more", async () => {
+  it("keeps the parts ahead asked for while one part's records are consumed, and never more", async () => {
     const key = await team("tone");
-    const parts = await sealed(key, records, 250);
-    expect(parts.length).toBeGreaterThan(4);
+    // Records of a part's size each: record i is the whole of part i, the bookkeeping the last part.
+    const partBytes = 256;
+    const whole = Array.from({ length: 7 }, (_, i) => new Uint8Array(partBytes - 5).fill(i));
+    const parts = await sealed(key, whole, partBytes);
+    expect(parts.length).toBe(whole.length + 1);
     for (const ahead of [1, SNAPSHOT_PARTS_AHEAD, 3]) {
-      let inFlight = 0;
-      let most = 0;
       const asked: number[] = [];
       const read = async (i: number) => {
         asked.push(i);
-        most = Math.max(most, ++inFlight);
         // A read that takes a few turns of the loop, as storage's does.
         await new Promise((resolve) => setTimeout(resolve, 2));
-        inFlight--;
         return parts[i] ?? null;
       };
       const got: Uint8Array[] = [];
       for await (const record of openSnapshot(key, binding, parts.length, read, ahead)) {
+        // While part k is consumed, parts up to k + ahead have been asked for, and none past them.
+        const k = got.length;
+        expect(asked.length).toBe(Math.min(parts.length, k + 1 + ahead));
         got.push(new Uint8Array(record.bytes));
-        // The caller's own work on a record (an insert), long enough for every read asked to be in flight.
+        // The caller's own work on a record (an insert).
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
-      expect(got.slice(0, -1)).toEqual(records);
+      expect(got.slice(0, -1)).toEqual(whole);
       expect(asked).toEqual(parts.map((_, i) => i));
-      expect(most).toBe(ahead);
+    }
+    await expect(opened(key, parts, binding, parts.length)).resolves.toHaveLength(parts.length);
+    for (const ahead of [0, -1, 1.5, Number.NaN]) {
+      const records = openSnapshot(key, binding, parts.length, async (i) => parts[i] ?? null, ahead);
+      await expect(records.next()).rejects.toThrow(RangeError);
     }
   });
 
