@@ -134,7 +134,7 @@ export class SnapshotSealer {
  * each alternated, median first answer: 20 ms away over `ws://` 730 → 657 ms, over `http://` 772 → 683 ms;
  * near over `ws://` 565 → 537 ms. Three gave no more (665 ms). What it costs: each part ahead is 4 MiB sealed,
  * its wire text and its opened copy, garbage once inserted; the remote suite's RSS just after a remote
- * snapshot wake was 12–45 MiB higher (docs/decisions/0106).
+ * snapshot wake was 9–45 MiB higher (docs/decisions/0106).
  */
 export const SNAPSHOT_PARTS_AHEAD = 2;
 
