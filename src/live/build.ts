@@ -55,27 +55,27 @@ export async function build(
   const { storage, clock, logger, registry } = deps;
   // `fromRows`: a rebuild because the indexes disagreed with storage, which the snapshot would only repeat.
   const trySnapshot = deps.snapshots !== undefined && !options.fromRows;
+  const started = performance.now();
+  // A team deleted while this waited in its queue (or whose delete raced the request that asked for it)
+  // must not get an index: it would hold the team's plaintext in memory after the delete answered. The
+  // delete removes the team's row before it drops the index, so the read of its row sees it gone.
+  const gone = () => {
+    if (registry.holds(key.teamId, team)) registry.forget(key.teamId);
+    team.markCold();
+    return new DomainError("not_found", `No team ${key.teamId}.`);
+  };
+  if (!registry.holds(key.teamId, team)) throw gone();
   // What a build reads before the index itself, all at once: one round trip where a wake paid three in turn
   // (~40 ms of a wake with storage 20 ms away). The seq is read before any row or snapshot part: anything
   // committed after it is replayed by the catch-up that ends the build, and replaying a change re-reads the
   // document's current rows, so a write racing the build is never lost. A snapshot stored after it is seen as
   // ahead of the log and passed over, for the rows.
-  const started = performance.now();
-  const [stillThere, latestSeq, head] = registry.holds(key.teamId, team)
-    ? await Promise.all([
-        storage.teams.get(key.teamId),
-        storage.changes.latestSeq(key.teamId),
-        trySnapshot ? storage.snapshots.head(key.teamId) : null,
-      ])
-    : [null, 0, null];
-  // A team deleted while this waited in its queue (or whose delete raced the request that asked for it)
-  // must not get an index: it would hold the team's plaintext in memory after the delete answered. The
-  // delete removes the team's row before it drops the index, so this read sees it gone.
-  if (!registry.holds(key.teamId, team) || !stillThere) {
-    if (registry.holds(key.teamId, team)) registry.forget(key.teamId);
-    team.markCold();
-    throw new DomainError("not_found", `No team ${key.teamId}.`);
-  }
+  const [stillThere, latestSeq, head] = await Promise.all([
+    storage.teams.get(key.teamId),
+    storage.changes.latestSeq(key.teamId),
+    trySnapshot ? storage.snapshots.head(key.teamId) : null,
+  ]);
+  if (!stillThere || !registry.holds(key.teamId, team)) throw gone();
   team.markBuilding();
   const snapshot = trySnapshot ? await restoreSnapshot(deps, key, team, started, latestSeq, head) : "none";
   if (snapshot === "restored") return;

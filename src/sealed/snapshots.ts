@@ -141,8 +141,9 @@ export const SNAPSHOT_PARTS_AHEAD = 2;
 /**
  * The records of a stored snapshot of `parts` parts, in order. `read` fetches one sealed part (null when it
  * is missing); up to `ahead` (a whole number, at least 1) further parts are fetched and opened while the
- * caller works on the current one's records. Throws DomainError "unreadable" for a part that is missing or does not open, and for a stream that
- * is not whole records (one ending inside a record included) ending with the bookkeeping.
+ * caller works on the current one's records. Throws DomainError "unreadable" for a part that is missing or
+ * does not open, and for a stream that is not whole records (one ending inside a record included) ending with
+ * the bookkeeping.
  */
 export async function* openSnapshot(
   key: TeamKey,

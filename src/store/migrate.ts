@@ -6,7 +6,7 @@
 // A batch never holds a transaction across an await, so instances in one process cannot deadlock on each
 // other either.
 
-import type { Client, InStatement } from "@libsql/client";
+import type { Client, InStatement, ResultSet } from "@libsql/client";
 import { latestSchemaVersion, type Migration, migrations } from "./migrations/index.js";
 
 export class SchemaTooNewError extends Error {
@@ -34,9 +34,16 @@ export function assertSchemaKnown(version: number): void {
   }
 }
 
+/** The newest migration applied, as `v`; 0 when the table is empty. */
+export const APPLIED_VERSION = "SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations";
+
+/** The `v` a read of APPLIED_VERSION returned. */
+export function versionOf(rs: ResultSet | undefined): number {
+  return Number(rs?.rows[0]?.v ?? 0);
+}
+
 async function appliedVersion(client: Client): Promise<number> {
-  const rs = await client.execute("SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations");
-  return Number(rs.rows[0]?.v ?? 0);
+  return versionOf(await client.execute(APPLIED_VERSION));
 }
 
 function isDuplicateVersion(error: unknown): boolean {

@@ -4,7 +4,7 @@
 
 import type { Client, ResultSet } from "@libsql/client";
 import { blob, text } from "./client.js";
-import { storedSchemaVersion } from "./migrate.js";
+import { APPLIED_VERSION, storedSchemaVersion, versionOf } from "./migrate.js";
 
 export interface StoredTeamKey {
   teamId: string;
@@ -30,19 +30,13 @@ export interface Preflight {
 export async function readPreflight(client: Client, teamSample: number): Promise<Preflight> {
   let found: ResultSet[];
   try {
-    found = await client.batch(
-      [
-        "SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations",
-        { sql: TEAM_KEYS, args: [teamSample] },
-      ],
-      "read",
-    );
+    found = await client.batch([APPLIED_VERSION, { sql: TEAM_KEYS, args: [teamSample] }], "read");
   } catch (error) {
     if (!isMissingTable(error)) throw error;
     return readPreflightStepByStep(client, teamSample);
   }
   const [version, teams] = found;
-  return { schemaVersion: Number(version?.rows[0]?.v ?? 0), teamKeys: teamKeysOf(teams) };
+  return { schemaVersion: versionOf(version), teamKeys: teamKeysOf(teams) };
 }
 
 const TEAM_KEYS = "SELECT id, wrapped_key FROM teams ORDER BY created_at DESC, id DESC LIMIT ?";
