@@ -14,6 +14,7 @@ import { importMasterKeys, type MasterKeys } from "../seal/master.js";
 import { checkMasterKeys } from "../seal/master-check.js";
 import { SchemaTooNewError } from "../store/migrate.js";
 import type { Preflight } from "../store/preflight.js";
+import { REPLICA_PULL_RETRY_MS } from "../store/replica-client.js";
 import { openStorage, type Storage, StorageOpenError } from "../store/storage.js";
 import { ChunkPool } from "./chunk-pool.js";
 import { ExtractPool } from "./extract-pool.js";
@@ -79,6 +80,14 @@ export async function startMemoria(env: Record<string, string | undefined>): Pro
   const master = await importMasterKeys(config.masterKey, config.previousMasterKey);
   const storage = await openStorage(config.db, {
     beforeWriting: (found) => requireMasterKeyOpens(master, found, logger),
+    replica: {
+      tookOver: (ms) => logger.info("replica took over from its primary", { ms: Math.round(ms) }),
+      failed: (error) =>
+        logger.warn("replica pull failed; the primary answers meanwhile", {
+          error: error instanceof Error ? error.name : "unknown",
+          retryInMs: REPLICA_PULL_RETRY_MS,
+        }),
+    },
   });
   const chunkPool = new ChunkPool();
   const extractPool = new ExtractPool();

@@ -17,6 +17,8 @@ import { latestSchemaVersion } from "./migrations/index.js";
 import { OAuthRows } from "./oauth.js";
 import { PasskeyRows } from "./passkeys.js";
 import { type Preflight, readPreflight } from "./preflight.js";
+import { ReplicaClient, type ReplicaClientOptions } from "./replica-client.js";
+import { pullReplica, type ReplicaPull } from "./replica-pull.js";
 import { SessionRows } from "./sessions.js";
 import { SnapshotRows } from "./snapshots.js";
 import { DeliveryRows, PageEventRows, SourceRows } from "./sources.js";
@@ -39,14 +41,18 @@ export class Storage {
   readonly passkeys: PasskeyRows;
   readonly oauth: OAuthRows;
 
+  readonly #inProcess: () => boolean;
+
+  /**
+   * `inProcess` says whether the database is this process's own file (or memory, or an embedded replica's
+   * copy once it has taken over from its primary): its page cache is then in this process, and a read is
+   * answered here without a round trip.
+   */
   constructor(
     readonly client: Client,
-    /**
-     * Whether the database is this process's own file (or memory, or an embedded replica's local copy): its
-     * page cache is then in this process, and a read is answered here without a round trip.
-     */
-    readonly inProcess: boolean,
+    inProcess: boolean | (() => boolean),
   ) {
+    this.#inProcess = typeof inProcess === "boolean" ? () => inProcess : inProcess;
     this.teams = new TeamRows(client);
     this.documents = new DocumentRows(client);
     this.entries = new EntryRows(client);
@@ -62,6 +68,10 @@ export class Storage {
     this.invites = new InviteRows(client);
     this.passkeys = new PasskeyRows(client);
     this.oauth = new OAuthRows(client);
+  }
+
+  get inProcess(): boolean {
+    return this.#inProcess();
   }
 
   async ping(): Promise<void> {
@@ -96,26 +106,32 @@ export interface OpenStorageOptions {
    * start and leaves storage untouched. The start checks the master key against the team keys here.
    */
   beforeWriting?: (found: Preflight) => Promise<void>;
+  /** An embedded replica's progress: its copy took over from the primary, or a pull failed (and is retried). */
+  replica?: Pick<ReplicaClientOptions, "tookOver" | "failed" | "retryMs">;
+  /** How an embedded replica's copy is pulled (a thread of its own); a test holds it to see the primary answer. */
+  pullReplica?: (url: string, syncUrl: string, authToken: string | null) => ReplicaPull;
 }
 
 /** Opens storage and brings its schema up to date; a schema newer than this code is a startup error. */
 export async function openStorage(options: StorageOptions, open: OpenStorageOptions = {}): Promise<Storage> {
   let client: Client;
   try {
-    client = await openClient(options);
+    client = options.syncUrl
+      ? await replicaClient(options, options.syncUrl, open)
+      : await openClient(options);
   } catch (error) {
     throw storageOpenError(options, error);
   }
   try {
-    // A fresh embedded replica holds nothing until its first pull, and would pass any check: pull first.
-    // That writes the local copy of the primary only, never the primary.
-    if (options.syncUrl) await client.sync();
     const found = await readPreflight(client, PREFLIGHT_TEAM_SAMPLE);
     assertSchemaKnown(found.schemaVersion);
     await open.beforeWriting?.(found);
     // Storage already at this code's schema needs no migrating: two round trips fewer on every wake, ~40 ms
     // with storage 20 ms away.
     if (found.schemaVersion < latestSchemaVersion) await migrate(client);
+    // A replica whose pull cannot reach its primary (no CA certificates for the native client, say) fails the
+    // start, as it did when the start pulled first; the primary's own client has answered by now.
+    if (client instanceof ReplicaClient) await client.opened;
   } catch (error) {
     client.close();
     throw storageOpenError(options, error);
@@ -123,7 +139,27 @@ export async function openStorage(options: StorageOptions, open: OpenStorageOpti
   // The start's own reads and migrations are not bounded by the storage timeout: a start waits for storage as
   // long as it answers (over HTTP, a connection silent for STALLED_CONNECTION_FACTOR timeouts is ended).
   const timeoutMs = options.timeoutMs ?? STORAGE_TIMEOUT_MS;
-  return new Storage(guardedClient(client, timeoutMs), isLocalUrl(options.url));
+  const inProcess = client instanceof ReplicaClient ? () => client.local : isLocalUrl(options.url);
+  return new Storage(guardedClient(client, timeoutMs), inProcess);
+}
+
+/**
+ * An embedded replica answering from its primary until its first pull is done (replica-client.ts). The start
+ * checks and migrates the primary itself, so a fresh copy is never what a check reads.
+ */
+async function replicaClient(
+  options: StorageOptions,
+  syncUrl: string,
+  open: OpenStorageOptions,
+): Promise<ReplicaClient> {
+  const pull = open.pullReplica ?? pullReplica;
+  const authToken = options.authToken ?? null;
+  return new ReplicaClient({
+    primary: await openClient({ ...options, url: syncUrl, syncUrl: null }),
+    pull: () => pull(options.url, syncUrl, authToken),
+    openReplica: () => openClient(options),
+    ...open.replica,
+  });
 }
 
 /**

@@ -308,7 +308,7 @@ needs(outside.sqld).describe("storage on sqld", () => {
   }, 60_000);
 
   needs(outside.caCertificates).it(
-    "a fresh embedded replica pulls before it checks, so it refuses that master key too and writes nothing",
+    "a fresh embedded replica checks its primary, so it refuses that master key too and writes nothing",
     async () => {
       const { sqld, contents } = await serverWithTeam();
       const before = await contents();

@@ -1,0 +1,148 @@
+// An embedded replica against a real sqld on loopback: the primary answers while the copy is pulled on its own
+// thread, the copy takes over with every write the primary acknowledged, and a pull that fails is tried again.
+
+import { afterEach, expect, it } from "vitest";
+import { pullReplica, type ReplicaPull, replicaPath } from "../../src/store/replica-pull.js";
+import { openStorage, type Storage } from "../../src/store/storage.js";
+import { tempDir } from "../support/app.js";
+import { needs, outside } from "../support/outside.js";
+import { type Sqld, startSqld } from "../support/sqld.js";
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function primary(): Promise<{ sqld: Sqld; dir: string }> {
+  const tmp = tempDir();
+  cleanups.push(tmp.cleanup);
+  const sqld = await startSqld(tmp.dir);
+  cleanups.push(() => sqld.stop());
+  return { sqld, dir: tmp.dir };
+}
+
+/** Ends sqld at once: a graceful stop waits ~30 s for a replica's open connection to go. */
+async function killed(sqld: Sqld): Promise<void> {
+  sqld.signal("SIGKILL");
+  await sqld.exited;
+}
+
+function signal(): { promise: Promise<void>; fire: () => void } {
+  let fire: () => void = () => undefined;
+  const promise = new Promise<void>((resolve) => {
+    fire = resolve;
+  });
+  return { promise, fire };
+}
+
+async function insert(storage: Storage, n: number): Promise<void> {
+  await storage.client.execute({ sql: "INSERT INTO probe (n) VALUES (?)", args: [n] });
+}
+
+function upTo(n: number, from = 0): number[] {
+  return Array.from({ length: n - from }, (_, i) => from + i);
+}
+
+it("reads the path libSQL's driver opens from each form a file: URL takes", () => {
+  expect(replicaPath("file:/data/replica.db")).toBe("/data/replica.db");
+  expect(replicaPath("file:///data/replica.db")).toBe("/data/replica.db");
+  expect(replicaPath("file:replica.db")).toBe("replica.db");
+  expect(replicaPath("file:/data/my%20replica.db?mode=rwc")).toBe("/data/my replica.db");
+});
+
+needs(outside.sqld, outside.caCertificates).describe("an embedded replica", () => {
+  it("answers from its primary until its pull is done, then from its own copy, with every acknowledged write", async () => {
+    const { sqld, dir } = await primary();
+    const release = signal();
+    const tookOver = signal();
+    const storage = await openStorage(
+      // No periodic pull during the test: the takeover's own pull is the one that must bring the writes.
+      { url: `file:${dir}/replica.db`, syncUrl: sqld.url, syncIntervalSeconds: 3600 },
+      {
+        pullReplica: (url, syncUrl, token): ReplicaPull => {
+          const real = pullReplica(url, syncUrl, token);
+          return { ...real, pulled: release.promise.then(() => real.pulled) };
+        },
+        replica: { tookOver: () => tookOver.fire() },
+      },
+    );
+    cleanups.push(() => storage.close());
+    expect(storage.inProcess).toBe(false);
+    await storage.client.execute("CREATE TABLE probe (n INTEGER NOT NULL)");
+    await Promise.all(upTo(20).map((n) => insert(storage, n)));
+    expect(storage.inProcess).toBe(false);
+
+    // A transaction open on the primary holds the takeover until it ends; what it commits after the copy was
+    // opened is brought by the takeover's own pull.
+    const tx = await storage.client.transaction("write");
+    await tx.execute({ sql: "INSERT INTO probe (n) VALUES (?)", args: [61] });
+    // Sent before the takeover begins, so on the primary while the copy takes over: it waits for them.
+    release.fire();
+    const during = upTo(60, 20).map((n) => insert(storage, n));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(storage.inProcess).toBe(false);
+    await tx.commit();
+    await Promise.all(during);
+    await tookOver.promise;
+    expect(storage.inProcess).toBe(true);
+
+    // With the primary gone, the copy answers on its own, and holds everything acknowledged.
+    await killed(sqld);
+    const rows = await storage.client.execute("SELECT n FROM probe ORDER BY n");
+    expect(rows.rows.map((row) => Number(row.n))).toEqual([...upTo(60), 61]);
+  }, 60_000);
+
+  it("tries a pull that failed again, the primary answering meanwhile", async () => {
+    const { sqld, dir } = await primary();
+    const failures: unknown[] = [];
+    const tookOver = signal();
+    let pulls = 0;
+    const storage = await openStorage(
+      { url: `file:${dir}/replica.db`, syncUrl: sqld.url, syncIntervalSeconds: 3600 },
+      {
+        pullReplica: (url, syncUrl, token): ReplicaPull => {
+          pulls++;
+          const real = pullReplica(url, syncUrl, token);
+          if (pulls > 1) return real;
+          // The first pull is cut off after it reached the primary, as a dropped connection would.
+          return {
+            ...real,
+            pulled: real.pulled.then(() => Promise.reject(new Error("connection dropped mid-pull"))),
+          };
+        },
+        replica: { failed: (error) => failures.push(error), tookOver: () => tookOver.fire(), retryMs: 50 },
+      },
+    );
+    cleanups.push(() => storage.close());
+    await storage.client.execute("CREATE TABLE probe (n INTEGER NOT NULL)");
+    await insert(storage, 1);
+    await tookOver.promise;
+    expect(pulls).toBe(2);
+    expect(failures.map((error) => (error as Error).message)).toEqual(["connection dropped mid-pull"]);
+    await killed(sqld);
+    const rows = await storage.client.execute("SELECT n FROM probe");
+    expect(rows.rows.map((row) => Number(row.n))).toEqual([1]);
+  }, 60_000);
+
+  it("stops its pull and both connections when closed before the copy took over", async () => {
+    const { sqld, dir } = await primary();
+    const never = signal();
+    const tookOver: number[] = [];
+    const storage = await openStorage(
+      { url: `file:${dir}/replica.db`, syncUrl: sqld.url, syncIntervalSeconds: 3600 },
+      {
+        pullReplica: (url, syncUrl, token): ReplicaPull => {
+          const real = pullReplica(url, syncUrl, token);
+          return { ...real, pulled: never.promise.then(() => real.pulled) };
+        },
+        replica: { tookOver: (ms) => tookOver.push(ms) },
+      },
+    );
+    storage.close();
+    expect(storage.client.closed).toBe(true);
+    never.fire();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(tookOver).toEqual([]);
+    await expect(storage.client.execute("SELECT 1")).rejects.toThrow();
+  }, 60_000);
+});
