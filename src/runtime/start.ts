@@ -5,7 +5,7 @@
 import { availableParallelism, totalmem } from "node:os";
 import process from "node:process";
 import { setTimeout } from "node:timers";
-import { createApp, type Memoria } from "../app.js";
+import type { Memoria } from "../app.js";
 import { systemClock } from "../clock.js";
 import { type Config, ConfigError, parseConfig } from "../config.js";
 import { createLogger, type Logger } from "../logger.js";
@@ -78,6 +78,9 @@ export async function startMemoria(env: Record<string, string | undefined>): Pro
   for (const notice of notices) console.warn(notice);
   if (!config.masterKey) throw new ConfigError("Invalid configuration: MEMORIA_MASTER_KEY is required.");
   const master = await importMasterKeys(config.masterKey, config.previousMasterKey);
+  // The app's code (most of what a start compiles) loads while storage answers the start's first calls: over
+  // a network, their round trips pass during the compiling rather than after it (decision 0107).
+  const appModule = import("../app.js");
   const storage = await openStorage(config.db, {
     beforeWriting: (found) => requireMasterKeyOpens(master, found, logger),
     replica: {
@@ -97,6 +100,7 @@ export async function startMemoria(env: Record<string, string | undefined>): Pro
   // warm-up waits a second, by when a start's first requests are answered.
   const warmUp = warmSnippetCutter(MAIN_THREAD_WARM_UP_DELAY_MS);
   const { snapshotMinChunks, ...appConfig } = config;
+  const { createApp } = await appModule;
   const memoria = createApp({
     config: {
       ...appConfig,
