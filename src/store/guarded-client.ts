@@ -23,12 +23,25 @@ export const STORAGE_RETRY_AFTER_SECONDS = 5;
 const CLIENT_CALLS = new Set<PropertyKey>(["execute", "batch", "executeMultiple", "transaction", "sync"]);
 const TRANSACTION_CALLS = new Set<PropertyKey>(["execute", "batch", "executeMultiple", "commit", "rollback"]);
 
-/** `client` with every call to storage bounded by `timeoutMs` and its transport failures made "unavailable". */
-export function guardedClient(client: Client, timeoutMs: number): Client {
-  return guard(client, CLIENT_CALLS, timeoutMs);
+/**
+ * `client` with every call to storage bounded by `timeoutMs` and its transport failures made "unavailable".
+ * `answered` hears how each call ended: true when storage answered (an SQL error is an answer too), false when
+ * it was away or too slow.
+ */
+export function guardedClient(
+  client: Client,
+  timeoutMs: number,
+  answered: (ok: boolean) => void = () => undefined,
+): Client {
+  return guard(client, CLIENT_CALLS, timeoutMs, answered);
 }
 
-function guard<T extends object>(target: T, calls: ReadonlySet<PropertyKey>, timeoutMs: number): T {
+function guard<T extends object>(
+  target: T,
+  calls: ReadonlySet<PropertyKey>,
+  timeoutMs: number,
+  answered: (ok: boolean) => void,
+): T {
   return new Proxy(target, {
     get(object, property) {
       const value = Reflect.get(object, property, object);
@@ -36,15 +49,15 @@ function guard<T extends object>(target: T, calls: ReadonlySet<PropertyKey>, tim
       // Called on the client itself, not on this proxy: the client keeps its state in private fields.
       if (!calls.has(property)) return value.bind(object);
       return (...args: unknown[]) => {
-        const answer = bounded(Promise.resolve(value.apply(object, args)), timeoutMs);
+        const answer = bounded(Promise.resolve(value.apply(object, args)), timeoutMs, answered);
         if (property !== "transaction") return answer;
-        return answer.then((tx) => guard(tx as Transaction, TRANSACTION_CALLS, timeoutMs));
+        return answer.then((tx) => guard(tx as Transaction, TRANSACTION_CALLS, timeoutMs, answered));
       };
     },
   });
 }
 
-async function bounded<T>(call: Promise<T>, timeoutMs: number): Promise<T> {
+async function bounded<T>(call: Promise<T>, timeoutMs: number, answered: (ok: boolean) => void): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(
@@ -62,8 +75,12 @@ async function bounded<T>(call: Promise<T>, timeoutMs: number): Promise<T> {
   // A call that loses the race may still fail later: that failure has nobody to reach.
   call.catch(() => undefined);
   try {
-    return await Promise.race([call, late]);
+    const result = await Promise.race([call, late]);
+    answered(true);
+    return result;
   } catch (error) {
+    const away = isStorageAway(error) || (error instanceof DomainError && error.code === "unavailable");
+    answered(!away);
     if (isStorageAway(error)) {
       throw new DomainError(
         "unavailable",

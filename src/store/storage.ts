@@ -42,6 +42,8 @@ export class Storage {
   readonly oauth: OAuthRows;
 
   readonly #inProcess: () => boolean;
+  /** When a call last found storage answering (performance.now()), or null when the newest found it away. */
+  #answeredAt: number | null = null;
 
   /**
    * `inProcess` says whether the database is this process's own file (or memory, or an embedded replica's
@@ -72,6 +74,16 @@ export class Storage {
 
   get inProcess(): boolean {
     return this.#inProcess();
+  }
+
+  /** Records how a call to storage ended (guarded-client.ts). */
+  answered(ok: boolean): void {
+    this.#answeredAt = ok ? performance.now() : null;
+  }
+
+  /** Whether the newest call to storage found it answering, no more than `ms` ago. */
+  answeredWithin(ms: number): boolean {
+    return this.#answeredAt !== null && performance.now() - this.#answeredAt <= ms;
   }
 
   async ping(): Promise<void> {
@@ -140,7 +152,13 @@ export async function openStorage(options: StorageOptions, open: OpenStorageOpti
   // long as it answers (over HTTP, a connection silent for STALLED_CONNECTION_FACTOR timeouts is ended).
   const timeoutMs = options.timeoutMs ?? STORAGE_TIMEOUT_MS;
   const inProcess = client instanceof ReplicaClient ? () => client.local : isLocalUrl(options.url);
-  return new Storage(guardedClient(client, timeoutMs), inProcess);
+  const storage: Storage = new Storage(
+    guardedClient(client, timeoutMs, (ok) => storage.answered(ok)),
+    inProcess,
+  );
+  // The preflight has just been answered.
+  storage.answered(true);
+  return storage;
 }
 
 /**

@@ -148,6 +148,24 @@ describe("storage that goes away", () => {
     120_000,
   );
   needs(outside.sqld).it(
+    "readiness trusts an answer storage gave under a second ago, and asks again once a call found storage away",
+    async () => {
+      const { sqld, app, apiKey } = await serving();
+      await addDocument(app, apiKey, note(0));
+      sqld.signal("SIGSTOP");
+      cleanups.push(() => sqld.signal("SIGCONT"));
+      // Asking would time out: a 200 now is the answer the write just had, taken without a round trip.
+      expect((await app.request("/readyz")).status).toBe(200);
+      expect(await write(app, apiKey, 1)).toMatchObject({ status: 503, code: "unavailable" });
+      // Not the write's answer, which found storage away: asked again, and stalled past the timeout.
+      expect((await app.request("/readyz")).status).toBe(503);
+      sqld.signal("SIGCONT");
+      expect((await app.request("/readyz")).status).toBe(200);
+    },
+    60_000,
+  );
+
+  needs(outside.sqld).it(
     "away: a key that expires meanwhile stops working, while a live key of the team keeps searching",
     async () => {
       const { sqld, app, apiKey } = await serving();
