@@ -81,13 +81,17 @@ export async function startMemoria(env: Record<string, string | undefined>): Pro
   // The app's code (most of what a start compiles) loads while storage answers the start's first calls: over
   // a network, their round trips pass during the compiling rather than after it (decision 0107).
   const appModule = import("../app.js");
+  // A failure to load is thrown where it is awaited below, not as an unhandled rejection meanwhile.
+  appModule.catch(() => undefined);
   const storage = await openStorage(config.db, {
     beforeWriting: (found) => requireMasterKeyOpens(master, found, logger),
     replica: {
       tookOver: (ms) => logger.info("replica took over from its primary", { ms: Math.round(ms) }),
+      // The driver's message names what failed (a refused connection, a certificate, a status); it carries
+      // no content, only what storage said of itself.
       failed: (error) =>
         logger.warn("replica pull failed; the primary answers meanwhile", {
-          error: error instanceof Error ? error.name : "unknown",
+          error: error instanceof Error ? error.message.slice(0, 200) : "unknown",
           retryInMs: REPLICA_PULL_RETRY_MS,
         }),
     },

@@ -25,8 +25,8 @@ const TRANSACTION_CALLS = new Set<PropertyKey>(["execute", "batch", "executeMult
 
 /**
  * `client` with every call to storage bounded by `timeoutMs` and its transport failures made "unavailable".
- * `answered` hears how each call ended: true when storage answered (an SQL error is an answer too), false when
- * it was away or too slow.
+ * `answered` hears how each call ended: true when it succeeded, false when it failed in any way (away, too slow,
+ * or an error that may be storage's: an expired token or a closed client fail every call after it).
  */
 export function guardedClient(
   client: Client,
@@ -79,8 +79,7 @@ async function bounded<T>(call: Promise<T>, timeoutMs: number, answered: (ok: bo
     answered(true);
     return result;
   } catch (error) {
-    const away = isStorageAway(error) || (error instanceof DomainError && error.code === "unavailable");
-    answered(!away);
+    answered(false);
     if (isStorageAway(error)) {
       throw new DomainError(
         "unavailable",

@@ -34,6 +34,11 @@ export interface ReplicaClientOptions {
   failed?: (error: unknown) => void;
   /** REPLICA_PULL_RETRY_MS unless given (a test's retry does not wait half a minute). */
   retryMs?: number;
+  /**
+   * The longest the takeover holds new calls while calls already on the primary finish: the storage timeout,
+   * after which those calls have been answered 503 anyway. Past it the takeover is tried again later.
+   */
+  settleMs: number;
 }
 
 export class ReplicaClient implements Client {
@@ -44,7 +49,7 @@ export class ReplicaClient implements Client {
   #retry: ReturnType<typeof setTimeout> | null = null;
   /** Calls (and open transactions) on the primary not yet settled: the takeover waits for them. */
   #onPrimary = 0;
-  #settled: (() => void) | null = null;
+  #onSettled: (() => void) | null = null;
   /** While the replica takes over, new calls wait here. */
   #takingOver: Promise<void> | null = null;
   #closed = false;
@@ -165,12 +170,20 @@ export class ReplicaClient implements Client {
 
   #left(): void {
     this.#onPrimary--;
-    if (this.#onPrimary === 0) this.#settled?.();
+    if (this.#onPrimary === 0) this.#onSettled?.();
   }
 
   #startPull(began: number): void {
     const first = this.#pull === null;
-    const pull = this.#options.pull();
+    let pull: ReplicaPull;
+    try {
+      pull = this.#options.pull();
+    } catch (error) {
+      // No process or thread to pull in (out of memory, too many processes): later, as for a failed pull.
+      if (first) throw error;
+      this.#pullFailed(began, error);
+      return;
+    }
     this.#pull = pull;
     let opened = false;
     pull.opened.then(
@@ -191,14 +204,15 @@ export class ReplicaClient implements Client {
 
   #pullFailed(began: number, error: unknown): void {
     if (this.#closed) return;
-    this.#options.failed?.(error);
     this.#retry = setTimeout(() => this.#startPull(began), this.#options.retryMs ?? REPLICA_PULL_RETRY_MS);
     this.#retry.unref?.();
+    tell(() => this.#options.failed?.(error));
   }
 
   /**
-   * New calls wait while the calls already on the primary finish; the copy then pulls what they wrote (a few
-   * frames: the first pull brought the rest), so nothing acknowledged by the primary is missing from it.
+   * New calls wait while the calls already on the primary finish (at most `settleMs`); the copy then pulls
+   * what they wrote (a few frames: the first pull brought the rest), so nothing acknowledged by the primary is
+   * missing from it.
    */
   async #takeOver(began: number): Promise<void> {
     if (this.#closed) return;
@@ -207,28 +221,48 @@ export class ReplicaClient implements Client {
       done = resolve;
     });
     let replica: Client | null = null;
+    let failure: unknown = null;
     try {
       replica = await this.#options.openReplica();
-      if (this.#onPrimary > 0) {
-        await new Promise<void>((resolve) => {
-          this.#settled = resolve;
-        });
-        this.#settled = null;
+      if (!(await this.#settled(this.#options.settleMs))) {
+        throw new Error("calls on the primary did not finish within the storage timeout");
       }
-      await replica.sync();
-      if (this.#closed) {
-        replica.close();
-        return;
-      }
+      // Closed meanwhile: the pull below would be for nothing.
+      if (!this.#closed) await replica.sync();
+    } catch (error) {
+      failure = error;
+    }
+    if (this.#closed || failure !== null) {
+      replica?.close();
+    } else if (replica) {
       this.#replica = replica;
       this.#primary.close();
-      this.#options.tookOver?.(performance.now() - began);
-    } catch (error) {
-      replica?.close();
-      this.#pullFailed(began, error);
-    } finally {
-      this.#takingOver = null;
-      done();
     }
+    this.#takingOver = null;
+    done();
+    if (failure !== null) this.#pullFailed(began, failure);
+    else if (this.#replica) tell(() => this.#options.tookOver?.(performance.now() - began));
+  }
+
+  /** Whether every call on the primary settled within `ms`. */
+  async #settled(ms: number): Promise<boolean> {
+    if (this.#onPrimary === 0) return true;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const settled = await new Promise<boolean>((resolve) => {
+      this.#onSettled = () => resolve(true);
+      timer = setTimeout(() => resolve(false), ms);
+    });
+    clearTimeout(timer);
+    this.#onSettled = null;
+    return settled;
+  }
+}
+
+/** Runs a listener; one that throws is not the replica's failure. */
+function tell(listener: () => void): void {
+  try {
+    listener();
+  } catch {
+    // A listener's own fault: the replica's state is already what it says.
   }
 }

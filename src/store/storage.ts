@@ -2,7 +2,7 @@
 // probe. Built once at start and passed in through createApp's dependencies.
 
 import type { Client } from "@libsql/client";
-import { STORAGE_TIMEOUT_MS } from "../config.js";
+import { ConfigError, STORAGE_TIMEOUT_MS } from "../config.js";
 import { AuditRows } from "./audit.js";
 import { ChangeLog } from "./changes.js";
 import { isLocalUrl, openClient, type StorageOptions } from "./client.js";
@@ -18,7 +18,7 @@ import { OAuthRows } from "./oauth.js";
 import { PasskeyRows } from "./passkeys.js";
 import { type Preflight, readPreflight } from "./preflight.js";
 import { ReplicaClient, type ReplicaClientOptions } from "./replica-client.js";
-import { pullReplica, type ReplicaPull } from "./replica-pull.js";
+import { pullReplica, type ReplicaPull, replicaUrlProblem } from "./replica-pull.js";
 import { SessionRows } from "./sessions.js";
 import { SnapshotRows } from "./snapshots.js";
 import { DeliveryRows, PageEventRows, SourceRows } from "./sources.js";
@@ -126,10 +126,11 @@ export interface OpenStorageOptions {
 
 /** Opens storage and brings its schema up to date; a schema newer than this code is a startup error. */
 export async function openStorage(options: StorageOptions, open: OpenStorageOptions = {}): Promise<Storage> {
+  const timeoutMs = options.timeoutMs ?? STORAGE_TIMEOUT_MS;
   let client: Client;
   try {
     client = options.syncUrl
-      ? await replicaClient(options, options.syncUrl, open)
+      ? await replicaClient(options, options.syncUrl, timeoutMs, open)
       : await openClient(options);
   } catch (error) {
     throw storageOpenError(options, error);
@@ -138,19 +139,19 @@ export async function openStorage(options: StorageOptions, open: OpenStorageOpti
     const found = await readPreflight(client, PREFLIGHT_TEAM_SAMPLE);
     assertSchemaKnown(found.schemaVersion);
     await open.beforeWriting?.(found);
+    // A replica whose driver cannot open it (no CA certificates for libSQL's native client, say) fails the
+    // start before anything is written, as it did when the start pulled first. Its opening ran beside the
+    // preflight's round trip.
+    if (client instanceof ReplicaClient) await client.opened;
     // Storage already at this code's schema needs no migrating: two round trips fewer on every wake, ~40 ms
     // with storage 20 ms away.
     if (found.schemaVersion < latestSchemaVersion) await migrate(client);
-    // A replica whose pull cannot reach its primary (no CA certificates for the native client, say) fails the
-    // start, as it did when the start pulled first; the primary's own client has answered by now.
-    if (client instanceof ReplicaClient) await client.opened;
   } catch (error) {
     client.close();
     throw storageOpenError(options, error);
   }
   // The start's own reads and migrations are not bounded by the storage timeout: a start waits for storage as
   // long as it answers (over HTTP, a connection silent for STALLED_CONNECTION_FACTOR timeouts is ended).
-  const timeoutMs = options.timeoutMs ?? STORAGE_TIMEOUT_MS;
   const inProcess = client instanceof ReplicaClient ? () => client.local : isLocalUrl(options.url);
   const storage: Storage = new Storage(
     guardedClient(client, timeoutMs, (ok) => storage.answered(ok)),
@@ -168,16 +169,30 @@ export async function openStorage(options: StorageOptions, open: OpenStorageOpti
 async function replicaClient(
   options: StorageOptions,
   syncUrl: string,
+  timeoutMs: number,
   open: OpenStorageOptions,
 ): Promise<ReplicaClient> {
+  const problem = replicaUrlProblem(options.url);
+  if (problem) {
+    throw new ConfigError(
+      `Invalid configuration: MEMORIA_DB_URL cannot be an embedded replica's file: ${problem}.`,
+    );
+  }
   const pull = open.pullReplica ?? pullReplica;
   const authToken = options.authToken ?? null;
-  return new ReplicaClient({
-    primary: await openClient({ ...options, url: syncUrl, syncUrl: null }),
-    pull: () => pull(options.url, syncUrl, authToken),
-    openReplica: () => openClient(options),
-    ...open.replica,
-  });
+  const primary = await openClient({ ...options, url: syncUrl, syncUrl: null });
+  try {
+    return new ReplicaClient({
+      primary,
+      pull: () => pull(options.url, syncUrl, authToken),
+      openReplica: () => openClient(options),
+      settleMs: timeoutMs,
+      ...open.replica,
+    });
+  } catch (error) {
+    primary.close();
+    throw error;
+  }
 }
 
 /**

@@ -211,6 +211,11 @@ needs(outside.sqld).describe("storage on sqld", () => {
         masterKey: primary.masterKey,
         config: { catchupMs: 0 },
       });
+      // Its copy takes over from the primary once pulled: what follows is read from the copy.
+      for (let i = 0; i < 300 && !replica.storage.inProcess; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(replica.storage.inProcess).toBe(true);
       // A team made through the replica is written to the primary and readable on the replica at once.
       const { apiKey } = await makeTeam(replica);
       const own = await replica.request("/v1/entries", {

@@ -1,8 +1,14 @@
 // An embedded replica against a real sqld on loopback: the primary answers while the copy is pulled on its own
 // thread, the copy takes over with every write the primary acknowledged, and a pull that fails is tried again.
 
+import { expandConfig } from "@libsql/core/config";
 import { afterEach, expect, it } from "vitest";
-import { pullReplica, type ReplicaPull, replicaPath } from "../../src/store/replica-pull.js";
+import {
+  pullReplica,
+  type ReplicaPull,
+  replicaPath,
+  replicaUrlProblem,
+} from "../../src/store/replica-pull.js";
 import { openStorage, type Storage } from "../../src/store/storage.js";
 import { tempDir } from "../support/app.js";
 import { needs, outside } from "../support/outside.js";
@@ -43,11 +49,21 @@ function upTo(n: number, from = 0): number[] {
   return Array.from({ length: n - from }, (_, i) => from + i);
 }
 
-it("reads the path libSQL's driver opens from each form a file: URL takes", () => {
-  expect(replicaPath("file:/data/replica.db")).toBe("/data/replica.db");
-  expect(replicaPath("file:///data/replica.db")).toBe("/data/replica.db");
-  expect(replicaPath("file:replica.db")).toBe("replica.db");
-  expect(replicaPath("file:/data/my%20replica.db?mode=rwc")).toBe("/data/my replica.db");
+it("opens the path libSQL's client opens for each form of file: URL a replica takes, and refuses the rest", () => {
+  for (const url of [
+    "file:/data/replica.db",
+    "file:///data/replica.db",
+    "file://localhost/data/r.db",
+    "file:r.db",
+  ]) {
+    expect(replicaUrlProblem(url)).toBeNull();
+    expect(replicaPath(url)).toBe(expandConfig({ url }, false).path);
+  }
+  expect(replicaPath("file:/data/my%20replica.db")).toBe("/data/my replica.db");
+  // What the client that reads the copy refuses, or would open as another file than the pull's.
+  for (const url of ["file:r.db?mode=rwc", "file:r.db#f", "file::memory:", "file://host/r.db", "file:"]) {
+    expect(replicaUrlProblem(url)).not.toBeNull();
+  }
 });
 
 needs(outside.sqld, outside.caCertificates).describe("an embedded replica", () => {
@@ -122,6 +138,34 @@ needs(outside.sqld, outside.caCertificates).describe("an embedded replica", () =
     await killed(sqld);
     const rows = await storage.client.execute("SELECT n FROM probe");
     expect(rows.rows.map((row) => Number(row.n))).toEqual([1]);
+  }, 60_000);
+
+  it("ends a pull stalled on its primary when stopped, rather than waiting for it", async () => {
+    const { sqld, dir } = await primary();
+    sqld.signal("SIGSTOP");
+    cleanups.push(() => sqld.signal("SIGCONT"));
+    const pull = pullReplica(`file:${dir}/replica.db`, sqld.url, null);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    pull.stop();
+    await expect(pull.pulled).rejects.toThrow("the replica's pull ended before it finished");
+  }, 60_000);
+
+  it("refuses a replica URL the copy's client would refuse, before it opens anything", async () => {
+    const { sqld, dir } = await primary();
+    let pulls = 0;
+    const refused = openStorage(
+      { url: `file:${dir}/replica.db?mode=rwc`, syncUrl: sqld.url },
+      {
+        pullReplica: (url, syncUrl, token) => {
+          pulls++;
+          return pullReplica(url, syncUrl, token);
+        },
+      },
+    );
+    await expect(refused).rejects.toThrow(
+      "Invalid configuration: MEMORIA_DB_URL cannot be an embedded replica's file: it has a query or a fragment",
+    );
+    expect(pulls).toBe(0);
   }, 60_000);
 
   it("stops its pull and both connections when closed before the copy took over", async () => {
