@@ -49,8 +49,17 @@ function guard<T extends object>(
       // Called on the client itself, not on this proxy: the client keeps its state in private fields.
       if (!calls.has(property)) return value.bind(object);
       return (...args: unknown[]) => {
-        const answer = bounded(Promise.resolve(value.apply(object, args)), timeoutMs, answered);
+        const call = Promise.resolve(value.apply(object, args));
+        const answer = bounded(call, timeoutMs, answered);
         if (property !== "transaction") return answer;
+        // A transaction that arrives after its caller was answered 503 has nobody to end it: ended here, so it
+        // holds no connection (nor an embedded replica's takeover) for good.
+        answer.catch(() =>
+          call.then(
+            (tx) => (tx as Transaction).close(),
+            () => undefined,
+          ),
+        );
         return answer.then((tx) => guard(tx as Transaction, TRANSACTION_CALLS, timeoutMs, answered));
       };
     },

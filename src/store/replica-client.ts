@@ -1,7 +1,7 @@
 // An embedded replica that answers from its primary until its copy is level with it. A container's disk does
 // not survive its sleep, so each wake starts with an empty copy, and pulling it whole before serving made the
 // first answer of every wake wait for the whole database (~4 s for a 20k-passage team with the primary 20 ms
-// away). Instead every call goes to the primary over the network while a thread pulls (replica-pull.ts); then
+// away). Instead every call goes to the primary over the network while another process pulls (replica-pull.ts); then
 // the replica takes over: calls already sent to the primary are let finish, the copy pulls what they wrote,
 // and from then on reads are answered on this machine (decision 0107).
 
@@ -17,15 +17,15 @@ import type {
 import type { ReplicaPull } from "./replica-pull.js";
 
 /**
- * How long after a pull that failed (the primary away, the thread ended) the next one starts. Meanwhile the
- * primary answers everything, as during any pull: slower reads, nothing wrong.
+ * How long after a pull or a takeover that failed (the primary away, the pull ended) the next try starts.
+ * Meanwhile the primary answers everything, as during any pull: slower reads, nothing wrong.
  */
 export const REPLICA_PULL_RETRY_MS = 30_000;
 
 export interface ReplicaClientOptions {
   /** A client of the primary; closed once the replica has taken over. */
   primary: Client;
-  /** Starts a pull of the replica's file on a thread of its own. */
+  /** Starts a pull of the replica's file off this thread (replica-pull.ts). */
   pull: () => ReplicaPull;
   /** Opens the replica's file on this thread, once no pull holds it. */
   openReplica: () => Promise<Client>;
@@ -45,7 +45,13 @@ export class ReplicaClient implements Client {
   readonly #primary: Client;
   readonly #options: ReplicaClientOptions;
   #replica: Client | null = null;
+  /**
+   * The replica's file as this thread opened it for a takeover that did not finish: kept, and the next try
+   * uses it, because it pulls on its own from then on and a second puller must never write the same file.
+   */
+  #opened: Client | null = null;
   #pull: ReplicaPull | null = null;
+  #firstOpened: Promise<void> = Promise.resolve();
   #retry: ReturnType<typeof setTimeout> | null = null;
   /** Calls (and open transactions) on the primary not yet settled: the takeover waits for them. */
   #onPrimary = 0;
@@ -61,9 +67,12 @@ export class ReplicaClient implements Client {
     this.#startPull(performance.now());
   }
 
-  /** A pull that has reached the primary, or its error (a start waits for this: a replica that cannot pull fails it). */
+  /**
+   * The first pull's driver opened the replica's file (or could not: no CA certificates, say), which a start
+   * waits for; a primary it then cannot reach is a failed pull, tried again.
+   */
   get opened(): Promise<void> {
-    return this.#pull?.opened ?? Promise.resolve();
+    return this.#firstOpened;
   }
 
   /** Whether calls are answered from the copy on this machine rather than by the primary. */
@@ -154,6 +163,7 @@ export class ReplicaClient implements Client {
     if (this.#retry) clearTimeout(this.#retry);
     this.#pull?.stop();
     this.#primary.close();
+    this.#opened?.close();
     this.#replica?.close();
   }
 
@@ -185,6 +195,7 @@ export class ReplicaClient implements Client {
       return;
     }
     this.#pull = pull;
+    if (first) this.#firstOpened = pull.opened;
     let opened = false;
     pull.opened.then(
       () => {
@@ -195,7 +206,7 @@ export class ReplicaClient implements Client {
     pull.pulled.then(
       () => this.#takeOver(began),
       (error: unknown) => {
-        // The first pull failing to reach the primary fails the start, through `opened`: not retried.
+        // The first pull's driver failing to open fails the start, through `opened`: not retried.
         if (first && !opened) return;
         this.#pullFailed(began, error);
       },
@@ -204,7 +215,8 @@ export class ReplicaClient implements Client {
 
   #pullFailed(began: number, error: unknown): void {
     if (this.#closed) return;
-    this.#retry = setTimeout(() => this.#startPull(began), this.#options.retryMs ?? REPLICA_PULL_RETRY_MS);
+    const again = () => (this.#opened ? void this.#takeOver(began) : this.#startPull(began));
+    this.#retry = setTimeout(again, this.#options.retryMs ?? REPLICA_PULL_RETRY_MS);
     this.#retry.unref?.();
     tell(() => this.#options.failed?.(error));
   }
@@ -220,22 +232,23 @@ export class ReplicaClient implements Client {
     this.#takingOver = new Promise<void>((resolve) => {
       done = resolve;
     });
-    let replica: Client | null = null;
     let failure: unknown = null;
     try {
-      replica = await this.#options.openReplica();
+      this.#opened ??= await this.#options.openReplica();
       if (!(await this.#settled(this.#options.settleMs))) {
         throw new Error("calls on the primary did not finish within the storage timeout");
       }
       // Closed meanwhile: the pull below would be for nothing.
-      if (!this.#closed) await replica.sync();
+      if (!this.#closed) await this.#opened.sync();
     } catch (error) {
       failure = error;
     }
-    if (this.#closed || failure !== null) {
-      replica?.close();
-    } else if (replica) {
-      this.#replica = replica;
+    if (this.#closed) {
+      this.#opened?.close();
+      this.#opened = null;
+    } else if (failure === null && this.#opened) {
+      this.#replica = this.#opened;
+      this.#opened = null;
       this.#primary.close();
     }
     this.#takingOver = null;

@@ -3,26 +3,27 @@
 // 3.1 s from a sqld on the same machine), and on the request thread it held every request, the wake's first
 // answer included, for all of it (decision 0107). On Node the pull runs in a child process: a thread could not
 // be ended while it is inside the driver's native call, and a process exit waits for its threads, so a stop or
-// a refused start would wait for the whole pull (or forever, if the primary stalled). Deno runs it on a worker
+// a refused start would wait for the whole pull (or for ever, if the primary stalled). Deno runs it on a worker
 // thread (its own process would need Deno's permission flags passed on). The pull opens the replica's file,
-// pulls, closes it and ends; the request thread opens the file only after that (replica-client.ts).
+// pulls, closes it and ends; `pulled` resolves once it has ended, and only then does the request thread open
+// the file (replica-client.ts).
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { createRequire } from "node:module";
-import { setPriority } from "node:os";
 import { Worker } from "node:worker_threads";
 
 /** A pull under way: `opened` once the driver opened the replica, `pulled` once the copy is level with its primary. */
 export interface ReplicaPull {
   readonly opened: Promise<void>;
   readonly pulled: Promise<void>;
-  /** Ends the pull at once; a pull cut short leaves the copy at a frame it reached, which the next goes on from. */
+  /** Ends the pull at once. */
   stop(): void;
 }
 
 /**
  * The pull's niceness (0 is the server's own, 19 the lowest): below the server's, so on a small machine a
- * wake's restore, which the first answer waits for, is not slowed by a copy it does not need yet.
+ * wake's restore, which the first answer waits for, is not slowed by a copy it does not need yet. Set by the
+ * child itself before it loads the driver, so the driver's own threads inherit it.
  */
 export const PULL_NICENESS = 10;
 
@@ -54,10 +55,14 @@ try {
 }
 `;
 
-/** In a child process: the input on stdin, each step a line on stdout (one channel, so steps keep their order). */
+/**
+ * In a child process: the input on stdin, each step a line on file descriptor 3 (one channel of its own, so
+ * steps keep their order and nothing the driver prints is taken for one).
+ */
 const CHILD_SOURCE = `
+try { require("node:os").setPriority(${PULL_NICENESS}); } catch {}
 const input = JSON.parse(require("node:fs").readFileSync(0, "utf8"));
-const report = (line) => process.stdout.write(line + "\\n");
+const report = (line) => require("node:fs").writeSync(3, line + "\\n");
 ${PULL_BODY}`;
 
 const WORKER_SOURCE = `
@@ -102,60 +107,79 @@ export function pullReplica(url: string, syncUrl: string, authToken: string | nu
   };
   const opened = deferred();
   const pulled = deferred();
+  let done = false;
   const failed = (error: unknown) => {
     opened.reject(error);
     pulled.reject(error);
   };
   const step = (line: string) => {
     if (line === "opened") opened.resolve();
-    else if (line === "pulled") pulled.resolve();
+    else if (line === "pulled") done = true;
     else if (line.startsWith("failed "))
       failed(new Error(JSON.parse(line.slice("failed ".length)) as string));
   };
-  // An end without "pulled" (stopped, or killed) is a pull that did not finish; after "pulled", a no-op.
-  const ended = () => failed(new Error("the replica's pull ended before it finished"));
+  // Resolved only once the pull has ended and its hold on the file with it; an end without "pulled" (stopped,
+  // killed, crashed) is a pull that did not finish.
+  const ended = (why: string) => {
+    if (done) pulled.resolve();
+    else failed(new Error(`the replica's pull ended before it finished (${why})`));
+  };
   const stop = "Deno" in globalThis ? onThread(input, step, ended) : inChild(input, step, ended);
   return { opened: opened.promise, pulled: pulled.promise, stop };
 }
 
-function inChild(input: PullInput, step: (line: string) => void, ended: () => void): () => void {
-  // None of the parent's Node options (a loader, heap limits): the child runs plain CommonJS.
-  const env = { ...process.env };
-  delete env.NODE_OPTIONS;
+/**
+ * What of the server's environment the child gets: where to find programs, certificates and a proxy. Not the
+ * server's secrets (the master key, the tokens): the one the pull needs goes on its stdin.
+ */
+const CHILD_ENVIRONMENT = /^(PATH|HOME|TMPDIR|TZ|LANG|SSL_CERT_FILE|SSL_CERT_DIR|(HTTPS?|NO|ALL)_PROXY)$/i;
+
+/** How much of the child's last words on stderr a failure keeps. */
+const STDERR_KEPT = 1024;
+
+function inChild(input: PullInput, step: (line: string) => void, ended: (why: string) => void): () => void {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => CHILD_ENVIRONMENT.test(name)),
+  );
   const child: ChildProcess = spawn(process.execPath, ["-e", CHILD_SOURCE], {
-    stdio: ["pipe", "pipe", "ignore"],
+    stdio: ["pipe", "ignore", "pipe", "pipe"],
     env,
+    // Its own process group: a Ctrl-C meant for the server is the server's to handle (it stops the pull).
+    detached: true,
   });
-  let out = "";
-  child.stdout?.setEncoding("utf8");
-  child.stdout?.on("data", (text: string) => {
-    out += text;
-    for (let newline = out.indexOf("\n"); newline >= 0; newline = out.indexOf("\n")) {
-      step(out.slice(0, newline));
-      out = out.slice(newline + 1);
+  // Whatever way this process exits, the pull does not go on without it (a server killed outright aside).
+  const killChild = () => child.kill("SIGKILL");
+  process.once("exit", killChild);
+  let steps = "";
+  const fd3 = child.stdio[3] as NodeJS.ReadableStream | null;
+  fd3?.setEncoding("utf8");
+  fd3?.on("data", (text: string) => {
+    steps += text;
+    for (let newline = steps.indexOf("\n"); newline >= 0; newline = steps.indexOf("\n")) {
+      step(steps.slice(0, newline));
+      steps = steps.slice(newline + 1);
     }
   });
-  child.on("error", ended);
-  child.on("close", ended);
-  // The wake that waits for its first answer comes first: the pull takes what CPU that leaves.
-  if (child.pid !== undefined) {
-    try {
-      setPriority(child.pid, PULL_NICENESS);
-    } catch {
-      // A platform without priorities: the pull runs beside the wake as it is.
-    }
-  }
-  // The token goes on stdin, not in the child's arguments or environment, which other tools list.
+  let stderr = "";
+  child.stderr?.setEncoding("utf8");
+  child.stderr?.on("data", (text: string) => {
+    stderr = (stderr + text).slice(-STDERR_KEPT);
+  });
+  child.on("error", (error) => ended(error.message));
+  child.on("close", (code, signal) => {
+    process.off("exit", killChild);
+    ended(`${signal ? `signal ${signal}` : `exit code ${code}`}${stderr.trim() ? `: ${stderr.trim()}` : ""}`);
+  });
   child.stdin?.on("error", () => undefined);
   child.stdin?.end(JSON.stringify(input));
-  return () => void child.kill("SIGKILL");
+  return () => void killChild();
 }
 
-function onThread(input: PullInput, step: (line: string) => void, ended: () => void): () => void {
+function onThread(input: PullInput, step: (line: string) => void, ended: (why: string) => void): () => void {
   const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: input, execArgv: [] });
   worker.on("message", step);
-  worker.on("error", ended);
-  worker.on("exit", ended);
+  worker.on("error", (error) => ended(error.message));
+  worker.on("exit", (code) => ended(`exit code ${code}`));
   return () => void worker.terminate();
 }
 

@@ -120,7 +120,7 @@ export interface OpenStorageOptions {
   beforeWriting?: (found: Preflight) => Promise<void>;
   /** An embedded replica's progress: its copy took over from the primary, or a pull failed (and is retried). */
   replica?: Pick<ReplicaClientOptions, "tookOver" | "failed" | "retryMs">;
-  /** How an embedded replica's copy is pulled (a thread of its own); a test holds it to see the primary answer. */
+  /** How an embedded replica's copy is pulled (another process, replica-pull.ts); a test holds it to see the primary answer. */
   pullReplica?: (url: string, syncUrl: string, authToken: string | null) => ReplicaPull;
 }
 

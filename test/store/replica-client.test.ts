@@ -1,5 +1,5 @@
-// An embedded replica against a real sqld on loopback: the primary answers while the copy is pulled on its own
-// thread, the copy takes over with every write the primary acknowledged, and a pull that fails is tried again.
+// An embedded replica against a real sqld on loopback: the primary answers while another process pulls the copy,
+// the copy takes over with every write the primary acknowledged, and a pull that fails is tried again.
 
 import { expandConfig } from "@libsql/core/config";
 import { afterEach, expect, it } from "vitest";
@@ -66,17 +66,39 @@ it("opens the path libSQL's client opens for each form of file: URL a replica ta
   }
 });
 
+it("refuses a replica URL the copy's client would refuse, before it opens anything", async () => {
+  const tmp = tempDir();
+  cleanups.push(tmp.cleanup);
+  let pulls = 0;
+  const refused = openStorage(
+    // Nothing listens on port 9: a refusal that tried to reach the primary would say it cannot be reached.
+    { url: `file:${tmp.dir}/replica.db?mode=rwc`, syncUrl: "http://127.0.0.1:9" },
+    {
+      pullReplica: (url, syncUrl, token) => {
+        pulls++;
+        return pullReplica(url, syncUrl, token);
+      },
+    },
+  );
+  await expect(refused).rejects.toThrow(
+    "Invalid configuration: MEMORIA_DB_URL cannot be an embedded replica's file: it has a query or a fragment",
+  );
+  expect(pulls).toBe(0);
+});
+
 needs(outside.sqld, outside.caCertificates).describe("an embedded replica", () => {
   it("answers from its primary until its pull is done, then from its own copy, with every acknowledged write", async () => {
     const { sqld, dir } = await primary();
     const release = signal();
     const tookOver = signal();
+    let realPulled: Promise<void> | null = null;
     const storage = await openStorage(
       // No periodic pull during the test: the takeover's own pull is the one that must bring the writes.
       { url: `file:${dir}/replica.db`, syncUrl: sqld.url, syncIntervalSeconds: 3600 },
       {
         pullReplica: (url, syncUrl, token): ReplicaPull => {
           const real = pullReplica(url, syncUrl, token);
+          realPulled = real.pulled;
           return { ...real, pulled: release.promise.then(() => real.pulled) };
         },
         replica: { tookOver: () => tookOver.fire() },
@@ -87,6 +109,9 @@ needs(outside.sqld, outside.caCertificates).describe("an embedded replica", () =
     await storage.client.execute("CREATE TABLE probe (n INTEGER NOT NULL)");
     await Promise.all(upTo(20).map((n) => insert(storage, n)));
     expect(storage.inProcess).toBe(false);
+    // The pull itself is over: only the release below holds the takeover back.
+    expect(realPulled).not.toBeNull();
+    await realPulled;
 
     // A transaction open on the primary holds the takeover until it ends; what it commits after the copy was
     // opened is brought by the takeover's own pull.
@@ -95,10 +120,20 @@ needs(outside.sqld, outside.caCertificates).describe("an embedded replica", () =
     // Sent before the takeover begins, so on the primary while the copy takes over: it waits for them.
     release.fire();
     const during = upTo(60, 20).map((n) => insert(storage, n));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Sent once the takeover began: it waits for the takeover, however long the transaction holds it.
+    let counted = false;
+    const fenced = storage.client.execute("SELECT count(*) AS n FROM probe").then((rs) => {
+      counted = true;
+      return Number(rs.rows[0]?.n);
+    });
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(storage.inProcess).toBe(false);
+    expect(counted).toBe(false);
     await tx.commit();
     await Promise.all(during);
+    // Read from the copy once it took over, with everything the primary had acknowledged.
+    expect(await fenced).toBe(61);
     await tookOver.promise;
     expect(storage.inProcess).toBe(true);
 
@@ -140,35 +175,56 @@ needs(outside.sqld, outside.caCertificates).describe("an embedded replica", () =
     expect(rows.rows.map((row) => Number(row.n))).toEqual([1]);
   }, 60_000);
 
+  it("tries a takeover held past the storage timeout again with the copy it opened, never with a second pull", async () => {
+    const { sqld, dir } = await primary();
+    const release = signal();
+    const tookOver = signal();
+    const failures: string[] = [];
+    let pulls = 0;
+    const storage = await openStorage(
+      { url: `file:${dir}/replica.db`, syncUrl: sqld.url, syncIntervalSeconds: 3600, timeoutMs: 300 },
+      {
+        pullReplica: (url, syncUrl, token): ReplicaPull => {
+          pulls++;
+          const real = pullReplica(url, syncUrl, token);
+          return { ...real, pulled: release.promise.then(() => real.pulled) };
+        },
+        replica: {
+          failed: (error) => failures.push((error as Error).message),
+          tookOver: () => tookOver.fire(),
+          retryMs: 100,
+        },
+      },
+    );
+    cleanups.push(() => storage.close());
+    await storage.client.execute("CREATE TABLE probe (n INTEGER NOT NULL)");
+    const tx = await storage.client.transaction("write");
+    await tx.execute({ sql: "INSERT INTO probe (n) VALUES (?)", args: [7] });
+    release.fire();
+    for (let i = 0; i < 100 && failures.length === 0; i++)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(failures[0]).toBe("calls on the primary did not finish within the storage timeout");
+    expect(storage.inProcess).toBe(false);
+    await tx.commit();
+    await tookOver.promise;
+    expect(pulls).toBe(1);
+    await killed(sqld);
+    const rows = await storage.client.execute("SELECT n FROM probe");
+    expect(rows.rows.map((row) => Number(row.n))).toEqual([7]);
+  }, 60_000);
+
   it("ends a pull stalled on its primary when stopped, rather than waiting for it", async () => {
     const { sqld, dir } = await primary();
     sqld.signal("SIGSTOP");
     cleanups.push(() => sqld.signal("SIGCONT"));
     const pull = pullReplica(`file:${dir}/replica.db`, sqld.url, null);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Long past the child's start, so it is inside the driver, waiting on the primary, when stopped.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
     pull.stop();
-    await expect(pull.pulled).rejects.toThrow("the replica's pull ended before it finished");
+    await expect(pull.pulled).rejects.toThrow("the replica's pull ended before it finished (signal SIGKILL)");
   }, 60_000);
 
-  it("refuses a replica URL the copy's client would refuse, before it opens anything", async () => {
-    const { sqld, dir } = await primary();
-    let pulls = 0;
-    const refused = openStorage(
-      { url: `file:${dir}/replica.db?mode=rwc`, syncUrl: sqld.url },
-      {
-        pullReplica: (url, syncUrl, token) => {
-          pulls++;
-          return pullReplica(url, syncUrl, token);
-        },
-      },
-    );
-    await expect(refused).rejects.toThrow(
-      "Invalid configuration: MEMORIA_DB_URL cannot be an embedded replica's file: it has a query or a fragment",
-    );
-    expect(pulls).toBe(0);
-  }, 60_000);
-
-  it("stops its pull and both connections when closed before the copy took over", async () => {
+  it("closed before its copy took over, never takes over and answers nothing more", async () => {
     const { sqld, dir } = await primary();
     const never = signal();
     const tookOver: number[] = [];
