@@ -6,7 +6,7 @@ import type { Storage } from "../store/storage.js";
 /**
  * How recent an answer from storage readiness takes as its own. Within it, /readyz answers without a round
  * trip: over remote storage 20 ms away that was 8–16 ms of a start's ~240 ms exec to ready, spent asking again
- * what the start's own check had just asked (decision 0107). A probe after a call that found storage away always asks.
+ * what the start's own check had just asked (decision 0107). A probe after a call that failed always asks.
  */
 export const READY_TRUSTS_ANSWER_MS = 1000;
 

@@ -42,7 +42,7 @@ export class Storage {
   readonly oauth: OAuthRows;
 
   readonly #inProcess: () => boolean;
-  /** When a call last found storage answering (performance.now()), or null when the newest found it away. */
+  /** When a call to storage last succeeded (performance.now()), or null when the newest one failed. */
   #answeredAt: number | null = null;
 
   /**
@@ -81,7 +81,7 @@ export class Storage {
     this.#answeredAt = ok ? performance.now() : null;
   }
 
-  /** Whether the newest call to storage found it answering, no more than `ms` ago. */
+  /** Whether the newest call to storage succeeded, no more than `ms` ago. */
   answeredWithin(ms: number): boolean {
     return this.#answeredAt !== null && performance.now() - this.#answeredAt <= ms;
   }

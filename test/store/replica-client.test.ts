@@ -33,6 +33,25 @@ async function killed(sqld: Sqld): Promise<void> {
   await sqld.exited;
 }
 
+/** The probe table's numbers, read with the primary killed: what the copy holds on its own. */
+async function probeOnCopy(storage: Storage, sqld: Sqld): Promise<number[]> {
+  await killed(sqld);
+  const rows = await storage.client.execute("SELECT n FROM probe ORDER BY n");
+  return rows.rows.map((row) => Number(row.n));
+}
+
+/** Real pulls whose end the replica hears only once `held` resolves; each is shown to `started` first. */
+function pullsHeldBy(
+  held: Promise<void>,
+  started: (pull: ReplicaPull) => void = () => undefined,
+): (url: string, syncUrl: string, token: string | null) => ReplicaPull {
+  return (url, syncUrl, token) => {
+    const real = pullReplica(url, syncUrl, token);
+    started(real);
+    return { ...real, pulled: held.then(() => real.pulled) };
+  };
+}
+
 function signal(): { promise: Promise<void>; fire: () => void } {
   let fire: () => void = () => undefined;
   const promise = new Promise<void>((resolve) => {
@@ -96,11 +115,9 @@ needs(outside.sqld, outside.caCertificates).describe("an embedded replica", () =
       // No periodic pull during the test: the takeover's own pull is the one that must bring the writes.
       { url: `file:${dir}/replica.db`, syncUrl: sqld.url, syncIntervalSeconds: 3600 },
       {
-        pullReplica: (url, syncUrl, token): ReplicaPull => {
-          const real = pullReplica(url, syncUrl, token);
+        pullReplica: pullsHeldBy(release.promise, (real) => {
           realPulled = real.pulled;
-          return { ...real, pulled: release.promise.then(() => real.pulled) };
-        },
+        }),
         replica: { tookOver: () => tookOver.fire() },
       },
     );
@@ -138,9 +155,7 @@ needs(outside.sqld, outside.caCertificates).describe("an embedded replica", () =
     expect(storage.inProcess).toBe(true);
 
     // With the primary gone, the copy answers on its own, and holds everything acknowledged.
-    await killed(sqld);
-    const rows = await storage.client.execute("SELECT n FROM probe ORDER BY n");
-    expect(rows.rows.map((row) => Number(row.n))).toEqual([...upTo(60), 61]);
+    expect(await probeOnCopy(storage, sqld)).toEqual([...upTo(60), 61]);
   }, 60_000);
 
   it("tries a pull that failed again, the primary answering meanwhile", async () => {
@@ -170,9 +185,7 @@ needs(outside.sqld, outside.caCertificates).describe("an embedded replica", () =
     await tookOver.promise;
     expect(pulls).toBe(2);
     expect(failures.map((error) => (error as Error).message)).toEqual(["connection dropped mid-pull"]);
-    await killed(sqld);
-    const rows = await storage.client.execute("SELECT n FROM probe");
-    expect(rows.rows.map((row) => Number(row.n))).toEqual([1]);
+    expect(await probeOnCopy(storage, sqld)).toEqual([1]);
   }, 60_000);
 
   it("tries a takeover held past the storage timeout again with the copy it opened, never with a second pull", async () => {
@@ -184,11 +197,9 @@ needs(outside.sqld, outside.caCertificates).describe("an embedded replica", () =
     const storage = await openStorage(
       { url: `file:${dir}/replica.db`, syncUrl: sqld.url, syncIntervalSeconds: 3600, timeoutMs: 300 },
       {
-        pullReplica: (url, syncUrl, token): ReplicaPull => {
+        pullReplica: pullsHeldBy(release.promise, () => {
           pulls++;
-          const real = pullReplica(url, syncUrl, token);
-          return { ...real, pulled: release.promise.then(() => real.pulled) };
-        },
+        }),
         replica: {
           failed: (error) => failures.push((error as Error).message),
           tookOver: () => tookOver.fire(),
@@ -208,9 +219,7 @@ needs(outside.sqld, outside.caCertificates).describe("an embedded replica", () =
     await tx.commit();
     await tookOver.promise;
     expect(pulls).toBe(1);
-    await killed(sqld);
-    const rows = await storage.client.execute("SELECT n FROM probe");
-    expect(rows.rows.map((row) => Number(row.n))).toEqual([7]);
+    expect(await probeOnCopy(storage, sqld)).toEqual([7]);
   }, 60_000);
 
   it("ends a pull stalled on its primary when stopped, rather than waiting for it", async () => {
@@ -231,10 +240,7 @@ needs(outside.sqld, outside.caCertificates).describe("an embedded replica", () =
     const storage = await openStorage(
       { url: `file:${dir}/replica.db`, syncUrl: sqld.url, syncIntervalSeconds: 3600 },
       {
-        pullReplica: (url, syncUrl, token): ReplicaPull => {
-          const real = pullReplica(url, syncUrl, token);
-          return { ...real, pulled: never.promise.then(() => real.pulled) };
-        },
+        pullReplica: pullsHeldBy(never.promise),
         replica: { tookOver: (ms) => tookOver.push(ms) },
       },
     );
