@@ -25,6 +25,7 @@ import { FEEDBACK } from "./index/feedback.js";
 import type { PassageIndexOptions } from "./index/passage-index.js";
 import type { Chunker } from "./ingest/chunker.js";
 import { LiveIndexes } from "./live/indexes.js";
+import type { TextPacker } from "./live/load-passages.js";
 import type { Logger } from "./logger.js";
 import { pageRoutes } from "./page/routes.js";
 import { PageSessions } from "./page/sessions.js";
@@ -135,6 +136,11 @@ export interface AppDeps {
   indexOptions?: PassageIndexOptions;
   /** How documents become passages: inline by default; the servers give a worker pool (runtime/chunk-pool). */
   chunker?: Chunker;
+  /**
+   * Where a build from rows packs its text blocks: in the index, on this thread, by default; the servers give
+   * the chunk pool's worker (runtime/chunk-pool), so it packs while this thread inserts.
+   */
+  packText?: TextPacker;
   /** How PDF and DOCX files become text: inline by default; the servers give a worker (runtime/extract-pool). */
   extractor?: Extractor;
   /** Where searches run: on this thread by default; the servers give the search threads (runtime/search-threads). */
@@ -179,6 +185,7 @@ export function createApp(deps: AppDeps): Memoria {
       ...(config.searchFeedback !== false ? { feedback: FEEDBACK } : {}),
       ...deps.indexOptions,
     },
+    ...(deps.packText ? { packText: deps.packText } : {}),
   });
   const directory = new TeamService({ storage, keyring, clock, indexes, keyCacheMs: config.catchupMs });
   const members = new MemberService({

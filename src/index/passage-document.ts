@@ -1,6 +1,9 @@
 // What goes into a passage index and what comes out of it: a document's passages, and a hit. Shared by the
 // index's writer (passage-index.ts) and its searcher (passage-searcher.ts).
 
+import { type PackedBlock, packTextBlocks } from "./passage-text.js";
+import { withoutMarkers } from "./snippet.js";
+
 /** Joins a heading trail or an ancestry path into one indexed string. */
 export const TRAIL_SEPARATOR = " › ";
 
@@ -18,6 +21,18 @@ export interface IndexedDocument {
   /** Front matter tags, searched as words of the title (absent: none). */
   tags?: readonly string[];
   passages: IndexedPassage[];
+  /**
+   * Its text blocks packed ahead (packDocumentText of these passages), by a build that had another thread
+   * pack them while it inserted; absent, the index packs them itself.
+   */
+  packed?: readonly PackedBlock[];
+}
+
+/** What the index stores of a document's text (passage-text.ts), from its passages as they are indexed. */
+export function packDocumentText(passages: readonly IndexedPassage[]): PackedBlock[] {
+  return packTextBlocks(
+    passages.map((p) => ({ chunkId: p.chunkId, heading: p.heading, body: withoutMarkers(p.text) })),
+  );
 }
 
 /**

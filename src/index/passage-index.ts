@@ -15,6 +15,7 @@ import { openPassageConnection, passageDatabaseName, releasePageCache } from "./
 import {
   type IndexedDocument,
   type PassageHit,
+  packDocumentText,
   TRAIL_SEPARATOR,
   titleColumnText,
 } from "./passage-document.js";
@@ -22,7 +23,7 @@ import { schema, writeStateSql } from "./passage-layout.js";
 import { FULL_RANKING_ROWS_PER_LIMIT, PassageSearcher } from "./passage-searcher.js";
 import { type PassageIndexRestore, restorePassageIndex, snapshotPassageIndex } from "./passage-snapshot.js";
 import type { PassageIndexState } from "./passage-state.js";
-import { packBlock, type StoredPassage, textBlocks, unpackBlock } from "./passage-text.js";
+import { unpackBlock } from "./passage-text.js";
 import type { MatchQuery } from "./query.js";
 import { OrderedRanges, UNORDERED_ROWIDS_START } from "./rowids.js";
 import type { IndexSnapshot } from "./snapshot.js";
@@ -366,17 +367,22 @@ export class PassageIndex {
     const inOrder = doc.passages.every((p, i) => i === 0 || p.ordinal > (doc.passages[i - 1]?.ordinal ?? 0));
     const start = inOrder ? this.#ranges.place(doc.id, doc.passages.length) : null;
     const rowids: number[] = [];
-    const stored: (StoredPassage & { rowid: number })[] = [];
     for (const [i, p] of doc.passages.entries()) {
       const rowid = start === null ? this.#nextUnorderedRowid++ : start + i;
-      const body = withoutMarkers(p.text);
-      this.#insert.run(rowid, p.heading, body, title, path);
+      this.#insert.run(rowid, p.heading, withoutMarkers(p.text), title, path);
       this.#insertRow.run(rowid, doc.id, p.ordinal);
-      stored.push({ rowid, chunkId: p.chunkId, heading: p.heading, body });
       rowids.push(rowid);
     }
-    for (const block of textBlocks(stored)) {
-      this.#insertText.run(block[0]?.rowid, packBlock(block));
+    // A block's row is its first passage's rowid: a document's rowids are consecutive (rowids.ts).
+    let next = 0;
+    for (const block of doc.packed ?? packDocumentText(doc.passages)) {
+      const rowid = rowids[block.first];
+      // Blocks packed elsewhere must still start at the first passage and follow each other, or a passage's
+      // text would be read from a block that does not hold it.
+      if (rowid === undefined || block.first < next || (next === 0 && block.first !== 0))
+        throw new RangeError("a document's packed text blocks do not follow its passages");
+      this.#insertText.run(rowid, block.packed);
+      next = block.first + 1;
     }
     this.#putDocument.run(doc.id, JSON.stringify(doc.title), JSON.stringify(doc.path), JSON.stringify(tags));
     if (start === null) this.#unordered++;

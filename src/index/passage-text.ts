@@ -54,6 +54,27 @@ export function textBlocks<T extends StoredPassage>(passages: readonly T[]): T[]
   return blocks;
 }
 
+/** One stored block of a document's text: the index of its first passage in the document, and its bytes. */
+export interface PackedBlock {
+  first: number;
+  packed: Uint8Array;
+}
+
+/**
+ * A document's passages (their bodies without match markers), in order, cut into blocks and each packed:
+ * what the index stores of their text. Pure, so a build can have it done on another thread while it inserts
+ * (live/load-passages.ts); the index packs alike when handed none.
+ */
+export function packTextBlocks(passages: readonly StoredPassage[]): PackedBlock[] {
+  const blocks: PackedBlock[] = [];
+  let first = 0;
+  for (const block of textBlocks(passages)) {
+    blocks.push({ first, packed: packBlock(block) });
+    first += block.length;
+  }
+  return blocks;
+}
+
 /** The bytes before the deflated stream: the inflated length, a 32-bit little-endian count. */
 const SIZE_BYTES = 4;
 /** The passages' count, then each field's length, in the inflated header: 32-bit little-endian each. */

@@ -12,7 +12,7 @@ import type { SnapshotHead } from "../store/snapshots.js";
 import type { Storage } from "../store/storage.js";
 import { ChangeLogCompacted, catchUp, catchUpWith, type WrittenDocuments } from "./catch-up.js";
 import { loadEntries } from "./load-entries.js";
-import { loadPassages } from "./load-passages.js";
+import { loadPassages, type TextPacker } from "./load-passages.js";
 import type { MergeScheduler } from "./merges.js";
 import { progressLog } from "./progress.js";
 import type { TeamRegistry } from "./registry.js";
@@ -40,6 +40,8 @@ export interface BuildDeps {
   indexOptions?: PassageIndexOptions;
   /** The team's sealed snapshots: tried before the rows, and written after a build from them. */
   snapshots?: Snapshots;
+  /** Where a build from rows packs its text blocks (load-passages.ts); in the index when absent. */
+  packText?: TextPacker;
 }
 
 /**
@@ -94,6 +96,7 @@ export async function build(
         passages,
         BUILD_PAGE_ROWS,
         progressLog(logger, key.teamId, started),
+        deps.packText,
       );
     } finally {
       passages.holdMerges(false);

@@ -24,6 +24,7 @@ import {
   compactChangeLog,
   DEFAULT_CHANGE_LOG_KEEP,
 } from "./compaction.js";
+import type { TextPacker } from "./load-passages.js";
 import { MergeScheduler } from "./merges.js";
 import { type Reconciled, reconcile } from "./reconcile.js";
 import { TeamRegistry } from "./registry.js";
@@ -82,6 +83,8 @@ export interface LiveIndexesDeps {
   mergeQuietMs?: number;
   /** The least time between two rebuilds of a team's index (repack.ts REPACK_INTERVAL_MS); tests shorten it. */
   repackIntervalMs?: number;
+  /** Where builds from rows pack their text blocks (load-passages.ts); in the index when absent. */
+  packText?: TextPacker;
 }
 
 export class LiveIndexes {
@@ -114,6 +117,7 @@ export class LiveIndexes {
       merges: this.#merges,
       indexOptions: deps.indexOptions,
       snapshots: this.#snapshots,
+      ...(deps.packText ? { packText: deps.packText } : {}),
     };
     this.#repacker = new Repacker(this.#build, deps.repackIntervalMs);
     this.#changeLogKeep = deps.changeLogKeep ?? DEFAULT_CHANGE_LOG_KEEP;

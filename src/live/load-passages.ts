@@ -3,6 +3,7 @@
 // left out whole and counted (see unreadable.ts), never fatal: the rest of the team stays searchable.
 
 import type { IndexedDocument, PassageIndex } from "../index/passage-index.js";
+import type { PackedBlock } from "../index/passage-text.js";
 import type { TeamKey } from "../seal/team-key.js";
 import { type ChunkRun, chunkId, openChunkRun } from "../sealed/documents.js";
 import { openOrNull } from "../sealed/readable.js";
@@ -12,10 +13,25 @@ import { chunkRunPages } from "./stored-pages.js";
 import { type Reread, UnreadableRows } from "./unreadable.js";
 
 /**
+ * Packs documents' text blocks as the index stores them (packDocumentText), on another thread: the chunk
+ * pool's worker in the server (runtime/chunk-pool.ts).
+ */
+export type TextPacker = (documents: readonly IndexedDocument[]) => Promise<readonly PackedBlock[][]>;
+
+/**
+ * Pages whose documents may be opened and packed ahead of the page being inserted. Two: while the request
+ * thread inserts a page, the next one is being packed on the packer's thread and the one after it opened
+ * (WebCrypto decrypts off the main thread too), so neither waits on the other. Each page is at most
+ * BUILD_PAGE_ROWS runs (~0.3 MB of text), so what is held ahead stays small.
+ */
+export const PAGES_OPENED_AHEAD = 4;
+
+/**
  * Reads, opens and indexes every chunk run, a page at a time. A page's runs are being opened (WebCrypto
- * works off the main thread) while the page before is inserted, so decryption and FTS5 overlap, and later
- * pages are being read meanwhile (stored-pages.ts). Returns the documents left out because a run of
- * theirs did not open.
+ * works off the main thread) while the pages before are packed and inserted, so decryption, packing and FTS5
+ * overlap, and later pages are being read meanwhile (stored-pages.ts). With a `packText`, the text blocks are
+ * packed there; a packer that fails leaves that page's packing to the index. Returns the documents left out
+ * because a run of theirs did not open.
  */
 export async function loadPassages(
   storage: Storage,
@@ -23,6 +39,7 @@ export async function loadPassages(
   index: PassageIndex,
   pageRows: number,
   onPage: (passagesSoFar: number) => void = () => {},
+  packText?: TextPacker,
 ): Promise<UnreadableRows> {
   const unreadable = new UnreadableRows();
   // The document being gathered (its runs may span pages), the chunks its rows hold, and whether one of
@@ -33,7 +50,8 @@ export async function loadPassages(
     if (current.failed) unreadable.mark(current.document.id, current.chunks);
     else complete.push(current.document);
   };
-  const insert = (rows: ChunkRunRow[], runs: (ChunkRun | null)[]) => {
+  // The documents a page completes, in order: a page's runs always go after the page before.
+  const gather = (rows: ChunkRunRow[], runs: (ChunkRun | null)[]): IndexedDocument[] => {
     const complete: IndexedDocument[] = [];
     rows.forEach((row, i) => {
       const run = runs[i] ?? null;
@@ -64,22 +82,35 @@ export async function loadPassages(
         passages.push({ chunkId: chunkId(row.documentId, row.version, ordinal), ordinal, ...chunk });
       });
     });
-    index.apply(complete);
+    return complete;
+  };
+  const packed = async (documents: IndexedDocument[]): Promise<IndexedDocument[]> => {
+    if (!packText || documents.length === 0) return documents;
+    const blocks = await packText(documents).catch(() => null);
+    if (!blocks || blocks.length !== documents.length) return documents;
+    return documents.map((doc, i) => ({ ...doc, packed: blocks[i] }));
+  };
+  const insert = (documents: IndexedDocument[]) => {
+    index.apply(documents);
     onPage(index.counts().chunks);
   };
   const pages = chunkRunPages(storage, key.teamId, pageRows);
-  let previous: { rows: ChunkRunRow[]; runs: Promise<(ChunkRun | null)[]> } | null = null;
+  const ahead: Promise<IndexedDocument[]>[] = [];
+  let gathered: Promise<unknown> = Promise.resolve();
   for await (const rows of pages) {
     const opening = Promise.all(rows.map((row) => openOrNull(openChunkRun(key, row))));
-    // Keep a failure of this page from surfacing as unhandled while the previous page is inserted.
-    opening.catch(() => undefined);
-    if (previous) insert(previous.rows, await previous.runs);
-    previous = { rows, runs: opening };
+    const documents = gathered.then(async () => gather(rows, await opening));
+    gathered = documents;
+    const page = documents.then(packed);
+    // Keep a failure of this page from surfacing as unhandled while the pages before are inserted.
+    page.catch(() => undefined);
+    ahead.push(page);
+    if (ahead.length > PAGES_OPENED_AHEAD) insert(await (ahead.shift() as Promise<IndexedDocument[]>));
   }
-  if (previous) insert(previous.rows, await previous.runs);
+  for (const page of ahead.splice(0)) insert(await page);
   const tail: IndexedDocument[] = [];
   finish(tail);
-  if (tail.length > 0) index.apply(tail);
+  if (tail.length > 0) insert(await packed(tail));
   return unreadable;
 }
 

@@ -112,6 +112,7 @@ export class Repacker {
         fresh,
         BUILD_PAGE_ROWS,
         progressLog(logger, key.teamId, performance.now()),
+        this.deps.packText,
       );
       fresh.holdMerges(false);
     } catch (error) {

@@ -116,6 +116,7 @@ export async function startMemoria(env: Record<string, string | undefined>): Pro
     clock: systemClock,
     logger,
     chunker: chunkPool.chunker,
+    packText: (documents) => chunkPool.packText(documents),
     extractor: extractPool.extractor,
     ...(searchThreads ? { finder: searchThreads } : {}),
   });

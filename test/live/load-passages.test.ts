@@ -3,12 +3,15 @@
 // them, no more), so storage's round trip is not paid a page at a time; from a database in this process, whose
 // reads cost no round trip, none is read ahead.
 
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { EntryIndex } from "../../src/index/entry-index.js";
 import { PassageIndex } from "../../src/index/passage-index.js";
 import { loadEntries } from "../../src/live/load-entries.js";
-import { loadPassages } from "../../src/live/load-passages.js";
+import { loadPassages, PAGES_OPENED_AHEAD, type TextPacker } from "../../src/live/load-passages.js";
 import { PAGES_AHEAD } from "../../src/live/pages-in-order.js";
+import { ChunkPool } from "../../src/runtime/chunk-pool.js";
 import { Storage } from "../../src/store/storage.js";
 import { addDocument, buildTestApp, makeTeam, type TestApp } from "../support/app.js";
 
@@ -57,7 +60,7 @@ function watchReads<T extends object>(rows: T, method: keyof T, index: { apply(.
 
 describe("loadPassages", () => {
   it("indexes every stored passage once, with the pages ahead asked for before a page goes in, and no more", async () => {
-    const documents = PAGES_AHEAD * 2 + 5;
+    const documents = (PAGES_AHEAD + PAGES_OPENED_AHEAD) * 2 + 5;
     const { key, remote } = await teamWith(documents, 0);
     const index = new PassageIndex();
     const seen = watchReads(remote.documents, "chunkRunsBetween", index);
@@ -67,21 +70,23 @@ describe("loadPassages", () => {
     expect(index.counts().chunks).toBe(documents);
     // One run a document, one run a page.
     expect(seen.reads()).toBe(documents);
-    // Page k goes in once page k + 1 is opened: pages up to k + 1 + PAGES_AHEAD have been asked, and no more.
+    // Page k goes in once page k + PAGES_OPENED_AHEAD is being opened: pages up to that one and PAGES_AHEAD
+    // more have been asked, and no more.
     seen.asked.forEach((asked, k) => {
-      expect(asked).toBe(Math.min(k + 2 + PAGES_AHEAD, documents));
+      expect(asked).toBe(Math.min(k + 1 + PAGES_OPENED_AHEAD + PAGES_AHEAD, documents));
     });
     index.close();
   });
 
   it("reads no page ahead from a database in this process", async () => {
-    const { app, key } = await teamWith(6, 0);
+    const documents = PAGES_OPENED_AHEAD + 6;
+    const { app, key } = await teamWith(documents, 0);
     const index = new PassageIndex();
     const seen = watchReads(app.storage.documents, "chunkRunsBetween", index);
     expect((await loadPassages(app.storage, key, index, 1)).count).toBe(0);
-    expect(index.counts().documents).toBe(6);
+    expect(index.counts().documents).toBe(documents);
     seen.asked.forEach((asked, k) => {
-      expect(asked).toBe(Math.min(k + 2, 6));
+      expect(asked).toBe(Math.min(k + 1 + PAGES_OPENED_AHEAD, documents));
     });
     index.close();
   });
@@ -97,6 +102,52 @@ describe("loadPassages", () => {
       index.close();
     }
   });
+});
+
+describe("loadPassages with a packer", () => {
+  /** Every row of every table the index holds, as its snapshot reads them. */
+  const tablesOf = (index: PassageIndex) => [...index.snapshot(256).pages].map((p) => [p.table, p.rows]);
+
+  it("holds what a load packing in the index holds, whether the packer packs or fails, each document sent once", async () => {
+    const app = await buildTestApp();
+    apps.push(app);
+    const { apiKey } = await makeTeam(app);
+    for (const pkg of ["fast-check", "semver", "hono", "zod", "qs"]) {
+      const content = readFileSync(join("node_modules", pkg, "README.md"), "utf8");
+      await addDocument(app, apiKey, { title: `${pkg} README`, content, format: "markdown" });
+    }
+    const key = await app.memoria.directory.authenticate(apiKey);
+    if (!key) throw new Error("the API key did not authenticate");
+    const pool = new ChunkPool({ size: 1 });
+    const closed = new ChunkPool({ size: 1 });
+    await closed.close();
+    try {
+      const load = async (packText?: TextPacker) => {
+        const index = new PassageIndex();
+        expect((await loadPassages(app.storage, key, index, 2, undefined, packText)).count).toBe(0);
+        return index;
+      };
+      const sent: string[] = [];
+      let packedAhead = 0;
+      const here = await load();
+      const ahead = await load(async (documents) => {
+        sent.push(...documents.map((d) => d.id));
+        const packed = await pool.packText(documents);
+        packedAhead += packed.length;
+        return packed;
+      });
+      const failed = await load((documents) => closed.packText(documents));
+      expect(here.counts()).toEqual({ documents: 5, chunks: expect.any(Number) });
+      expect(tablesOf(ahead)).toEqual(tablesOf(here));
+      expect(tablesOf(failed)).toEqual(tablesOf(here));
+      const stored = await app.storage.documents.list(key.teamId, 100, null);
+      expect(sent.sort()).toEqual(stored.map((d) => d.id).sort());
+      expect(packedAhead).toBe(5);
+      for (const index of [here, ahead, failed]) index.close();
+    } finally {
+      await pool.close();
+    }
+  }, 30_000);
 });
 
 describe("loadEntries", () => {

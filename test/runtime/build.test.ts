@@ -6,9 +6,14 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
+import { Worker } from "node:worker_threads";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { packDocumentText } from "../../src/index/passage-document.js";
+import type { PackedBlock } from "../../src/index/passage-text.js";
+import type { ChunkReply, ChunkRequest } from "../../src/runtime/chunk-pool.js";
 import { tempDir } from "../support/app.js";
 import { root } from "../support/processes.js";
+import { readmeDocuments } from "../support/readme-documents.js";
 
 const STAMP = ".build-inputs.json";
 
@@ -45,6 +50,24 @@ describe("the build", () => {
         code.some((text) => text.includes(`from "${addon}"`) || text.includes(`import("${addon}")`)),
       ).toBe(true);
     expect(code.every((text) => text.includes("const require = "))).toBe(true);
+  });
+
+  it("bundles a chunk worker that packs a build's text as the source packs it", async () => {
+    const documents = readmeDocuments();
+    const worker = new Worker(join(out.dir, "runtime", "chunk-worker.js"), { execArgv: [] });
+    try {
+      const request: ChunkRequest = { id: 7, pack: documents.map((d) => d.passages) };
+      const reply = new Promise<ChunkReply>((resolve) => worker.once("message", resolve));
+      worker.postMessage(request);
+      const answer = await reply;
+      const base64 = (blocks: readonly PackedBlock[]) =>
+        blocks.map((b) => [b.first, Buffer.from(b.packed).toString("base64")]);
+      expect("packed" in answer && answer.packed.map(base64)).toEqual(
+        documents.map((d) => base64(packDocumentText(d.passages))),
+      );
+    } finally {
+      await worker.terminate();
+    }
   });
 
   it("loads at start only what the first request needs: no front matter parsers, remote client or other locales", () => {

@@ -2,10 +2,13 @@
 // loads the chunker through tsx; the bundled path is covered by container.test.ts).
 
 import { afterEach, describe, expect, it } from "vitest";
+import { packDocumentText } from "../../src/index/passage-document.js";
+import type { PackedBlock } from "../../src/index/passage-text.js";
 import { chunkDocument } from "../../src/ingest/chunk.js";
 import type { ChunkInput } from "../../src/ingest/chunker.js";
 import type { DocumentFormat } from "../../src/ingest/formats.js";
 import { ChunkPool, INLINE_MAX_BYTES } from "../../src/runtime/chunk-pool.js";
+import { readmeDocuments } from "../support/readme-documents.js";
 
 /** Markdown with headings, lists, links, code and an HTML block, `sections` sections long. */
 function markdown(sections: number, seed = 0): string {
@@ -126,4 +129,32 @@ describe("the chunk pool", () => {
     for (let i = 0; i < 3; i++) await chunks.chunk(doc(markdown(50, i)));
     expect(chunks.workers).toBe(1);
   }, 60_000);
+
+  it("packs documents' text on a worker exactly as packDocumentText does", async () => {
+    const chunks = pool({ size: 1 });
+    const documents = readmeDocuments();
+    const bytes = (blocks: readonly PackedBlock[]) =>
+      blocks.map((b) => ({ first: b.first, packed: Buffer.from(b.packed).toString("base64") }));
+    const packed = await chunks.packText(documents);
+    expect(packed).toHaveLength(documents.length);
+    packed.forEach((blocks, i) => {
+      expect(bytes(blocks)).toEqual(bytes(packDocumentText(documents[i]?.passages ?? [])));
+    });
+    expect(packed.flat().length).toBeGreaterThan(documents.length);
+  });
+
+  it("refuses to pack while a document is being chunked, and packs again once it is done", async () => {
+    const chunks = pool({ size: 1 });
+    const documents = readmeDocuments().slice(0, 1);
+    const chunking = chunks.chunk(doc(markdown(300)));
+    await expect(chunks.packText(documents)).rejects.toThrow(/chunking a document/);
+    await chunking;
+    await expect(chunks.packText(documents)).resolves.toHaveLength(1);
+  });
+
+  it("refuses to pack once closed", async () => {
+    const chunks = pool({ size: 1 });
+    await chunks.close();
+    await expect(chunks.packText(readmeDocuments())).rejects.toThrow(/closed/);
+  });
 });
