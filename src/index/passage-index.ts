@@ -23,7 +23,7 @@ import { schema, writeStateSql } from "./passage-layout.js";
 import { FULL_RANKING_ROWS_PER_LIMIT, PassageSearcher } from "./passage-searcher.js";
 import { type PassageIndexRestore, restorePassageIndex, snapshotPassageIndex } from "./passage-snapshot.js";
 import type { PassageIndexState } from "./passage-state.js";
-import { unpackBlock } from "./passage-text.js";
+import { blocksFit, unpackBlock } from "./passage-text.js";
 import type { MatchQuery } from "./query.js";
 import { OrderedRanges, UNORDERED_ROWIDS_START } from "./rowids.js";
 import type { IndexSnapshot } from "./snapshot.js";
@@ -374,16 +374,10 @@ export class PassageIndex {
       rowids.push(rowid);
     }
     // A block's row is its first passage's rowid: a document's rowids are consecutive (rowids.ts).
-    let next = 0;
-    for (const block of doc.packed ?? packDocumentText(doc.passages)) {
-      const rowid = rowids[block.first];
-      // Blocks packed elsewhere must still start at the first passage and follow each other, or a passage's
-      // text would be read from a block that does not hold it.
-      if (rowid === undefined || block.first < next || (next === 0 && block.first !== 0))
-        throw new RangeError("a document's packed text blocks do not follow its passages");
-      this.#insertText.run(rowid, block.packed);
-      next = block.first + 1;
-    }
+    const blocks = doc.packed ?? packDocumentText(doc.passages);
+    if (doc.packed && !blocksFit(doc.packed, rowids.length))
+      throw new RangeError("a document's packed text blocks do not hold its passages in order");
+    for (const block of blocks) this.#insertText.run(rowids[block.first], block.packed);
     this.#putDocument.run(doc.id, JSON.stringify(doc.title), JSON.stringify(doc.path), JSON.stringify(tags));
     if (start === null) this.#unordered++;
     this.#documents.set(doc.id, { title: doc.title, path: doc.path, tags, rowids, ordered: start !== null });

@@ -54,9 +54,13 @@ export function textBlocks<T extends StoredPassage>(passages: readonly T[]): T[]
   return blocks;
 }
 
-/** One stored block of a document's text: the index of its first passage in the document, and its bytes. */
+/**
+ * One stored block of a document's text: the index of its first passage in the document, how many passages
+ * it holds, and its bytes.
+ */
 export interface PackedBlock {
   first: number;
+  count: number;
   packed: Uint8Array;
 }
 
@@ -69,10 +73,24 @@ export function packTextBlocks(passages: readonly StoredPassage[]): PackedBlock[
   const blocks: PackedBlock[] = [];
   let first = 0;
   for (const block of textBlocks(passages)) {
-    blocks.push({ first, packed: packBlock(block) });
+    blocks.push({ first, count: block.length, packed: packBlock(block) });
     first += block.length;
   }
   return blocks;
+}
+
+/**
+ * Whether `blocks` hold `passages` passages in order, each once: the first starts at the first passage, each
+ * next one where the one before ends, and the last ends at the last passage. Blocks packed on another thread
+ * are checked so before they are stored: a passage's text must never be read from a block that does not hold it.
+ */
+export function blocksFit(blocks: readonly PackedBlock[], passages: number): boolean {
+  let next = 0;
+  for (const block of blocks) {
+    if (block.first !== next || !Number.isInteger(block.count) || block.count < 1) return false;
+    next += block.count;
+  }
+  return next === passages;
 }
 
 /** The bytes before the deflated stream: the inflated length, a 32-bit little-endian count. */

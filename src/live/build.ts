@@ -12,7 +12,7 @@ import type { SnapshotHead } from "../store/snapshots.js";
 import type { Storage } from "../store/storage.js";
 import { ChangeLogCompacted, catchUp, catchUpWith, type WrittenDocuments } from "./catch-up.js";
 import { loadEntries } from "./load-entries.js";
-import { loadPassages, type TextPacker } from "./load-passages.js";
+import { type LoadPassagesOptions, loadPassages, type TextPacker } from "./load-passages.js";
 import type { MergeScheduler } from "./merges.js";
 import { progressLog } from "./progress.js";
 import type { TeamRegistry } from "./registry.js";
@@ -90,14 +90,10 @@ export async function build(
     passages.holdMerges(true);
     let unreadableDocuments: UnreadableRows;
     try {
-      unreadableDocuments = await loadPassages(
-        storage,
-        key,
-        passages,
-        BUILD_PAGE_ROWS,
-        progressLog(logger, key.teamId, started),
-        deps.packText,
-      );
+      unreadableDocuments = await loadPassages(storage, key, passages, BUILD_PAGE_ROWS, {
+        onPage: progressLog(logger, key.teamId, started),
+        ...packingOn(deps, key.teamId),
+      });
     } finally {
       passages.holdMerges(false);
     }
@@ -135,6 +131,24 @@ export async function build(
     team.discard();
     throw error;
   }
+}
+
+/**
+ * What a load from rows packs its text with (the servers' chunk worker, when given), and the warning once if
+ * that fails: the load then packs on the request thread, as slower builds did before (decision 0108). The
+ * pool's messages name the failure (a crash, a timeout), never any text.
+ */
+export function packingOn(deps: BuildDeps, teamId: string): LoadPassagesOptions {
+  const { packText, logger } = deps;
+  if (!packText) return {};
+  return {
+    packText,
+    onPackFailed: (error) =>
+      logger.warn("packing text on the chunk worker failed; packing on this thread", {
+        teamId,
+        error: error instanceof Error ? error.message : "unknown error",
+      }),
+  };
 }
 
 /**

@@ -3,7 +3,7 @@
 // left out whole and counted (see unreadable.ts), never fatal: the rest of the team stays searchable.
 
 import type { IndexedDocument, PassageIndex } from "../index/passage-index.js";
-import type { PackedBlock } from "../index/passage-text.js";
+import { blocksFit, type PackedBlock } from "../index/passage-text.js";
 import type { TeamKey } from "../seal/team-key.js";
 import { type ChunkRun, chunkId, openChunkRun } from "../sealed/documents.js";
 import { openOrNull } from "../sealed/readable.js";
@@ -14,33 +14,46 @@ import { type Reread, UnreadableRows } from "./unreadable.js";
 
 /**
  * Packs documents' text blocks as the index stores them (packDocumentText), on another thread: the chunk
- * pool's worker in the server (runtime/chunk-pool.ts).
+ * pool's worker in the server (runtime/chunk-pool.ts). Null: not now, the caller packs them itself; a
+ * rejection: the packer failed.
  */
-export type TextPacker = (documents: readonly IndexedDocument[]) => Promise<readonly PackedBlock[][]>;
+export type TextPacker = (documents: readonly IndexedDocument[]) => Promise<readonly PackedBlock[][] | null>;
 
 /**
- * Pages whose documents may be opened and packed ahead of the page being inserted. Two: while the request
- * thread inserts a page, the next one is being packed on the packer's thread and the one after it opened
- * (WebCrypto decrypts off the main thread too), so neither waits on the other. Each page is at most
- * BUILD_PAGE_ROWS runs (~0.3 MB of text), so what is held ahead stays small.
+ * Pages opened and packed ahead of the page being inserted. While the request thread inserts a page, the
+ * pages after it are being opened (WebCrypto decrypts off the main thread) and packed on the packer's thread.
+ * Measured on a wake from rows of 20,024 passages on `file:` (decision 0108): the request thread waited for a
+ * packed page 418–446 ms in all with two ahead, 362–367 with four and 229–251 with eight, but the first answer
+ * came no sooner at eight than at four (20k and 87k), so four, holding half of eight's text. A page is up to
+ * twice BUILD_PAGE_ROWS runs (a range read whole, stored-pages.ts), typically ~0.3 MB of text.
  */
 export const PAGES_OPENED_AHEAD = 4;
+
+export interface LoadPassagesOptions {
+  /** Called after each page goes in, with the passages loaded so far. */
+  onPage?: (passagesSoFar: number) => void;
+  /** Where the text blocks are packed; in the index when absent. */
+  packText?: TextPacker;
+  /** Called once if the packer fails; the rest of the load then packs in the index. */
+  onPackFailed?: (error: unknown) => void;
+}
 
 /**
  * Reads, opens and indexes every chunk run, a page at a time. A page's runs are being opened (WebCrypto
  * works off the main thread) while the pages before are packed and inserted, so decryption, packing and FTS5
  * overlap, and later pages are being read meanwhile (stored-pages.ts). With a `packText`, the text blocks are
- * packed there; a packer that fails leaves that page's packing to the index. Returns the documents left out
- * because a run of theirs did not open.
+ * packed there; a page it does not take, or blocks that do not fit their passages, are packed in the index, and
+ * a packer that fails is not asked again. Returns the documents left out because a run of theirs did not open.
  */
 export async function loadPassages(
   storage: Storage,
   key: TeamKey,
   index: PassageIndex,
   pageRows: number,
-  onPage: (passagesSoFar: number) => void = () => {},
-  packText?: TextPacker,
+  options: LoadPassagesOptions = {},
 ): Promise<UnreadableRows> {
+  const { onPage = () => {}, onPackFailed = () => {} } = options;
+  let packText = options.packText;
   const unreadable = new UnreadableRows();
   // The document being gathered (its runs may span pages), the chunks its rows hold, and whether one of
   // its runs failed to open.
@@ -85,10 +98,23 @@ export async function loadPassages(
     return complete;
   };
   const packed = async (documents: IndexedDocument[]): Promise<IndexedDocument[]> => {
-    if (!packText || documents.length === 0) return documents;
-    const blocks = await packText(documents).catch(() => null);
+    const packer = packText;
+    if (!packer || documents.length === 0) return documents;
+    let blocks: readonly PackedBlock[][] | null;
+    try {
+      blocks = await packer(documents);
+    } catch (error) {
+      if (packText === packer) {
+        packText = undefined;
+        onPackFailed(error);
+      }
+      return documents;
+    }
     if (!blocks || blocks.length !== documents.length) return documents;
-    return documents.map((doc, i) => ({ ...doc, packed: blocks[i] }));
+    return documents.map((doc, i) => {
+      const own = blocks[i];
+      return own && blocksFit(own, doc.passages.length) ? { ...doc, packed: own } : doc;
+    });
   };
   const insert = (documents: IndexedDocument[]) => {
     index.apply(documents);
@@ -99,6 +125,9 @@ export async function loadPassages(
   let gathered: Promise<unknown> = Promise.resolve();
   for await (const rows of pages) {
     const opening = Promise.all(rows.map((row) => openOrNull(openChunkRun(key, row))));
+    // Keep a failure of this page's opening from surfacing as unhandled before its turn to be gathered comes
+    // (or if a page before it fails and that turn never comes); gathering it rethrows it.
+    opening.catch(() => undefined);
     const documents = gathered.then(async () => gather(rows, await opening));
     gathered = documents;
     const page = documents.then(packed);

@@ -7,7 +7,7 @@
 
 import { PassageIndex } from "../index/passage-index.js";
 import type { TeamKey } from "../seal/team-key.js";
-import { BUILD_PAGE_ROWS, type BuildDeps } from "./build.js";
+import { BUILD_PAGE_ROWS, type BuildDeps, packingOn } from "./build.js";
 import { catchUp } from "./catch-up.js";
 import { loadPassages } from "./load-passages.js";
 import { progressLog } from "./progress.js";
@@ -106,14 +106,10 @@ export class Repacker {
     let unreadable: UnreadableRows;
     try {
       fresh.holdMerges(true);
-      unreadable = await loadPassages(
-        storage,
-        key,
-        fresh,
-        BUILD_PAGE_ROWS,
-        progressLog(logger, key.teamId, performance.now()),
-        this.deps.packText,
-      );
+      unreadable = await loadPassages(storage, key, fresh, BUILD_PAGE_ROWS, {
+        onPage: progressLog(logger, key.teamId, performance.now()),
+        ...packingOn(this.deps, key.teamId),
+      });
       fresh.holdMerges(false);
     } catch (error) {
       fresh.close();

@@ -3,7 +3,7 @@
 // rest wait in arrival order. Node's worker_threads, which Deno provides too (over its Web Workers).
 //
 // A build from rows sends its pages' text here too, to be packed (deflated) while the request thread inserts
-// the page before into FTS5: packing was ~20% of a rows build's time on that thread (decision 0108).
+// the pages before it into FTS5: packing was ~20% of a rows build's time on that thread (decision 0108).
 
 import { availableParallelism } from "node:os";
 import { type ResourceLimits, Worker } from "node:worker_threads";
@@ -82,6 +82,8 @@ interface Thread {
   timer: ReturnType<typeof setTimeout> | null;
   /** Set while the worker is idle: when it fires, the worker is ended. */
   idle: ReturnType<typeof setTimeout> | null;
+  /** Whether it has answered once, so its code is loaded. */
+  started: boolean;
 }
 
 /**
@@ -107,6 +109,11 @@ export class ChunkPool {
   readonly #queue: Job[] = [];
   #nextId = 1;
   #closed = false;
+  /**
+   * Why the worker started for packing did not answer: later calls to pack fail with it at once rather than
+   * start a worker for every page of a build. Cleared once any worker answers.
+   */
+  #startFailure: Error | null = null;
 
   constructor(options: ChunkPoolOptions = {}) {
     this.#size = options.size ?? defaultPoolSize();
@@ -133,14 +140,19 @@ export class ChunkPool {
   }
 
   /**
-   * Each document's text blocks as the index stores them (packDocumentText), packed on a worker. Only the
-   * fields packing reads are sent.
+   * Each document's text blocks as the index stores them (packDocumentText), packed on a worker; null when no
+   * worker can take them at once, for the caller to pack them itself. No worker can while the pool is closed,
+   * while a document is being chunked or waits to be (an upload can hold the worker for seconds), or before a
+   * worker has started: the first call starts one and answers null, so a small team's build never waits ~55 ms
+   * for a worker to load. Only the fields packing reads are sent. A worker that fails rejects the call.
    */
-  packText(documents: readonly { passages: readonly IndexedPassage[] }[]): Promise<PackedBlock[][]> {
-    if (this.#closed) return Promise.reject(new Error("The chunk pool is closed."));
-    // Packing is a build's to do on its own thread if need be; it must not wait seconds behind an upload.
-    if (this.#chunking())
-      return Promise.reject(new Error("The chunk pool is chunking a document; pack on this thread."));
+  packText(documents: readonly { passages: readonly IndexedPassage[] }[]): Promise<PackedBlock[][] | null> {
+    if (this.#closed || this.#chunking()) return Promise.resolve(null);
+    if (this.#startFailure) return Promise.reject(this.#startFailure);
+    if (![...this.#threads].some((thread) => thread.started)) {
+      this.#start();
+      return Promise.resolve(null);
+    }
     const pack = documents.map((doc) =>
       doc.passages.map(({ chunkId, ordinal, heading, text }) => ({ chunkId, ordinal, heading, text })),
     );
@@ -169,6 +181,16 @@ export class ChunkPool {
         return thread.worker.terminate();
       }),
     );
+  }
+
+  /** Starts a worker, unless one is starting: a job of nothing, whose answer says it has loaded. */
+  #start(): void {
+    if (this.#threads.size > 0 || this.#queue.length > 0) return;
+    const failed = (error: Error) => {
+      this.#startFailure = error;
+    };
+    this.#queue.push({ id: this.#nextId++, pack: [], resolve: () => {}, reject: failed });
+    this.#dispatch();
   }
 
   /** Whether a document is being chunked or waits to be. */
@@ -214,9 +236,11 @@ export class ChunkPool {
       ...(workerData ? { workerData } : {}),
       ...(this.#resourceLimits ? { resourceLimits: this.#resourceLimits } : {}),
     });
-    const thread: Thread = { worker, job: null, timer: null, idle: null };
+    const thread: Thread = { worker, job: null, timer: null, idle: null, started: false };
     this.#threads.add(thread);
     worker.on("message", (reply: ChunkReply) => {
+      thread.started = true;
+      this.#startFailure = null;
       const job = thread.job;
       if (!job || job.id !== reply.id) return;
       this.#settle(thread);

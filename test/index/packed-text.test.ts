@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { packDocumentText } from "../../src/index/passage-document.js";
 import { type IndexedDocument, PassageIndex } from "../../src/index/passage-index.js";
-import { type StoredPassage, unpackBlock } from "../../src/index/passage-text.js";
+import { type PackedBlock, type StoredPassage, unpackBlock } from "../../src/index/passage-text.js";
 import { MATCH_CLOSE, MATCH_OPEN } from "../../src/index/snippet.js";
 import { readmeDocuments } from "../support/readme-documents.js";
 
@@ -57,15 +57,22 @@ describe("text packed ahead", () => {
     ahead.close();
   });
 
-  it("refuses blocks that do not start at the first passage or run past the last, storing nothing", () => {
+  it("refuses blocks that do not hold every passage once and in order, storing nothing", () => {
     const [doc] = readmeDocuments();
     if (!doc) throw new Error("no README document");
     const packed = packDocumentText(doc.passages);
-    expect(packed.length).toBeGreaterThan(1);
-    const wrong = [
+    expect(packed.length).toBeGreaterThan(2);
+    const [first, second] = packed as [PackedBlock, PackedBlock];
+    const wrong: PackedBlock[][] = [
+      // Not from the first passage; not to the last; past the last.
       packed.slice(1),
-      [...packed, { first: doc.passages.length, packed: packed[0]?.packed as Uint8Array }],
-      [packed[0], packed[0]].filter((b) => b !== undefined),
+      packed.slice(0, -1),
+      [...packed, { first: doc.passages.length, count: 1, packed: first.packed }],
+      // A block twice, overlapping the next, or claiming passages the next one holds.
+      [first, first, ...packed.slice(1)],
+      [first, { ...second, first: second.first - 1 }, ...packed.slice(2)],
+      [{ ...first, count: first.count + 1 }, ...packed.slice(1)],
+      [{ ...first, count: 0 }, ...packed],
     ];
     for (const blocks of wrong) {
       const index = new PassageIndex();

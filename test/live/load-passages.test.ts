@@ -5,13 +5,16 @@
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { EntryIndex } from "../../src/index/entry-index.js";
+import { packDocumentText } from "../../src/index/passage-document.js";
 import { PassageIndex } from "../../src/index/passage-index.js";
 import { loadEntries } from "../../src/live/load-entries.js";
-import { loadPassages, PAGES_OPENED_AHEAD, type TextPacker } from "../../src/live/load-passages.js";
+import { type LoadPassagesOptions, loadPassages, PAGES_OPENED_AHEAD } from "../../src/live/load-passages.js";
 import { PAGES_AHEAD } from "../../src/live/pages-in-order.js";
 import { ChunkPool } from "../../src/runtime/chunk-pool.js";
+import { utf8 } from "../../src/seal/bytes.js";
+import { sealRowBytes } from "../../src/seal/team-key.js";
 import { Storage } from "../../src/store/storage.js";
 import { addDocument, buildTestApp, makeTeam, type TestApp } from "../support/app.js";
 
@@ -108,7 +111,8 @@ describe("loadPassages with a packer", () => {
   /** Every row of every table the index holds, as its snapshot reads them. */
   const tablesOf = (index: PassageIndex) => [...index.snapshot(256).pages].map((p) => [p.table, p.rows]);
 
-  it("holds what a load packing in the index holds, whether the packer packs or fails, each document sent once", async () => {
+  /** A team of five README documents, read by the tests below. */
+  async function readmeTeam() {
     const app = await buildTestApp();
     apps.push(app);
     const { apiKey } = await makeTeam(app);
@@ -118,36 +122,116 @@ describe("loadPassages with a packer", () => {
     }
     const key = await app.memoria.directory.authenticate(apiKey);
     if (!key) throw new Error("the API key did not authenticate");
-    const pool = new ChunkPool({ size: 1 });
-    const closed = new ChunkPool({ size: 1 });
-    await closed.close();
-    try {
-      const load = async (packText?: TextPacker) => {
-        const index = new PassageIndex();
-        expect((await loadPassages(app.storage, key, index, 2, undefined, packText)).count).toBe(0);
-        return index;
-      };
-      const sent: string[] = [];
+    const stored = await app.storage.documents.list(key.teamId, 100, null);
+    /** Loads the team two runs a page, counting the documents that reach the index packed ahead. */
+    const load = async (options: LoadPassagesOptions = {}) => {
+      const index = new PassageIndex();
       let packedAhead = 0;
+      const apply = index.apply.bind(index);
+      index.apply = (put, remove) => {
+        packedAhead += put.filter((doc) => doc.packed !== undefined).length;
+        apply(put, remove);
+      };
+      expect((await loadPassages(app.storage, key, index, 2, options)).count).toBe(0);
+      return { index, packedAhead };
+    };
+    return { ids: stored.map((d) => d.id).sort(), load };
+  }
+
+  it("stores what the index packs itself when the chunk worker packs every document, each sent once", async () => {
+    const { ids, load } = await readmeTeam();
+    const pool = new ChunkPool({ size: 1 });
+    try {
+      // The first call starts the worker and answers null (the caller packs); once it has started, it packs.
+      await vi.waitFor(async () => expect(await pool.packText([])).toEqual([]));
+      const sent: string[] = [];
       const here = await load();
-      const ahead = await load(async (documents) => {
-        sent.push(...documents.map((d) => d.id));
-        const packed = await pool.packText(documents);
-        packedAhead += packed.length;
-        return packed;
+      const ahead = await load({
+        packText: (documents) => {
+          sent.push(...documents.map((d) => d.id));
+          return pool.packText(documents);
+        },
       });
-      const failed = await load((documents) => closed.packText(documents));
-      expect(here.counts()).toEqual({ documents: 5, chunks: expect.any(Number) });
-      expect(tablesOf(ahead)).toEqual(tablesOf(here));
-      expect(tablesOf(failed)).toEqual(tablesOf(here));
-      const stored = await app.storage.documents.list(key.teamId, 100, null);
-      expect(sent.sort()).toEqual(stored.map((d) => d.id).sort());
-      expect(packedAhead).toBe(5);
-      for (const index of [here, ahead, failed]) index.close();
+      expect(here.index.counts()).toEqual({ documents: 5, chunks: expect.any(Number) });
+      expect(here.packedAhead).toBe(0);
+      expect(ahead.packedAhead).toBe(5);
+      expect(sent.sort()).toEqual(ids);
+      expect(tablesOf(ahead.index)).toEqual(tablesOf(here.index));
+      for (const { index } of [here, ahead]) index.close();
     } finally {
       await pool.close();
     }
   }, 30_000);
+
+  it("packs in the index what the packer does not take, or packs so it does not fit, and stops asking one that fails", async () => {
+    const { load } = await readmeTeam();
+    const here = await load();
+    const closed = new ChunkPool({ size: 1 });
+    await closed.close();
+    const notTaken = await load({ packText: (documents) => closed.packText(documents) });
+    // Each document's blocks with the first one's count off by one: they do not hold the passages in order.
+    const misfit = await load({
+      packText: async (documents) =>
+        documents.map((doc) =>
+          packDocumentText(doc.passages).map((b, i) => (i === 0 ? { ...b, count: b.count + 1 } : b)),
+        ),
+    });
+    let asked = 0;
+    const failures: unknown[] = [];
+    const failing = await load({
+      packText: async () => {
+        asked++;
+        throw new Error("the packer's thread is gone");
+      },
+      onPackFailed: (error) => failures.push(error),
+    });
+    for (const loaded of [notTaken, misfit, failing]) {
+      expect(loaded.packedAhead).toBe(0);
+      expect(tablesOf(loaded.index)).toEqual(tablesOf(here.index));
+      loaded.index.close();
+    }
+    here.index.close();
+    // Asked for the first page only (the pages after it were asked before its answer came, or not at all).
+    expect(asked).toBeGreaterThanOrEqual(1);
+    expect(asked).toBeLessThanOrEqual(1 + PAGES_OPENED_AHEAD);
+    expect(failures).toEqual([new Error("the packer's thread is gone")]);
+  }, 30_000);
+
+  it("fails the load, with nothing left unhandled, when a page's run opens to something that is not a run", async () => {
+    const app = await buildTestApp();
+    apps.push(app);
+    const { apiKey } = await makeTeam(app);
+    const ids: string[] = [];
+    for (let i = 0; i < 3 * (PAGES_OPENED_AHEAD + 2); i++)
+      ids.push(
+        (await addDocument(app, apiKey, { title: `Note ${i}`, content: `The okapi ${i} grazes.` })).id,
+      );
+    const key = await app.memoria.directory.authenticate(apiKey);
+    if (!key) throw new Error("the API key did not authenticate");
+    // Rows sealed under the team's own key, so they open, but holding no JSON: not rows that failed to open
+    // (those are counted and left out) but a fault, which fails the load. Two pages in a row, so the second
+    // fails while nothing waits for it any more (the first ended the load). Ids sort: these are later pages.
+    for (const id of [...ids].sort().slice(4, 6)) {
+      const row = await app.storage.client.execute({
+        sql: "SELECT version, first_ordinal FROM chunks WHERE document_id = ?",
+        args: [id],
+      });
+      const { version, first_ordinal } = row.rows[0] as unknown as { version: number; first_ordinal: number };
+      const sealed = await sealRowBytes(
+        key,
+        "chunks",
+        `${id}/${version}/${first_ordinal}`,
+        utf8("{ not json"),
+      );
+      await app.storage.client.execute({
+        sql: "UPDATE chunks SET sealed = ? WHERE document_id = ?",
+        args: [sealed, id],
+      });
+    }
+    const index = new PassageIndex();
+    await expect(loadPassages(app.storage, key, index, 1)).rejects.toThrow(SyntaxError);
+    index.close();
+  });
 });
 
 describe("loadEntries", () => {

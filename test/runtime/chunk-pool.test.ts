@@ -1,7 +1,7 @@
 // The chunk pool on real worker threads, started from the TypeScript source as vitest runs it (the worker
 // loads the chunker through tsx; the bundled path is covered by container.test.ts).
 
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { packDocumentText } from "../../src/index/passage-document.js";
 import type { PackedBlock } from "../../src/index/passage-text.js";
 import { chunkDocument } from "../../src/ingest/chunk.js";
@@ -130,31 +130,56 @@ describe("the chunk pool", () => {
     expect(chunks.workers).toBe(1);
   }, 60_000);
 
-  it("packs documents' text on a worker exactly as packDocumentText does", async () => {
+  it("packs documents' text on a worker exactly as packDocumentText does, once one has started", async () => {
     const chunks = pool({ size: 1 });
     const documents = readmeDocuments();
     const bytes = (blocks: readonly PackedBlock[]) =>
-      blocks.map((b) => ({ first: b.first, packed: Buffer.from(b.packed).toString("base64") }));
+      blocks.map((b) => ({
+        first: b.first,
+        count: b.count,
+        packed: Buffer.from(b.packed).toString("base64"),
+      }));
+    // The first call starts a worker and answers at once, for the caller to pack: a small build never waits.
+    expect(await chunks.packText(documents)).toBeNull();
+    expect(chunks.workers).toBe(1);
+    await vi.waitFor(async () => expect(await chunks.packText([])).toEqual([]));
     const packed = await chunks.packText(documents);
     expect(packed).toHaveLength(documents.length);
-    packed.forEach((blocks, i) => {
+    packed?.forEach((blocks, i) => {
       expect(bytes(blocks)).toEqual(bytes(packDocumentText(documents[i]?.passages ?? [])));
     });
-    expect(packed.flat().length).toBeGreaterThan(documents.length);
+    expect(packed?.flat().length).toBeGreaterThan(documents.length);
   });
 
-  it("refuses to pack while a document is being chunked, and packs again once it is done", async () => {
+  it("does not pack while a document is chunked or waits to be, and packs again once none is", async () => {
     const chunks = pool({ size: 1 });
-    const documents = readmeDocuments().slice(0, 1);
+    const documents = readmeDocuments();
+    await chunks.chunk(doc(markdown(300)));
+    // Being chunked.
     const chunking = chunks.chunk(doc(markdown(300)));
-    await expect(chunks.packText(documents)).rejects.toThrow(/chunking a document/);
+    expect(await chunks.packText(documents)).toBeNull();
     await chunking;
-    await expect(chunks.packText(documents)).resolves.toHaveLength(1);
+    // Waiting behind a pack already on the worker.
+    const packing = chunks.packText(documents);
+    const waiting = chunks.chunk(doc(markdown(300)));
+    expect(await chunks.packText(documents)).toBeNull();
+    await expect(packing).resolves.toHaveLength(documents.length);
+    await waiting;
+    await expect(chunks.packText(documents)).resolves.toHaveLength(documents.length);
   });
 
-  it("refuses to pack once closed", async () => {
+  it("fails calls to pack at once after the worker started for them did not answer, until a worker does", async () => {
+    const chunks = pool({ size: 1, timeoutMs: 1 });
+    expect(await chunks.packText(readmeDocuments())).toBeNull();
+    // The worker is ended for taking longer than 1 ms to load and answer: no second one is started for packing.
+    await vi.waitFor(() => expect(chunks.workers).toBe(0));
+    await expect(chunks.packText(readmeDocuments())).rejects.toThrow(/took too long/);
+    expect(chunks.workers).toBe(0);
+  });
+
+  it("does not pack once closed", async () => {
     const chunks = pool({ size: 1 });
     await chunks.close();
-    await expect(chunks.packText(readmeDocuments())).rejects.toThrow(/closed/);
+    expect(await chunks.packText(readmeDocuments())).toBeNull();
   });
 });

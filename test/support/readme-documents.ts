@@ -10,7 +10,7 @@ import { chunkDocument } from "../../src/ingest/chunk.js";
 const PACKAGES = ["fast-check", "semver", "hono", "zod", "qs"];
 
 /**
- * One document a package README; the last passage of the first holds the match markers a passage's text may
+ * One document a package README; the first passage of the first holds the match markers a passage's text may
  * carry (the index keeps them out of what it stores).
  */
 export function readmeDocuments(): IndexedDocument[] {
