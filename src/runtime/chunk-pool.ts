@@ -73,7 +73,12 @@ export interface ChunkPoolOptions {
 
 type Job = { id: number; reject(error: Error): void } & (
   | { doc: ChunkInput; resolve(passages: Passage[]): void }
-  | { pack: readonly (readonly IndexedPassage[])[]; resolve(packed: PackedBlock[][]): void }
+  | {
+      pack: readonly (readonly IndexedPassage[])[];
+      resolve(packed: PackedBlock[][] | null): void;
+      /** The job of nothing that starts a worker for packing; no other pack job starts one. */
+      starts?: true;
+    }
 );
 
 interface Thread {
@@ -144,19 +149,21 @@ export class ChunkPool {
    * worker can take them at once, for the caller to pack them itself. No worker can while the pool is closed,
    * while a document is being chunked or waits to be (an upload can hold the worker for seconds), or before a
    * worker has started: the first call starts one and answers null, so a small team's build never waits ~55 ms
-   * for a worker to load. Only the fields packing reads are sent. A worker that fails rejects the call.
+   * for a worker to load. No other call starts a worker: a call waits for the loaded one, and answers null if
+   * none is left or the pool closes meanwhile. Only the fields packing reads are sent. A worker that fails
+   * rejects the call.
    */
   packText(documents: readonly { passages: readonly IndexedPassage[] }[]): Promise<PackedBlock[][] | null> {
     if (this.#closed || this.#chunking()) return Promise.resolve(null);
-    if (this.#startFailure) return Promise.reject(this.#startFailure);
     if (![...this.#threads].some((thread) => thread.started)) {
+      if (this.#startFailure) return Promise.reject(this.#startFailure);
       this.#start();
       return Promise.resolve(null);
     }
     const pack = documents.map((doc) =>
       doc.passages.map(({ chunkId, ordinal, heading, text }) => ({ chunkId, ordinal, heading, text })),
     );
-    return new Promise<PackedBlock[][]>((resolve, reject) => {
+    return new Promise<PackedBlock[][] | null>((resolve, reject) => {
       this.#queue.push({ id: this.#nextId++, pack, resolve, reject });
       this.#dispatch();
     });
@@ -171,13 +178,15 @@ export class ChunkPool {
   async close(): Promise<void> {
     this.#closed = true;
     const closed = new Error("The chunk pool is closed.");
-    for (const job of this.#queue.splice(0)) job.reject(closed);
+    // A build packing at a stop packs the rest itself, as for any "not now": not a failure to warn about.
+    const end = (job: Job | null) => (job && "pack" in job ? job.resolve(null) : job?.reject(closed));
+    for (const job of this.#queue.splice(0)) end(job);
     const threads = [...this.#threads];
     this.#threads.clear();
     await Promise.all(
       threads.map((thread) => {
         if (thread.idle) clearTimeout(thread.idle);
-        this.#settle(thread)?.reject(closed);
+        end(this.#settle(thread));
         return thread.worker.terminate();
       }),
     );
@@ -189,8 +198,15 @@ export class ChunkPool {
     const failed = (error: Error) => {
       this.#startFailure = error;
     };
-    this.#queue.push({ id: this.#nextId++, pack: [], resolve: () => {}, reject: failed });
-    this.#dispatch();
+    const job: Job = { id: this.#nextId++, pack: [], resolve: () => {}, reject: failed, starts: true };
+    this.#queue.push(job);
+    try {
+      this.#dispatch();
+    } catch (error) {
+      // The worker could not even be made: the job must not stay queued, or no later start would be tried.
+      this.#queue.splice(this.#queue.indexOf(job), 1);
+      failed(error instanceof Error ? error : new Error("A chunk worker could not be started."));
+    }
   }
 
   /** Whether a document is being chunked or waits to be. */
@@ -201,8 +217,18 @@ export class ChunkPool {
 
   #dispatch(): void {
     while (this.#queue.length > 0) {
-      const thread = this.#idleThread();
-      if (!thread) return;
+      const head = this.#queue[0] as Job;
+      // A page to pack waits for a worker that has loaded rather than start one and wait for it to load.
+      const thread = this.#idleThread("doc" in head || head.starts === true);
+      if (!thread) {
+        // No loaded worker left to wait for (the one there was crashed or was ended): "not now".
+        if ("pack" in head && !head.starts && ![...this.#threads].some((t) => t.started)) {
+          this.#queue.shift();
+          head.resolve(null);
+          continue;
+        }
+        return;
+      }
       const job = this.#queue.shift() as Job;
       const request: ChunkRequest =
         "doc" in job ? { id: job.id, doc: job.doc } : { id: job.id, pack: job.pack };
@@ -221,9 +247,9 @@ export class ChunkPool {
     }
   }
 
-  #idleThread(): Thread | null {
+  #idleThread(mayStart: boolean): Thread | null {
     for (const thread of this.#threads) if (!thread.job) return thread;
-    if (this.#threads.size >= this.#size) return null;
+    if (!mayStart || this.#threads.size >= this.#size) return null;
     return this.#spawn();
   }
 

@@ -107,6 +107,12 @@ describe("loadPassages", () => {
   });
 });
 
+/**
+ * How long a test waits for a worker to start from the TypeScript source (through tsx): seconds on a busy
+ * 2-core machine, where vi.waitFor's default second is not enough.
+ */
+const WORKER_STARTS = { timeout: 30_000, interval: 20 };
+
 describe("loadPassages with a packer", () => {
   /** Every row of every table the index holds, as its snapshot reads them. */
   const tablesOf = (index: PassageIndex) => [...index.snapshot(256).pages].map((p) => [p.table, p.rows]);
@@ -140,12 +146,13 @@ describe("loadPassages with a packer", () => {
 
   it("stores what the index packs itself when the chunk worker packs every document, each sent once", async () => {
     const { ids, load } = await readmeTeam();
-    const pool = new ChunkPool({ size: 1 });
+    // Kept for the whole test: a worker ended while idle would make the next call answer "not now".
+    const pool = new ChunkPool({ size: 1, idleMs: 600_000 });
     try {
-      // The first call starts the worker and answers null (the caller packs); once it has started, it packs.
-      await vi.waitFor(async () => expect(await pool.packText([])).toEqual([]));
-      const sent: string[] = [];
       const here = await load();
+      // The first call starts the worker and answers null (the caller packs); once it has started, it packs.
+      await vi.waitFor(async () => expect(await pool.packText([])).toEqual([]), WORKER_STARTS);
+      const sent: string[] = [];
       const ahead = await load({
         packText: (documents) => {
           sent.push(...documents.map((d) => d.id));
@@ -161,7 +168,7 @@ describe("loadPassages with a packer", () => {
     } finally {
       await pool.close();
     }
-  }, 30_000);
+  }, 60_000);
 
   it("packs in the index what the packer does not take, or packs so it does not fit, and stops asking one that fails", async () => {
     const { load } = await readmeTeam();
@@ -191,11 +198,10 @@ describe("loadPassages with a packer", () => {
       loaded.index.close();
     }
     here.index.close();
-    // Asked for the first page only (the pages after it were asked before its answer came, or not at all).
-    expect(asked).toBeGreaterThanOrEqual(1);
-    expect(asked).toBeLessThanOrEqual(1 + PAGES_OPENED_AHEAD);
+    // Asked once: the first failure is seen before the next page is gathered, so that page is not sent.
+    expect(asked).toBe(1);
     expect(failures).toEqual([new Error("the packer's thread is gone")]);
-  }, 30_000);
+  }, 60_000);
 
   it("fails the load, with nothing left unhandled, when a page's run opens to something that is not a run", async () => {
     const app = await buildTestApp();

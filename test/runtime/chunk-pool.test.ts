@@ -20,6 +20,12 @@ function markdown(sections: number, seed = 0): string {
   ).join("\n");
 }
 
+/**
+ * How long a test waits for a worker to start from the TypeScript source (through tsx): seconds on a busy
+ * 2-core machine, where vi.waitFor's default second is not enough.
+ */
+const WORKER_STARTS = { timeout: 30_000, interval: 20 };
+
 const doc = (content: string, format: DocumentFormat = "markdown", title = "Harbour"): ChunkInput => ({
   title,
   content,
@@ -142,14 +148,14 @@ describe("the chunk pool", () => {
     // The first call starts a worker and answers at once, for the caller to pack: a small build never waits.
     expect(await chunks.packText(documents)).toBeNull();
     expect(chunks.workers).toBe(1);
-    await vi.waitFor(async () => expect(await chunks.packText([])).toEqual([]));
+    await vi.waitFor(async () => expect(await chunks.packText([])).toEqual([]), WORKER_STARTS);
     const packed = await chunks.packText(documents);
     expect(packed).toHaveLength(documents.length);
     packed?.forEach((blocks, i) => {
       expect(bytes(blocks)).toEqual(bytes(packDocumentText(documents[i]?.passages ?? [])));
     });
     expect(packed?.flat().length).toBeGreaterThan(documents.length);
-  });
+  }, 60_000);
 
   it("does not pack while a document is chunked or waits to be, and packs again once none is", async () => {
     const chunks = pool({ size: 1 });
@@ -166,20 +172,34 @@ describe("the chunk pool", () => {
     await expect(packing).resolves.toHaveLength(documents.length);
     await waiting;
     await expect(chunks.packText(documents)).resolves.toHaveLength(documents.length);
-  });
+  }, 60_000);
 
   it("fails calls to pack at once after the worker started for them did not answer, until a worker does", async () => {
     const chunks = pool({ size: 1, timeoutMs: 1 });
     expect(await chunks.packText(readmeDocuments())).toBeNull();
     // The worker is ended for taking longer than 1 ms to load and answer: no second one is started for packing.
-    await vi.waitFor(() => expect(chunks.workers).toBe(0));
+    await vi.waitFor(() => expect(chunks.workers).toBe(0), WORKER_STARTS);
     await expect(chunks.packText(readmeDocuments())).rejects.toThrow(/took too long/);
     expect(chunks.workers).toBe(0);
-  });
+  }, 60_000);
+
+  it("starts no second worker to pack, and answers a pack in flight or waiting at close with null", async () => {
+    const chunks = pool({ size: 2 });
+    const documents = readmeDocuments();
+    expect(await chunks.packText(documents)).toBeNull();
+    await vi.waitFor(async () => expect(await chunks.packText([])).toEqual([]), WORKER_STARTS);
+    // The loaded worker is busy with the first: the second waits for it rather than start a worker of its own.
+    const inFlight = chunks.packText(documents);
+    const waiting = chunks.packText(documents);
+    expect(chunks.workers).toBe(1);
+    await chunks.close();
+    expect(await inFlight).toBeNull();
+    expect(await waiting).toBeNull();
+  }, 60_000);
 
   it("does not pack once closed", async () => {
     const chunks = pool({ size: 1 });
     await chunks.close();
     expect(await chunks.packText(readmeDocuments())).toBeNull();
-  });
+  }, 60_000);
 });
