@@ -15,7 +15,6 @@ import { openPassageConnection, passageDatabaseName, releasePageCache } from "./
 import {
   type IndexedDocument,
   type PassageHit,
-  packDocumentText,
   TRAIL_SEPARATOR,
   titleColumnText,
 } from "./passage-document.js";
@@ -23,7 +22,7 @@ import { schema, writeStateSql } from "./passage-layout.js";
 import { FULL_RANKING_ROWS_PER_LIMIT, PassageSearcher } from "./passage-searcher.js";
 import { type PassageIndexRestore, restorePassageIndex, snapshotPassageIndex } from "./passage-snapshot.js";
 import type { PassageIndexState } from "./passage-state.js";
-import { blocksFit, unpackBlock } from "./passage-text.js";
+import { blocksFit, packTextBlocks, type StoredPassage, unpackBlock } from "./passage-text.js";
 import type { MatchQuery } from "./query.js";
 import { OrderedRanges, UNORDERED_ROWIDS_START } from "./rowids.js";
 import type { IndexSnapshot } from "./snapshot.js";
@@ -367,14 +366,18 @@ export class PassageIndex {
     const inOrder = doc.passages.every((p, i) => i === 0 || p.ordinal > (doc.passages[i - 1]?.ordinal ?? 0));
     const start = inOrder ? this.#ranges.place(doc.id, doc.passages.length) : null;
     const rowids: number[] = [];
+    const stored: StoredPassage[] = [];
     for (const [i, p] of doc.passages.entries()) {
       const rowid = start === null ? this.#nextUnorderedRowid++ : start + i;
-      this.#insert.run(rowid, p.heading, withoutMarkers(p.text), title, path);
+      const body = withoutMarkers(p.text);
+      this.#insert.run(rowid, p.heading, body, title, path);
       this.#insertRow.run(rowid, doc.id, p.ordinal);
+      if (!doc.packed) stored.push({ chunkId: p.chunkId, heading: p.heading, body });
       rowids.push(rowid);
     }
-    // A block's row is its first passage's rowid: a document's rowids are consecutive (rowids.ts).
-    const blocks = doc.packed ?? packDocumentText(doc.passages);
+    // A block's row is its first passage's rowid: a document's rowids are consecutive (rowids.ts). Packed
+    // here, the bodies are the ones just indexed, as packDocumentText would make them.
+    const blocks = doc.packed ?? packTextBlocks(stored);
     if (doc.packed && !blocksFit(doc.packed, rowids.length))
       throw new RangeError("a document's packed text blocks do not hold its passages in order");
     for (const block of blocks) this.#insertText.run(rowids[block.first], block.packed);

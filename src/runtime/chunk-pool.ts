@@ -155,7 +155,7 @@ export class ChunkPool {
    */
   packText(documents: readonly { passages: readonly IndexedPassage[] }[]): Promise<PackedBlock[][] | null> {
     if (this.#closed || this.#chunking()) return Promise.resolve(null);
-    if (![...this.#threads].some((thread) => thread.started)) {
+    if (!this.#loaded()) {
       if (this.#startFailure) return Promise.reject(this.#startFailure);
       this.#start();
       return Promise.resolve(null);
@@ -209,6 +209,12 @@ export class ChunkPool {
     }
   }
 
+  /** Whether a worker has loaded (answered once), for a page to pack to wait for. */
+  #loaded(): boolean {
+    for (const thread of this.#threads) if (thread.started) return true;
+    return false;
+  }
+
   /** Whether a document is being chunked or waits to be. */
   #chunking(): boolean {
     for (const thread of this.#threads) if (thread.job && "doc" in thread.job) return true;
@@ -222,7 +228,7 @@ export class ChunkPool {
       const thread = this.#idleThread("doc" in head || head.starts === true);
       if (!thread) {
         // No loaded worker left to wait for (the one there was crashed or was ended): "not now".
-        if ("pack" in head && !head.starts && ![...this.#threads].some((t) => t.started)) {
+        if ("pack" in head && !head.starts && !this.#loaded()) {
           this.#queue.shift();
           head.resolve(null);
           continue;
