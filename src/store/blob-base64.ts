@@ -1,6 +1,6 @@
-// How blobs cross libSQL's WebSocket transport (ws:// and wss:// storage URLs): Hrana over WebSocket is JSON,
-// so every sealed row and snapshot part travels as base64, and the client encodes and decodes it through the
-// `Base64` object of js-base64. That package's 3.9 decoder, on a runtime without `Uint8Array.fromBase64`
+// How blobs cross libSQL's remote transports: the client opens Hrana at version 2 over WebSocket and HTTP
+// alike, which is JSON, so every sealed row and snapshot part travels as base64, and the client encodes and
+// decodes it through the `Base64` object of js-base64. That package's 3.9 decoder, on a runtime without `Uint8Array.fromBase64`
 // (Node 20 and 22), runs two regular-expression passes over the string, then `atob`, then a loop over every
 // character: 99 ms for one 4 MiB snapshot part, where Buffer decodes the same string in 2.3 ms; its encoder
 // takes 36 ms against 0.5 ms. A wake from rows over ws:// spent ~0.3 s of its 2.2 s load in those regular
@@ -10,8 +10,9 @@
 // what sqld sends (standard alphabet, no padding) the bytes are the same; Buffer also reads padding, the
 // URL-safe alphabet and whitespace as js-base64 does, and differs only on malformed text (js-base64 throws on
 // a dangling character, Buffer drops it). Buffer may hand back a view into its shared 8 KiB pool for a small
-// value; the client copies every blob out (`value.slice()`), so no pool outlives the read. The HTTP transport
-// speaks protobuf and carries bytes; only a server without it (Hrana over HTTP as JSON) goes through this too.
+// value; the client copies every blob out (`value.slice()`), so no pool outlives the read. A wake's bulk reads
+// go over Hrana 3's binary encoding instead (binary-reads.ts), and come through here only from a server
+// without it.
 
 import { Base64 } from "js-base64";
 

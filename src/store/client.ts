@@ -49,11 +49,16 @@ export async function openClient(options: StorageOptions): Promise<Client> {
     ...(options.syncUrl ? { syncUrl: options.syncUrl, syncInterval: options.syncIntervalSeconds ?? 5 } : {}),
     intMode: "number",
     // Only the HTTP transport calls it (whole-body-fetch.ts says why it is not the runtime's own).
-    fetch: wholeBodyFetch((options.timeoutMs ?? STORAGE_TIMEOUT_MS) * STALLED_CONNECTION_FACTOR),
+    fetch: storageFetch(options),
     // How long a local write waits for another process's write lock before failing. Writes are short
     // batches, so a few seconds only runs out when something is truly stuck.
     timeout: BUSY_TIMEOUT_MS,
   });
+}
+
+/** The fetch storage's HTTP transport is given (whole-body-fetch.ts). */
+export function storageFetch(options: Pick<StorageOptions, "timeoutMs">): ReturnType<typeof wholeBodyFetch> {
+  return wholeBodyFetch((options.timeoutMs ?? STORAGE_TIMEOUT_MS) * STALLED_CONNECTION_FACTOR);
 }
 
 /** Blobs come back as ArrayBuffer; every caller wants bytes. */

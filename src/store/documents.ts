@@ -4,6 +4,7 @@
 
 import type { Client, InStatement, InValue } from "@libsql/client";
 import { type AuditRow, insertEventIf, insertEvents } from "./audit.js";
+import type { RowReads } from "./binary-reads.js";
 import { blob, num, text } from "./client.js";
 import {
   type KeyColumns,
@@ -238,7 +239,11 @@ function appendPuts(teamId: string, writes: readonly DocumentWrite[]): InStateme
 }
 
 export class DocumentRows {
-  constructor(private readonly client: Client) {}
+  /** `reads`: the bulk reads a build or a restore makes (binary-reads.ts); the client's own by default. */
+  constructor(
+    private readonly client: Client,
+    private readonly reads: RowReads = client,
+  ) {}
 
   /**
    * Inserts a new document (`replacing` null) or replaces the stored one if it is still at version
@@ -433,7 +438,7 @@ export class DocumentRows {
     range: KeyRange<ChunkRunKey>,
     limit: number,
   ): Promise<ChunkRunRow[]> {
-    const rs = await this.client.execute(
+    const rs = await this.reads.execute(
       keyRangeStatement(runColumns, "chunks", chunkRunKey, teamId, range, limit),
     );
     return rs.rows.map(runRow);

@@ -2,6 +2,7 @@
 
 import type { Client } from "@libsql/client";
 import { type AuditRow, insertEventIf, insertEvents } from "./audit.js";
+import type { RowReads } from "./binary-reads.js";
 import { blob, num, text } from "./client.js";
 import { appendChange } from "./documents.js";
 import {
@@ -44,7 +45,11 @@ function entryRow(row: Record<string, unknown>): EntryRow {
 }
 
 export class EntryRows {
-  constructor(private readonly client: Client) {}
+  /** `reads`: the bulk reads a build or a restore makes (binary-reads.ts); the client's own by default. */
+  constructor(
+    private readonly client: Client,
+    private readonly reads: RowReads = client,
+  ) {}
 
   /**
    * Stores a new entry with its `entry.create` change. With `delivery`, the webhook
@@ -176,7 +181,7 @@ export class EntryRows {
    * `range.before` (excluded; null for the end).
    */
   async between(teamId: string, range: KeyRange<EntryCursor>, limit: number): Promise<EntryRow[]> {
-    const rs = await this.client.execute(
+    const rs = await this.reads.execute(
       keyRangeStatement(columns, "entries", entryKey, teamId, range, limit),
     );
     return rs.rows.map(entryRow);

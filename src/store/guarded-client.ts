@@ -1,5 +1,5 @@
-// Storage that is away or slow, turned into one answer: every call a row module makes through the client is
-// bounded by the storage timeout, and a call that times out or fails because storage cannot be reached (no
+// Storage that is away or slow, turned into one answer: every call a row module makes through the client (or
+// through a wake's bulk reads, binary-reads.ts) is bounded by the storage timeout, and a call that times out or fails because storage cannot be reached (no
 // connection, a dropped WebSocket, a 5xx from sqld or Turso, a `file:` database locked past its busy timeout)
 // throws DomainError "unavailable" with a Retry-After. The HTTP edge answers that 503, never 500, so a client
 // can tell "try again" from a bug. Any other error (a constraint, SQL) passes through as it was.
@@ -12,6 +12,7 @@ import type { Client, Transaction } from "@libsql/client";
 // The local client's entry has the same error class without loading the remote one (client.ts).
 import { LibsqlError } from "@libsql/client/sqlite3";
 import { DomainError } from "../errors.js";
+import type { BinaryReads, RowReads } from "./binary-reads.js";
 
 /**
  * Seconds a client is told to wait: a sqld restarted here answered again within a second, and a few seconds
@@ -66,6 +67,28 @@ function guard<T extends object>(
   });
 }
 
+/**
+ * `reads` (binary-reads.ts) bounded and answered the same way; a read that failed as storage away, or timed
+ * out, drops their connection, so the next read opens a fresh one instead of waiting on a dead socket.
+ */
+export function guardedReads(
+  reads: BinaryReads,
+  timeoutMs: number,
+  answered: (ok: boolean) => void = () => undefined,
+): RowReads {
+  return {
+    execute: async (statement) => {
+      const generation = reads.generation;
+      try {
+        return await bounded(reads.execute(statement), timeoutMs, answered);
+      } catch (error) {
+        if (error instanceof DomainError && error.code === "unavailable") reads.reset(generation);
+        throw error;
+      }
+    },
+  };
+}
+
 async function bounded<T>(call: Promise<T>, timeoutMs: number, answered: (ok: boolean) => void): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<never>((_, reject) => {
@@ -106,6 +129,7 @@ async function bounded<T>(call: Promise<T>, timeoutMs: number, answered: (ok: bo
 export function isStorageAway(error: unknown): boolean {
   // libSQL's HTTP client's fetch (whole-body-fetch.ts): the connection was refused, reset or never made.
   if (error instanceof TypeError && error.message === "fetch failed") return true;
+  if (isHranaAway(error)) return true;
   if (!(error instanceof LibsqlError)) return false;
   switch (error.code) {
     case "HRANA_WEBSOCKET_ERROR":
@@ -115,6 +139,33 @@ export function isStorageAway(error: unknown): boolean {
     case "SERVER_ERROR": {
       // An HTTP answer that is not a Hrana one: 5xx and 429 pass; 4xx (a bad token, a wrong URL) do not.
       const status = (error.cause as { status?: unknown } | undefined)?.status;
+      return typeof status !== "number" || status >= 500 || status === 429;
+    }
+    default:
+      return false;
+  }
+}
+
+/**
+ * The same judgement for the Hrana library's own errors, which binary-reads.ts meets unwrapped (the client
+ * wraps them as the LibsqlError codes above). By name: its classes are loaded only with remote storage.
+ */
+function isHranaAway(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  switch (error.name) {
+    case "WebSocketError":
+    case "ConnectionDropped":
+      return true;
+    case "ClosedError": {
+      // Closed by what ended the connection: storage's own refusal (a token it does not take, an answer the
+      // library cannot read) is not storage away, as libSQL's client judges its cause too.
+      const cause = (error as { cause?: unknown }).cause;
+      if (cause instanceof Error && (cause.name === "ResponseError" || cause.name === "ProtoError"))
+        return false;
+      return true;
+    }
+    case "HttpServerError": {
+      const status = (error as { status?: unknown }).status;
       return typeof status !== "number" || status >= 500 || status === 429;
     }
     default:

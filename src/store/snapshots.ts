@@ -3,6 +3,7 @@
 // also deletes every other part of the team, so a reader sees the old snapshot whole or the new one whole.
 
 import type { Client } from "@libsql/client";
+import type { RowReads } from "./binary-reads.js";
 import { blob, num, text } from "./client.js";
 import { STORED_VALUE_MAX_BYTES } from "./value-limit.js";
 
@@ -18,7 +19,11 @@ export interface SnapshotHead {
 }
 
 export class SnapshotRows {
-  constructor(private readonly client: Client) {}
+  /** `reads`: the bulk reads a build or a restore makes (binary-reads.ts); the client's own by default. */
+  constructor(
+    private readonly client: Client,
+    private readonly reads: RowReads = client,
+  ) {}
 
   async head(teamId: string): Promise<SnapshotHead | null> {
     const rs = await this.client.execute({
@@ -39,7 +44,7 @@ export class SnapshotRows {
   }
 
   async part(teamId: string, snapshotId: string, part: number): Promise<Uint8Array | null> {
-    const rs = await this.client.execute({
+    const rs = await this.reads.execute({
       sql: "SELECT sealed FROM index_snapshot_parts WHERE team_id = ? AND snapshot_id = ? AND part = ?",
       args: [teamId, snapshotId, part],
     });

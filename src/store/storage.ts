@@ -4,11 +4,12 @@
 import type { Client } from "@libsql/client";
 import { ConfigError, STORAGE_TIMEOUT_MS } from "../config.js";
 import { AuditRows } from "./audit.js";
+import { BinaryReads, binaryReadsTarget, type RowReads } from "./binary-reads.js";
 import { ChangeLog } from "./changes.js";
-import { isLocalUrl, openClient, type StorageOptions } from "./client.js";
+import { isLocalUrl, openClient, type StorageOptions, storageFetch } from "./client.js";
 import { DocumentRows } from "./documents.js";
 import { EntryRows } from "./entries.js";
-import { guardedClient, isStorageAway } from "./guarded-client.js";
+import { guardedClient, guardedReads, isStorageAway } from "./guarded-client.js";
 import { IdempotencyRows } from "./idempotency.js";
 import { InviteRows } from "./invites.js";
 import { MemberRows } from "./members.js";
@@ -42,29 +43,33 @@ export class Storage {
   readonly oauth: OAuthRows;
 
   readonly #inProcess: () => boolean;
+  readonly #closeReads: () => void;
   /** When a call to storage last succeeded (performance.now()), or null when the newest one failed. */
   #answeredAt: number | null = null;
 
   /**
    * `inProcess` says whether the database is this process's own file (or memory, or an embedded replica's
    * copy once it has taken over from its primary): its page cache is then in this process, and a read is
-   * answered here without a round trip.
+   * answered here without a round trip. `reads` bring sealed rows and snapshot parts in bulk (binary-reads.ts);
+   * by default the client's own.
    */
   constructor(
     readonly client: Client,
     inProcess: boolean | (() => boolean),
+    reads: { rows: RowReads; close: () => void } = { rows: client, close: () => undefined },
   ) {
     this.#inProcess = typeof inProcess === "boolean" ? () => inProcess : inProcess;
+    this.#closeReads = reads.close;
     this.teams = new TeamRows(client);
-    this.documents = new DocumentRows(client);
-    this.entries = new EntryRows(client);
+    this.documents = new DocumentRows(client, reads.rows);
+    this.entries = new EntryRows(client, reads.rows);
     this.changes = new ChangeLog(client);
     this.sources = new SourceRows(client);
     this.pageEvents = new PageEventRows(client);
     this.deliveries = new DeliveryRows(client);
     this.idempotency = new IdempotencyRows(client);
     this.sessions = new SessionRows(client);
-    this.snapshots = new SnapshotRows(client);
+    this.snapshots = new SnapshotRows(client, reads.rows);
     this.audit = new AuditRows(client);
     this.members = new MemberRows(client);
     this.invites = new InviteRows(client);
@@ -101,6 +106,7 @@ export class Storage {
   }
 
   close(): void {
+    this.#closeReads();
     this.client.close();
   }
 }
@@ -153,13 +159,35 @@ export async function openStorage(options: StorageOptions, open: OpenStorageOpti
   // The start's own reads and migrations are not bounded by the storage timeout: a start waits for storage as
   // long as it answers (over HTTP, a connection silent for STALLED_CONNECTION_FACTOR timeouts is ended).
   const inProcess = client instanceof ReplicaClient ? () => client.local : isLocalUrl(options.url);
+  const answered = (ok: boolean) => storage.answered(ok);
   const storage: Storage = new Storage(
-    guardedClient(client, timeoutMs, (ok) => storage.answered(ok)),
+    guardedClient(client, timeoutMs, answered),
     inProcess,
+    remoteReads(options, timeoutMs, answered) ?? undefined,
   );
   // The preflight has just been answered.
   storage.answered(true);
   return storage;
+}
+
+/**
+ * Bulk reads over Hrana 3 for remote storage (binary-reads.ts); null for a database in this process and for an
+ * embedded replica, whose reads are the client's (from its copy, or its primary while it pulls).
+ */
+function remoteReads(
+  options: StorageOptions,
+  timeoutMs: number,
+  answered: (ok: boolean) => void,
+): { rows: RowReads; close: () => void } | null {
+  if (options.syncUrl || isLocalUrl(options.url)) return null;
+  const target = binaryReadsTarget(options.url);
+  if (!target) return null;
+  const reads = new BinaryReads({
+    ...target,
+    authToken: options.authToken ?? null,
+    fetch: storageFetch(options),
+  });
+  return { rows: guardedReads(reads, timeoutMs, answered), close: () => reads.close() };
 }
 
 /**

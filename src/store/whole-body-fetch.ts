@@ -1,5 +1,6 @@
-// The fetch the libSQL client's HTTP transport (http:// and https:// storage URLs) is given: the request
-// sent with node:http, the answer read whole, then handed over as one Response.
+// The fetch the libSQL client's HTTP transport (http:// and https:// storage URLs) and a wake's bulk reads over
+// Hrana 3 (binary-reads.ts) are given: the request sent with node:http, the answer read whole, then handed
+// over as one Response.
 //
 // Why not the runtime's fetch: sqld writes a large answer in pieces of ~84 bytes, and the runtime's fetch
 // turns each piece into a chunk of a web stream. A 4 MiB snapshot part came back as 66,745 chunks in 6.8 s
@@ -10,8 +11,8 @@
 // A network failure rejects as the runtime's fetch does, a TypeError "fetch failed" with the cause beside it,
 // which is what guarded-client.ts knows as storage away.
 //
-// Hrana's answers are small JSON documents or a page of rows, bounded by what sqld sends in one answer, so
-// holding one whole before it is parsed costs no more than the parse does.
+// Hrana's answers are small documents (JSON, or protobuf for the bulk reads) or a page of rows, bounded by
+// what sqld sends in one answer, so holding one whole before it is parsed costs no more than the parse does.
 
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
