@@ -18,24 +18,16 @@ import { startSqld } from "../support/sqld.js";
 
 describe("binaryReadsTarget", () => {
   it("reads libsql:// over HTTPS unless tls=0, as the client does, and ws, wss, http and https as they are", () => {
-    expect(binaryReadsTarget("libsql://db.example.turso.io")).toEqual({
-      url: "https://db.example.turso.io",
-      transport: "http",
-    });
-    expect(binaryReadsTarget("libsql://127.0.0.1:8080?tls=0")).toEqual({
-      url: "http://127.0.0.1:8080",
-      transport: "http",
-    });
-    expect(binaryReadsTarget("ws://127.0.0.1:8080")).toEqual({ url: "ws://127.0.0.1:8080", transport: "ws" });
-    expect(binaryReadsTarget("wss://h.example/base")).toEqual({
-      url: "wss://h.example/base",
-      transport: "ws",
-    });
-    expect(binaryReadsTarget("http://127.0.0.1:8080/")).toEqual({
-      url: "http://127.0.0.1:8080",
-      transport: "http",
-    });
-    expect(binaryReadsTarget("https://h.example")).toEqual({ url: "https://h.example", transport: "http" });
+    const taken: [string, string, "ws" | "http"][] = [
+      ["libsql://db.example.turso.io", "https://db.example.turso.io", "http"],
+      ["libsql://127.0.0.1:8080?tls=0", "http://127.0.0.1:8080", "http"],
+      ["ws://127.0.0.1:8080", "ws://127.0.0.1:8080", "ws"],
+      ["wss://h.example/base", "wss://h.example/base", "ws"],
+      ["http://127.0.0.1:8080/", "http://127.0.0.1:8080", "http"],
+      ["https://h.example", "https://h.example", "http"],
+    ];
+    for (const [given, url, transport] of taken)
+      expect(binaryReadsTarget(given), given).toEqual({ url, transport });
   });
 
   it("leaves to the client what it does not know: local files, other schemes, a token or anything else in the query", () => {
