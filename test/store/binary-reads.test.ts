@@ -157,7 +157,7 @@ needs(outside.sqld).describe("bulk reads on sqld", () => {
     const { sqld, storage } = await sqldStorage("ws");
     await putPart(storage, "t1", new Uint8Array([1, 2, 3]));
     expect(await storage.snapshots.part("t1", "s1", 0)).toEqual(new Uint8Array([1, 2, 3]));
-    sqld.signal("SIGSTOP");
+    await sqld.stall();
     try {
       // Two parts in flight, as a restore keeps them: the first to time out drops the connection under the
       // other, which must be answered as storage away too, not as an error of its own.

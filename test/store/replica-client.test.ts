@@ -224,7 +224,7 @@ needs(outside.sqld, outside.caCertificates).describe("an embedded replica", () =
 
   it("ends a pull stalled on its primary when stopped, rather than waiting for it", async () => {
     const { sqld, dir } = await primary();
-    sqld.signal("SIGSTOP");
+    await sqld.stall();
     cleanups.push(() => sqld.signal("SIGCONT"));
     const pull = pullReplica(`file:${dir}/replica.db`, sqld.url, null);
     // Long past the child's start, so it is inside the driver, waiting on the primary, when stopped.

@@ -127,7 +127,7 @@ describe("storage that goes away", () => {
       await addDocument(app, apiKey, note(0));
       expect(await found(app, apiKey, [0])).toEqual([0]);
 
-      sqld.signal("SIGSTOP");
+      await sqld.stall();
       const stalled = await write(app, apiKey, 1);
       expect(stalled).toMatchObject({ status: 503, code: "unavailable", retryAfter: "5" });
       // Bounded by the timeout (with room for a loaded machine), not by how long storage stays stopped.
@@ -152,7 +152,7 @@ describe("storage that goes away", () => {
     async () => {
       const { sqld, app, apiKey } = await serving();
       await addDocument(app, apiKey, note(0));
-      sqld.signal("SIGSTOP");
+      await sqld.stall();
       cleanups.push(() => sqld.signal("SIGCONT"));
       // Asking would time out: a 200 now is the answer the write just had, taken without a round trip.
       expect((await app.request("/readyz")).status).toBe(200);

@@ -4,7 +4,7 @@
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { createPrivateKey, generateKeyPairSync, sign } from "node:crypto";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { rootCertificates } from "node:tls";
@@ -48,6 +48,11 @@ export interface Sqld {
   port: number;
   /** Sends the process a signal: SIGSTOP stalls it mid-request, SIGCONT lets it go on, SIGKILL ends it. */
   signal(name: NodeJS.Signals): void;
+  /**
+   * SIGSTOP, resolved once every thread of the process has stopped. A thread inside a system call that cannot
+   * be interrupted (an fsync on a busy disk) stops only when it returns, and meanwhile could still answer.
+   */
+  stall(): Promise<void>;
   /** Resolves once the process has exited, however it ended. */
   exited: Promise<void>;
   stop(): Promise<void>;
@@ -94,6 +99,20 @@ export async function startSqld(
     exited,
     signal(name) {
       child.kill(name);
+    },
+    async stall() {
+      child.kill("SIGSTOP");
+      const tasks = `/proc/${child.pid}/task`;
+      const stopped = () =>
+        readdirSync(tasks).every((task) => {
+          // The state follows the command name in parentheses, which may itself hold spaces.
+          const stat = readFileSync(join(tasks, task, "stat"), "utf8");
+          return /^[tT]$/.test(stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3));
+        });
+      for (let attempt = 0; !stopped(); attempt++) {
+        if (attempt > 400) throw new Error("sqld did not stop");
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
     },
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
