@@ -69,7 +69,10 @@ export interface BinaryReadsOptions {
  */
 export const CONNECTION_MAX_AGE_MS = 60_000;
 
-/** A read on a connection that was dropped under it (after another read on it timed out): storage away. */
+/**
+ * A read on a connection that was dropped under it (after another read on it timed out), or on reads already
+ * closed (the server stopping): storage away.
+ */
 export class ConnectionDropped extends Error {
   override readonly name = "ConnectionDropped";
 }
@@ -85,6 +88,7 @@ export class BinaryReads implements RowReads {
   #inFlight = 0;
   /** Bumped with every connection opened: a reset names the one it means. */
   #generation = 0;
+  readonly #generations = new WeakMap<Hrana.Client, number>();
   #opening: Promise<Hrana.Client> | null = null;
   #closed = false;
   /** Connections closed under their reads, whose failures are storage away, not errors of their own. */
@@ -92,26 +96,26 @@ export class BinaryReads implements RowReads {
 
   constructor(private readonly options: BinaryReadsOptions) {}
 
-  /** The connection a read started now would use (reset takes it, so it never drops a newer one). */
-  get generation(): number {
-    return this.#generation;
-  }
-
-  async execute(statement: InStatement): Promise<{ rows: Row[] }> {
+  /**
+   * One statement's rows. `used` hears which connection it went to (reset takes that, so a read that timed out
+   * drops its own connection and never a newer one).
+   */
+  async execute(statement: InStatement, used?: (generation: number) => void): Promise<{ rows: Row[] }> {
     this.#inFlight++;
     try {
       const client = await this.#connection();
+      used?.(this.#generations.get(client) ?? -1);
       const sql = typeof statement === "string" ? statement : statement.sql;
       const args = typeof statement === "string" ? [] : (statement.args ?? []);
-      const stream = client.openStream();
-      let answer: Promise<Hrana.RowsResult>;
       try {
-        answer = stream.query([sql, args as Hrana.InStmtArgs]);
-      } finally {
-        // Also when the statement could not be encoded: the server would keep the stream open otherwise.
-        stream.closeGracefully();
-      }
-      try {
+        const stream = client.openStream();
+        let answer: Promise<Hrana.RowsResult>;
+        try {
+          answer = stream.query([sql, args as Hrana.InStmtArgs]);
+        } finally {
+          // Also when the statement could not be encoded: the server would keep the stream open otherwise.
+          stream.closeGracefully();
+        }
         return { rows: (await answer).rows as unknown as Row[] };
       } catch (error) {
         if (this.#dropped.has(client)) throw new ConnectionDropped("The storage connection was dropped.");
@@ -136,7 +140,8 @@ export class BinaryReads implements RowReads {
 
   /**
    * Drops connection `generation` if it is still the one in use, so the next read opens a fresh one (after a
-   * read on it timed out); the reads still in flight on it fail as storage away.
+   * read on it timed out). Over WebSocket the reads still in flight on it fail at once, as storage away; over
+   * HTTP a request already sent runs on, bounded by the guard's timeout like any other.
    */
   reset(generation: number): void {
     if (generation !== this.#generation || !this.#client) return;
@@ -158,7 +163,8 @@ export class BinaryReads implements RowReads {
     if (this.#closed) throw new ConnectionDropped("The storage reads are closed.");
     const client = this.#client;
     if (client && !client.closed) {
-      // This read is counted in #inFlight: alone, nothing else is on the connection.
+      // This read is counted in #inFlight: alone, no other read is in flight (on this connection or one
+      // dropped before it, whose HTTP requests may still run).
       const old = performance.now() - this.#openedAt > CONNECTION_MAX_AGE_MS;
       if (!old || this.#inFlight > 1) return client;
       this.#drop(client);
@@ -184,7 +190,7 @@ export class BinaryReads implements RowReads {
     }
     this.#client = client;
     this.#openedAt = performance.now();
-    this.#generation++;
+    this.#generations.set(client, ++this.#generation);
     return client;
   }
 }

@@ -1,10 +1,11 @@
 // How blobs cross libSQL's remote transports: the client opens Hrana at version 2 over WebSocket and HTTP
 // alike, which is JSON, so every sealed row and snapshot part travels as base64, and the client encodes and
-// decodes it through the `Base64` object of js-base64. That package's 3.9 decoder, on a runtime without `Uint8Array.fromBase64`
-// (Node 20 and 22), runs two regular-expression passes over the string, then `atob`, then a loop over every
-// character: 99 ms for one 4 MiB snapshot part, where Buffer decodes the same string in 2.3 ms; its encoder
-// takes 36 ms against 0.5 ms. A wake from rows over ws:// spent ~0.3 s of its 2.2 s load in those regular
-// expressions alone (20k passages, sqld near; docs/decisions/0099-websocket-blobs-and-pages-ahead.md).
+// decodes it through the `Base64` object of js-base64. That package's 3.9 decoder, on a runtime without
+// `Uint8Array.fromBase64` (Node 20 and 22), runs two regular-expression passes over the string, then `atob`,
+// then a loop over every character: 99 ms for one 4 MiB snapshot part, where Buffer decodes the same string
+// in 2.3 ms; its encoder takes 36 ms against 0.5 ms. A wake from rows over ws:// spent ~0.3 s of its 2.2 s
+// load in those regular expressions alone (20k passages, sqld near;
+// docs/decisions/0099-websocket-blobs-and-pages-ahead.md).
 //
 // The client's `Base64` is one shared object, so its two blob functions are replaced on it with Buffer's. For
 // what sqld sends (standard alphabet, no padding) the bytes are the same; Buffer also reads padding, the

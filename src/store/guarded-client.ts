@@ -1,8 +1,9 @@
-// Storage that is away or slow, turned into one answer: every call a row module makes through the client (or
-// through a wake's bulk reads, binary-reads.ts) is bounded by the storage timeout, and a call that times out or fails because storage cannot be reached (no
-// connection, a dropped WebSocket, a 5xx from sqld or Turso, a `file:` database locked past its busy timeout)
-// throws DomainError "unavailable" with a Retry-After. The HTTP edge answers that 503, never 500, so a client
-// can tell "try again" from a bug. Any other error (a constraint, SQL) passes through as it was.
+// Storage that is away or slow, turned into one answer: every call a row module makes through the client
+// (or through a wake's bulk reads, binary-reads.ts) is bounded by the storage timeout, and a call that times
+// out or fails because storage cannot be reached (no connection, a dropped WebSocket, a 5xx from sqld or
+// Turso, a `file:` database locked past its busy timeout) throws DomainError "unavailable" with a
+// Retry-After. The HTTP edge answers that 503, never 500, so a client can tell "try again" from a bug. Any
+// other error (a constraint, SQL) passes through as it was.
 //
 // A call that times out is not cancelled: libSQL's client cannot take a request back. A write answered 503 may
 // still commit afterwards, whole (each write is one batch, one transaction): a client sending it again is
@@ -78,9 +79,12 @@ export function guardedReads(
 ): RowReads {
   return {
     execute: async (statement) => {
-      const generation = reads.generation;
+      let generation = -1;
       try {
-        return await bounded(reads.execute(statement), timeoutMs, answered);
+        const read = reads.execute(statement, (used) => {
+          generation = used;
+        });
+        return await bounded(read, timeoutMs, answered);
       } catch (error) {
         if (error instanceof DomainError && error.code === "unavailable") reads.reset(generation);
         throw error;
@@ -157,13 +161,17 @@ function isHranaAway(error: unknown): boolean {
     case "ConnectionDropped":
       return true;
     case "ClosedError": {
-      // Closed by what ended the connection: storage's own refusal (a token it does not take, an answer the
-      // library cannot read) is not storage away, as libSQL's client judges its cause too.
-      const cause = (error as { cause?: unknown }).cause;
-      if (cause instanceof Error && (cause.name === "ResponseError" || cause.name === "ProtoError"))
-        return false;
-      return true;
+      // Judged by what ended the connection, as libSQL's client judges it: storage's own refusal (a token it
+      // does not take) or an answer the library cannot read is not storage away; nothing named, or a failure
+      // to reach it, is.
+      let cause: unknown = (error as { cause?: unknown }).cause;
+      while (cause instanceof Error && cause.name === "ClosedError")
+        cause = (cause as { cause?: unknown }).cause;
+      return !(cause instanceof Error && (cause.name === "ResponseError" || cause.name === "ProtoError"));
     }
+    case "ResponseError":
+      // A file storage's write lock held past its busy timeout, as the client's SQLITE_BUSY above.
+      return (error as { code?: unknown }).code === "SQLITE_BUSY";
     case "HttpServerError": {
       const status = (error as { status?: unknown }).status;
       return typeof status !== "number" || status >= 500 || status === 429;

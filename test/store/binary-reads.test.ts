@@ -5,11 +5,13 @@
 import { randomBytes } from "node:crypto";
 import { createServer, request as httpRequest } from "node:http";
 import type { AddressInfo } from "node:net";
+import * as hrana from "@libsql/hrana-client";
 import { afterEach, describe, expect, it } from "vitest";
 import { isDomainError } from "../../src/errors.js";
-import { BinaryReads, binaryReadsTarget } from "../../src/store/binary-reads.js";
+import { BinaryReads, binaryReadsTarget, ConnectionDropped } from "../../src/store/binary-reads.js";
 import { storageFetch } from "../../src/store/client.js";
 import { DocumentRows } from "../../src/store/documents.js";
+import { isStorageAway } from "../../src/store/guarded-client.js";
 import { SnapshotRows } from "../../src/store/snapshots.js";
 import { openStorage, type Storage } from "../../src/store/storage.js";
 import { addDocument, buildTestApp, makeTeam, tempDir } from "../support/app.js";
@@ -43,6 +45,43 @@ describe("binaryReadsTarget", () => {
       "not a url",
     ])
       expect(binaryReadsTarget(url), url).toBeNull();
+  });
+});
+
+describe("what the bulk reads' errors say of storage", () => {
+  it("judges the Hrana library's own errors as the client judges them wrapped", () => {
+    const refused = new hrana.ResponseError("token refused", {
+      message: "token refused",
+      code: "AUTH",
+    } as never);
+    const busy = new hrana.ResponseError("busy", { message: "busy", code: "SQLITE_BUSY" } as never);
+    const judged: [string, unknown, boolean][] = [
+      ["a WebSocket failure", new hrana.WebSocketError("socket closed"), true],
+      ["a connection dropped under the read", new ConnectionDropped("dropped"), true],
+      ["closed for no named reason", new hrana.ClosedError("closed", undefined), true],
+      [
+        "closed by a failure to reach storage",
+        new hrana.ClosedError("closed", new hrana.WebSocketError("x")),
+        true,
+      ],
+      ["closed by storage's refusal", new hrana.ClosedError("closed", refused), false],
+      [
+        "closed, twice, by storage's refusal",
+        new hrana.ClosedError("stream", new hrana.ClosedError("client", refused)),
+        false,
+      ],
+      [
+        "closed by an answer it cannot read",
+        new hrana.ClosedError("closed", new hrana.ProtoError("bad")),
+        false,
+      ],
+      ["an HTTP 503", new hrana.HttpServerError("unavailable", 503), true],
+      ["an HTTP 429", new hrana.HttpServerError("slow down", 429), true],
+      ["an HTTP 401", new hrana.HttpServerError("unauthorized", 401), false],
+      ["a statement's own error", refused, false],
+      ["storage busy past its timeout", busy, true],
+    ];
+    for (const [what, error, away] of judged) expect(isStorageAway(error), what).toBe(away);
   });
 });
 
@@ -221,5 +260,35 @@ needs(outside.sqld).describe("bulk reads on sqld", () => {
     const before = paths.length;
     await storage.snapshots.head("t1");
     expect(paths.slice(before).every((path) => path.includes("/v2/"))).toBe(true);
+  });
+
+  it("a reset drops only the connection it names, and the next read opens a fresh one", async () => {
+    const tmp = tempDir();
+    cleanups.push(tmp.cleanup);
+    const sqld = await startSqld(tmp.dir);
+    cleanups.push(() => sqld.stop());
+    const reads = new BinaryReads({
+      url: `ws://127.0.0.1:${sqld.port}`,
+      transport: "ws",
+      fetch: storageFetch({}),
+    });
+    cleanups.push(() => reads.close());
+    const generationOf = async () => {
+      let used = -1;
+      await reads.execute("SELECT 1", (generation) => {
+        used = generation;
+      });
+      return used;
+    };
+    const first = await generationOf();
+    expect(first).toBeGreaterThan(0);
+    reads.reset(first - 1);
+    expect(await generationOf()).toBe(first);
+    reads.reset(first);
+    const second = await generationOf();
+    expect(second).toBe(first + 1);
+    // A stale name, now that a newer connection is in use, drops nothing.
+    reads.reset(first);
+    expect(await generationOf()).toBe(second);
   });
 });

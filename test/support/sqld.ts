@@ -49,8 +49,9 @@ export interface Sqld {
   /** Sends the process a signal: SIGSTOP stalls it mid-request, SIGCONT lets it go on, SIGKILL ends it. */
   signal(name: NodeJS.Signals): void;
   /**
-   * SIGSTOP, resolved once every thread of the process has stopped. A thread inside a system call that cannot
-   * be interrupted (an fsync on a busy disk) stops only when it returns, and meanwhile could still answer.
+   * SIGSTOP, resolved once every thread of the process has stopped. The signal stops the whole process only once
+   * a thread of it is scheduled to take it, and stops the others from there: on a busy machine the others may
+   * answer meanwhile.
    */
   stall(): Promise<void>;
   /** Resolves once the process has exited, however it ended. */
@@ -105,12 +106,19 @@ export async function startSqld(
       const tasks = `/proc/${child.pid}/task`;
       const stopped = () =>
         readdirSync(tasks).every((task) => {
+          let stat: string;
+          try {
+            stat = readFileSync(join(tasks, task, "stat"), "utf8");
+          } catch {
+            return true; // A thread that ended meanwhile answers nothing either.
+          }
           // The state follows the command name in parentheses, which may itself hold spaces.
-          const stat = readFileSync(join(tasks, task, "stat"), "utf8");
-          return /^[tT]$/.test(stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3));
+          const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+          return state.length === 1 && "TtXZ".includes(state);
         });
-      for (let attempt = 0; !stopped(); attempt++) {
-        if (attempt > 400) throw new Error("sqld did not stop");
+      const deadline = Date.now() + 10_000;
+      while (!stopped()) {
+        if (Date.now() > deadline) throw new Error("sqld did not stop");
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
     },
