@@ -20,6 +20,7 @@ import { PasskeyRows } from "./passkeys.js";
 import { type Preflight, readPreflight } from "./preflight.js";
 import { ReplicaClient, type ReplicaClientOptions } from "./replica-client.js";
 import { pullReplica, type ReplicaPull, replicaUrlProblem } from "./replica-pull.js";
+import { replicaReads } from "./replica-reads.js";
 import { SessionRows } from "./sessions.js";
 import { SnapshotRows } from "./snapshots.js";
 import { DeliveryRows, PageEventRows, SourceRows } from "./sources.js";
@@ -160,10 +161,11 @@ export async function openStorage(options: StorageOptions, open: OpenStorageOpti
   // long as it answers (over HTTP, a connection silent for STALLED_CONNECTION_FACTOR timeouts is ended).
   const inProcess = client instanceof ReplicaClient ? () => client.local : isLocalUrl(options.url);
   const answered = (ok: boolean) => storage.answered(ok);
+  const guarded = guardedClient(client, timeoutMs, answered);
   const storage: Storage = new Storage(
-    guardedClient(client, timeoutMs, answered),
+    guarded,
     inProcess,
-    remoteReads(options, timeoutMs, answered) ?? undefined,
+    remoteReads(options, client, guarded, timeoutMs, answered) ?? undefined,
   );
   // The preflight has just been answered.
   storage.answered(true);
@@ -171,23 +173,33 @@ export async function openStorage(options: StorageOptions, open: OpenStorageOpti
 }
 
 /**
- * Bulk reads over Hrana 3 for remote storage (binary-reads.ts); null for a database in this process and for an
- * embedded replica, whose reads are the client's (from its copy, or its primary while it pulls).
+ * Bulk reads over Hrana 3 for remote storage (binary-reads.ts), and for an embedded replica's primary until its
+ * copy takes over (replica-reads.ts); null for a database in this process, whose reads are the client's.
  */
 function remoteReads(
   options: StorageOptions,
+  client: Client,
+  guarded: Client,
   timeoutMs: number,
   answered: (ok: boolean) => void,
 ): { rows: RowReads; close: () => void } | null {
-  if (options.syncUrl || isLocalUrl(options.url)) return null;
-  const target = binaryReadsTarget(options.url);
+  const remote = options.syncUrl ?? options.url;
+  if (isLocalUrl(remote)) return null;
+  const target = binaryReadsTarget(remote);
   if (!target) return null;
   const reads = new BinaryReads({
     ...target,
     authToken: options.authToken ?? null,
     fetch: storageFetch(options),
   });
-  return { rows: guardedReads(reads, timeoutMs, answered), close: () => reads.close() };
+  const rows = guardedReads(reads, timeoutMs, answered);
+  if (!(client instanceof ReplicaClient)) return { rows, close: () => reads.close() };
+  return replicaReads({
+    isLocal: () => client.local,
+    local: guarded,
+    primary: rows,
+    closePrimary: () => reads.close(),
+  });
 }
 
 /**

@@ -3,8 +3,6 @@
 // away is answered "unavailable" and read again once it is back.
 
 import { randomBytes } from "node:crypto";
-import { createServer, request as httpRequest } from "node:http";
-import type { AddressInfo } from "node:net";
 import * as hrana from "@libsql/hrana-client";
 import { afterEach, describe, expect, it } from "vitest";
 import { isDomainError } from "../../src/errors.js";
@@ -16,6 +14,7 @@ import { SnapshotRows } from "../../src/store/snapshots.js";
 import { openStorage, type Storage } from "../../src/store/storage.js";
 import { addDocument, buildTestApp, makeTeam, tempDir } from "../support/app.js";
 import { needs, outside } from "../support/outside.js";
+import { startPathProxy } from "../support/path-proxy.js";
 import { startSqld } from "../support/sqld.js";
 
 describe("binaryReadsTarget", () => {
@@ -223,42 +222,26 @@ needs(outside.sqld).describe("bulk reads on sqld", () => {
     cleanups.push(tmp.cleanup);
     const sqld = await startSqld(tmp.dir);
     cleanups.push(() => sqld.stop());
-    // A forwarding proxy on loopback that notes the path of every request sqld is sent.
-    const paths: string[] = [];
-    const proxy = createServer((request, response) => {
-      paths.push(`${request.method} ${request.url}`);
-      const upstream = httpRequest(
-        {
-          host: "127.0.0.1",
-          port: sqld.port,
-          method: request.method,
-          path: request.url,
-          headers: request.headers,
-        },
-        (answer) => {
-          response.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(response);
-        },
-      );
-      upstream.on("error", () => response.destroy());
-      request.pipe(upstream);
-    });
-    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
-    cleanups.push(() => new Promise<void>((resolve) => proxy.close(() => resolve())));
-    const port = (proxy.address() as AddressInfo).port;
-    const storage = await openStorage({ url: `http://127.0.0.1:${port}`, timeoutMs: 5000 });
+    const proxy = await startPathProxy(sqld.port);
+    cleanups.push(() => proxy.close());
+    const paths = proxy.paths;
+    const storage = await openStorage({ url: proxy.url, timeoutMs: 5000 });
     cleanups.push(() => storage.close());
     await putPart(storage, "t1", new Uint8Array([4, 5, 6]));
+    await proxy.settled();
     const written = paths.length;
     expect(paths.some((path) => path.includes("v3-protobuf"))).toBe(false);
 
     expect(await storage.snapshots.part("t1", "s1", 0)).toEqual(new Uint8Array([4, 5, 6]));
+    await proxy.settled();
     const reads = paths.slice(written);
     expect(reads).toContain("POST /v3-protobuf/pipeline");
     expect(reads.filter((path) => path.includes("/v2/"))).toEqual([]);
     // A read that is not a bulk one stays on the client.
     const before = paths.length;
     await storage.snapshots.head("t1");
+    await proxy.settled();
+    expect(paths.slice(before).length).toBeGreaterThan(0);
     expect(paths.slice(before).every((path) => path.includes("/v2/"))).toBe(true);
   });
 

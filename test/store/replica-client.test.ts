@@ -1,6 +1,7 @@
 // An embedded replica against a real sqld on loopback: the primary answers while another process pulls the copy,
 // the copy takes over with every write the primary acknowledged, and a pull that fails is tried again.
 
+import { randomBytes } from "node:crypto";
 import { expandConfig } from "@libsql/core/config";
 import { afterEach, expect, it } from "vitest";
 import {
@@ -12,6 +13,7 @@ import {
 import { openStorage, type Storage } from "../../src/store/storage.js";
 import { tempDir } from "../support/app.js";
 import { needs, outside } from "../support/outside.js";
+import { startPathProxy } from "../support/path-proxy.js";
 import { type Sqld, startSqld } from "../support/sqld.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -156,6 +158,33 @@ needs(outside.sqld, outside.caCertificates).describe("an embedded replica", () =
 
     // With the primary gone, the copy answers on its own, and holds everything acknowledged.
     expect(await probeOnCopy(storage, sqld)).toEqual([...upTo(60), 61]);
+  }, 60_000);
+
+  it("reads a wake's snapshot parts from its primary over Hrana 3 while it pulls, and from its copy once it took over", async () => {
+    const { sqld, dir } = await primary();
+    const proxy = await startPathProxy(sqld.port);
+    cleanups.push(() => proxy.close());
+    const release = signal();
+    const tookOver = signal();
+    const storage = await openStorage(
+      { url: `file:${dir}/replica.db`, syncUrl: proxy.url, syncIntervalSeconds: 3600 },
+      { pullReplica: pullsHeldBy(release.promise), replica: { tookOver: () => tookOver.fire() } },
+    );
+    cleanups.push(() => storage.close());
+    const part = new Uint8Array(randomBytes(256 * 1024));
+    await storage.snapshots.putPart("t1", "s1", 0, part);
+
+    const before = proxy.paths.length;
+    expect(await storage.snapshots.part("t1", "s1", 0)).toEqual(part);
+    await proxy.settled();
+    expect(proxy.paths.slice(before)).toContain("POST /v3-protobuf/pipeline");
+    expect(storage.inProcess).toBe(false);
+
+    release.fire();
+    await tookOver.promise;
+    // With the primary gone, only the copy can answer.
+    await killed(sqld);
+    expect(await storage.snapshots.part("t1", "s1", 0)).toEqual(part);
   }, 60_000);
 
   it("tries a pull that failed again, the primary answering meanwhile", async () => {
