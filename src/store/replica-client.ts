@@ -34,6 +34,8 @@ export interface ReplicaClientOptions {
   failed?: (error: unknown) => void;
   /** REPLICA_PULL_RETRY_MS unless given (a test's retry does not wait half a minute). */
   retryMs?: number;
+  /** When a pull's copy may begin (quiet-reads.ts); at once unless given. */
+  copyWhen?: () => Promise<void>;
   /**
    * The longest the takeover holds new calls while calls already on the primary finish: the storage timeout,
    * after which those calls have been answered 503 anyway. Past it the takeover is tried again later.
@@ -59,6 +61,11 @@ export class ReplicaClient implements Client {
   /** While the replica takes over, new calls wait here. */
   #takingOver: Promise<void> | null = null;
   #closed = false;
+  #becameLocal: () => void = () => undefined;
+  /** Resolves when the copy takes over (never, if the replica is closed before). */
+  readonly whenLocal: Promise<void> = new Promise<void>((resolve) => {
+    this.#becameLocal = resolve;
+  });
 
   /** Starts the first pull; calls are answered by the primary until it is done. */
   constructor(options: ReplicaClientOptions) {
@@ -196,6 +203,9 @@ export class ReplicaClient implements Client {
     }
     this.#pull = pull;
     if (first) this.#firstOpened = pull.opened;
+    (this.#options.copyWhen?.() ?? Promise.resolve()).then(() => {
+      if (this.#pull === pull && !this.#closed) pull.begin();
+    });
     let opened = false;
     pull.opened.then(
       () => {
@@ -250,6 +260,7 @@ export class ReplicaClient implements Client {
       this.#replica = this.#opened;
       this.#opened = null;
       this.#primary.close();
+      this.#becameLocal();
     }
     this.#takingOver = null;
     done();

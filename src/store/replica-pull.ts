@@ -12,10 +12,15 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
 
-/** A pull under way: `opened` once the driver opened the replica, `pulled` once the copy is level with its primary. */
+/**
+ * A pull under way: `opened` once the driver opened the replica, `pulled` once the copy is level with its
+ * primary. The driver opens the file at once (a start checks that it can); the copy itself waits for `begin`.
+ */
 export interface ReplicaPull {
   readonly opened: Promise<void>;
   readonly pulled: Promise<void>;
+  /** Lets the copy begin (quiet-reads.ts says when). */
+  begin(): void;
   /** Ends the pull at once. */
   stop(): void;
 }
@@ -45,6 +50,7 @@ try {
   const Database = require(input.driver);
   db = new Database(input.path, { syncUrl: input.syncUrl, authToken: input.authToken });
   report("opened");
+  begin();
   db.sync();
   db.close();
   db = null;
@@ -56,17 +62,24 @@ try {
 `;
 
 /**
- * In a child process: the input on stdin, each step a line on file descriptor 3 (one channel of its own, so
- * steps keep their order and nothing the driver prints is taken for one).
+ * In a child process: the input as the first line on stdin, whose end lets the copy begin; each step a line on
+ * file descriptor 3 (one channel of its own, so steps keep their order and nothing the driver prints is taken
+ * for one).
  */
 const CHILD_SOURCE = `
 try { require("node:os").setPriority(${PULL_NICENESS}); } catch {}
-const input = JSON.parse(require("node:fs").readFileSync(0, "utf8"));
-const report = (line) => require("node:fs").writeSync(3, line + "\\n");
+const fs = require("node:fs");
+const line = [];
+for (const byte = Buffer.alloc(1); fs.readSync(0, byte, 0, 1, null) === 1 && byte[0] !== 10; ) line.push(byte[0]);
+const input = JSON.parse(Buffer.from(line).toString("utf8"));
+const begin = () => { try { fs.readFileSync(0); } catch {} };
+const report = (line) => fs.writeSync(3, line + "\\n");
 ${PULL_BODY}`;
 
 const WORKER_SOURCE = `
-const { parentPort, workerData: input } = require("node:worker_threads");
+const { parentPort, workerData } = require("node:worker_threads");
+const { input, begun } = workerData;
+const begin = () => Atomics.wait(new Int32Array(begun), 0, 0);
 const report = (line) => parentPort.postMessage(line);
 ${PULL_BODY}`;
 
@@ -124,8 +137,8 @@ export function pullReplica(url: string, syncUrl: string, authToken: string | nu
     if (done) pulled.resolve();
     else failed(new Error(`the replica's pull ended before it finished (${why})`));
   };
-  const stop = "Deno" in globalThis ? onThread(input, step, ended) : inChild(input, step, ended);
-  return { opened: opened.promise, pulled: pulled.promise, stop };
+  const { begin, stop } = "Deno" in globalThis ? onThread(input, step, ended) : inChild(input, step, ended);
+  return { opened: opened.promise, pulled: pulled.promise, begin, stop };
 }
 
 /**
@@ -137,7 +150,12 @@ const CHILD_ENVIRONMENT = /^(PATH|HOME|TMPDIR|TZ|LANG|SSL_CERT_FILE|SSL_CERT_DIR
 /** How much of the child's last words on stderr a failure keeps. */
 const STDERR_KEPT = 1024;
 
-function inChild(input: PullInput, step: (line: string) => void, ended: (why: string) => void): () => void {
+interface PullControl {
+  begin(): void;
+  stop(): void;
+}
+
+function inChild(input: PullInput, step: (line: string) => void, ended: (why: string) => void): PullControl {
   const env = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => CHILD_ENVIRONMENT.test(name)),
   );
@@ -171,16 +189,25 @@ function inChild(input: PullInput, step: (line: string) => void, ended: (why: st
     ended(`${signal ? `signal ${signal}` : `exit code ${code}`}${stderr.trim() ? `: ${stderr.trim()}` : ""}`);
   });
   child.stdin?.on("error", () => undefined);
-  child.stdin?.end(JSON.stringify(input));
-  return () => void killChild();
+  // JSON escapes every newline inside its strings: the input is one line.
+  child.stdin?.write(`${JSON.stringify(input)}\n`);
+  return { begin: () => void child.stdin?.end(), stop: () => void killChild() };
 }
 
-function onThread(input: PullInput, step: (line: string) => void, ended: (why: string) => void): () => void {
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: input, execArgv: [] });
+function onThread(input: PullInput, step: (line: string) => void, ended: (why: string) => void): PullControl {
+  const begun = new SharedArrayBuffer(4);
+  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { input, begun }, execArgv: [] });
   worker.on("message", step);
   worker.on("error", (error) => ended(error.message));
   worker.on("exit", (code) => ended(`exit code ${code}`));
-  return () => void worker.terminate();
+  return {
+    begin: () => {
+      const flag = new Int32Array(begun);
+      Atomics.store(flag, 0, 1);
+      Atomics.notify(flag, 0);
+    },
+    stop: () => void worker.terminate(),
+  };
 }
 
 interface Deferred {

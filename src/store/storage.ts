@@ -18,6 +18,7 @@ import { latestSchemaVersion } from "./migrations/index.js";
 import { OAuthRows } from "./oauth.js";
 import { PasskeyRows } from "./passkeys.js";
 import { type Preflight, readPreflight } from "./preflight.js";
+import { QuietReads, type QuietReadsOptions } from "./quiet-reads.js";
 import { ReplicaClient, type ReplicaClientOptions } from "./replica-client.js";
 import { pullReplica, type ReplicaPull, replicaUrlProblem } from "./replica-pull.js";
 import { replicaReads } from "./replica-reads.js";
@@ -129,15 +130,18 @@ export interface OpenStorageOptions {
   replica?: Pick<ReplicaClientOptions, "tookOver" | "failed" | "retryMs">;
   /** How an embedded replica's copy is pulled (another process, replica-pull.ts); a test holds it to see the primary answer. */
   pullReplica?: (url: string, syncUrl: string, authToken: string | null) => ReplicaPull;
+  /** When an embedded replica's copy begins (quiet-reads.ts); a test shortens the times. */
+  copyAfter?: QuietReadsOptions;
 }
 
 /** Opens storage and brings its schema up to date; a schema newer than this code is a startup error. */
 export async function openStorage(options: StorageOptions, open: OpenStorageOptions = {}): Promise<Storage> {
   const timeoutMs = options.timeoutMs ?? STORAGE_TIMEOUT_MS;
   let client: Client;
+  const quiet = new QuietReads(open.copyAfter);
   try {
     client = options.syncUrl
-      ? await replicaClient(options, options.syncUrl, timeoutMs, open)
+      ? await replicaClient(options, options.syncUrl, timeoutMs, open, quiet)
       : await openClient(options);
   } catch (error) {
     throw storageOpenError(options, error);
@@ -165,7 +169,7 @@ export async function openStorage(options: StorageOptions, open: OpenStorageOpti
   const storage: Storage = new Storage(
     guarded,
     inProcess,
-    remoteReads(options, client, guarded, timeoutMs, answered) ?? undefined,
+    remoteReads(options, client, guarded, quiet, timeoutMs, answered) ?? undefined,
   );
   // The preflight has just been answered.
   storage.answered(true);
@@ -180,10 +184,11 @@ function remoteReads(
   options: StorageOptions,
   client: Client,
   guarded: Client,
+  quiet: QuietReads,
   timeoutMs: number,
   answered: (ok: boolean) => void,
 ): { rows: RowReads; close: () => void } | null {
-  const remote = options.syncUrl ?? options.url;
+  const remote = client instanceof ReplicaClient ? (options.syncUrl ?? "") : options.url;
   if (isLocalUrl(remote)) return null;
   const target = binaryReadsTarget(remote);
   if (!target) return null;
@@ -196,8 +201,10 @@ function remoteReads(
   if (!(client instanceof ReplicaClient)) return { rows, close: () => reads.close() };
   return replicaReads({
     isLocal: () => client.local,
+    tookOver: client.whenLocal,
     local: guarded,
     primary: rows,
+    quiet,
     closePrimary: () => reads.close(),
   });
 }
@@ -211,6 +218,7 @@ async function replicaClient(
   syncUrl: string,
   timeoutMs: number,
   open: OpenStorageOptions,
+  quiet: QuietReads,
 ): Promise<ReplicaClient> {
   const problem = replicaUrlProblem(options.url);
   if (problem) {
@@ -227,6 +235,7 @@ async function replicaClient(
       pull: () => pull(options.url, syncUrl, authToken),
       openReplica: () => openClient(options),
       settleMs: timeoutMs,
+      copyWhen: () => quiet.quiet(),
       ...open.replica,
     });
   } catch (error) {

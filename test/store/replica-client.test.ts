@@ -42,6 +42,12 @@ async function probeOnCopy(storage: Storage, sqld: Sqld): Promise<number[]> {
   return rows.rows.map((row) => Number(row.n));
 }
 
+/** A snapshot part read with the primary killed: what the copy holds on its own. */
+async function probeOnCopyParts(storage: Storage, sqld: Sqld): Promise<Uint8Array | null> {
+  await killed(sqld);
+  return storage.snapshots.part("t1", "s1", 0);
+}
+
 /** Real pulls whose end the replica hears only once `held` resolves; each is shown to `started` first. */
 function pullsHeldBy(
   held: Promise<void>,
@@ -173,7 +179,7 @@ needs(outside.sqld, outside.caCertificates).describe("an embedded replica", () =
     cleanups.push(() => storage.close());
     const part = new Uint8Array(randomBytes(256 * 1024));
     await storage.snapshots.putPart("t1", "s1", 0, part);
-
+    await proxy.settled();
     const before = proxy.paths.length;
     expect(await storage.snapshots.part("t1", "s1", 0)).toEqual(part);
     await proxy.settled();
@@ -185,6 +191,44 @@ needs(outside.sqld, outside.caCertificates).describe("an embedded replica", () =
     // With the primary gone, only the copy can answer.
     await killed(sqld);
     expect(await storage.snapshots.part("t1", "s1", 0)).toEqual(part);
+  }, 60_000);
+
+  it("begins its copy only once the wake's bulk reads from its primary have gone quiet", async () => {
+    const { sqld, dir } = await primary();
+    const tookOver = signal();
+    const events: string[] = [];
+    const storage = await openStorage(
+      { url: `file:${dir}/replica.db`, syncUrl: sqld.url, syncIntervalSeconds: 3600 },
+      {
+        pullReplica: (url, syncUrl, token) => {
+          const real = pullReplica(url, syncUrl, token);
+          return {
+            ...real,
+            begin: () => {
+              events.push("copy began");
+              real.begin();
+            },
+          };
+        },
+        replica: { tookOver: () => tookOver.fire() },
+        // Long enough that a busy machine's start and first write come well within it.
+        copyAfter: { quietMs: 1500, heldAtMostMs: 60_000 },
+      },
+    );
+    cleanups.push(() => storage.close());
+    const part = new Uint8Array(randomBytes(64 * 1024));
+    await storage.snapshots.putPart("t1", "s1", 0, part);
+    // Reads back to back for longer than the quiet time, two in flight as a restore keeps them.
+    const until = performance.now() + 2500;
+    await Promise.all(
+      [0, 1].map(async () => {
+        while (performance.now() < until) expect(await storage.snapshots.part("t1", "s1", 0)).toEqual(part);
+      }),
+    );
+    events.push("reads ended");
+    await tookOver.promise;
+    expect(events).toEqual(["reads ended", "copy began"]);
+    expect(await probeOnCopyParts(storage, sqld)).toEqual(part);
   }, 60_000);
 
   it("tries a pull that failed again, the primary answering meanwhile", async () => {
@@ -256,6 +300,7 @@ needs(outside.sqld, outside.caCertificates).describe("an embedded replica", () =
     await sqld.stall();
     cleanups.push(() => sqld.signal("SIGCONT"));
     const pull = pullReplica(`file:${dir}/replica.db`, sqld.url, null);
+    pull.begin();
     // Long past the child's start, so it is inside the driver, waiting on the primary, when stopped.
     await new Promise((resolve) => setTimeout(resolve, 1500));
     pull.stop();

@@ -5,6 +5,7 @@
 import { createClient } from "@libsql/client";
 import { afterEach, expect, it } from "vitest";
 import type { RowReads } from "../../src/store/binary-reads.js";
+import { QuietReads } from "../../src/store/quiet-reads.js";
 import { replicaReads } from "../../src/store/replica-reads.js";
 
 const cleanups: (() => void)[] = [];
@@ -41,6 +42,8 @@ it("reads from the primary until the copy takes over, then from the copy, and cl
   let closings = 0;
   const reads = replicaReads({
     isLocal: () => local,
+    quiet: new QuietReads(),
+    tookOver: new Promise<void>(() => undefined),
     local: await database("copy"),
     primary,
     closePrimary: () => closings++,
@@ -67,6 +70,8 @@ it("closed before the copy took over, ends the primary's connection and reads no
   let closings = 0;
   const reads = replicaReads({
     isLocal: () => false,
+    quiet: new QuietReads(),
+    tookOver: new Promise<void>(() => undefined),
     local: await database("copy"),
     primary: {
       execute: (statement) => {
@@ -81,4 +86,28 @@ it("closed before the copy took over, ends the primary's connection and reads no
   expect(closings).toBe(1);
   await answeredBy(reads.rows);
   expect(primaryReads).toBe(1);
+});
+
+it("closes the primary's connection when the copy takes over with no read on it, though no read follows", async () => {
+  let local = false;
+  let tookOver: () => void = () => undefined;
+  let closings = 0;
+  const reads = replicaReads({
+    isLocal: () => local,
+    quiet: new QuietReads(),
+    tookOver: new Promise<void>((resolve) => {
+      tookOver = resolve;
+    }),
+    local: await database("copy"),
+    primary: await database("primary"),
+    closePrimary: () => closings++,
+  });
+  expect(await answeredBy(reads.rows)).toBe("primary");
+  expect(closings).toBe(0);
+  local = true;
+  tookOver();
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  expect(closings).toBe(1);
+  expect(await answeredBy(reads.rows)).toBe("copy");
+  expect(closings).toBe(1);
 });

@@ -32,7 +32,9 @@ const server = http.createServer((request, response) => {
   request.pipe(upstream);
 });
 server.listen(0, "127.0.0.1", () => process.stdout.write("port " + server.address().port + "\\n"));
-process.stdin.on("data", () => process.stdout.write("mark\\n"));
+process.stdin.on("data", (chunk) => {
+  for (const byte of chunk) if (byte === 10) process.stdout.write("mark\\n");
+});
 process.stdin.on("end", () => process.exit(0));
 `;
 
@@ -42,7 +44,14 @@ export async function startPathProxy(targetPort: number): Promise<PathProxy> {
   });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const paths: string[] = [];
-  const marks: (() => void)[] = [];
+  const marks: { resolve: () => void; reject: (error: Error) => void }[] = [];
+  let ended = false;
+  exited.then(() => {
+    ended = true;
+    for (const mark of marks.splice(0)) mark.reject(new Error("the path proxy ended"));
+  });
+  // A write to a proxy that has ended fails its mark above, not the process.
+  child.stdin.on("error", () => undefined);
   let portFound: (port: number) => void = () => undefined;
   const port = new Promise<number>((resolve, reject) => {
     portFound = resolve;
@@ -51,15 +60,16 @@ export async function startPathProxy(targetPort: number): Promise<PathProxy> {
   createInterface({ input: child.stdout }).on("line", (line) => {
     if (line.startsWith("path ")) paths.push(line.slice("path ".length));
     else if (line.startsWith("port ")) portFound(Number(line.slice("port ".length)));
-    else if (line === "mark") marks.shift()?.();
+    else if (line === "mark") marks.shift()?.resolve();
   });
   return {
     url: `http://127.0.0.1:${await port}`,
     paths,
     // The proxy notes a request before forwarding it, so one answered before this call is noted before the mark.
     settled: () =>
-      new Promise<void>((resolve) => {
-        marks.push(resolve);
+      new Promise<void>((resolve, reject) => {
+        if (ended) return reject(new Error("the path proxy ended"));
+        marks.push({ resolve, reject });
         child.stdin.write("\n");
       }),
     close: async () => {
