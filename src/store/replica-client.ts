@@ -203,9 +203,11 @@ export class ReplicaClient implements Client {
     }
     this.#pull = pull;
     if (first) this.#firstOpened = pull.opened;
-    (this.#options.copyWhen?.() ?? Promise.resolve()).then(() => {
+    const begin = () => {
       if (this.#pull === pull && !this.#closed) pull.begin();
-    });
+    };
+    // A gate that fails lets the copy begin: it only ever delays it.
+    (this.#options.copyWhen?.() ?? Promise.resolve()).then(begin, begin);
     let opened = false;
     pull.opened.then(
       () => {

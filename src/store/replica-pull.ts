@@ -5,8 +5,8 @@
 // be ended while it is inside the driver's native call, and a process exit waits for its threads, so a stop or
 // a refused start would wait for the whole pull (or for ever, if the primary stalled). Deno runs it on a worker
 // thread (its own process would need Deno's permission flags passed on). The pull opens the replica's file,
-// pulls, closes it and ends; `pulled` resolves once it has ended, and only then does the request thread open
-// the file (replica-client.ts).
+// waits to be let begin (once the wake's reads are over: decision 0110), pulls, closes it and ends; `pulled`
+// resolves once it has ended, and only then does the request thread open the file (replica-client.ts).
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { createRequire } from "node:module";
@@ -62,17 +62,23 @@ try {
 `;
 
 /**
- * In a child process: the input as the first line on stdin, whose end lets the copy begin; each step a line on
- * file descriptor 3 (one channel of its own, so steps keep their order and nothing the driver prints is taken
- * for one).
+ * In a child process: the input as the first line on stdin, and "begin" as the second, which lets the copy
+ * begin; stdin ending without it (the server gone) ends the pull without copying. Each step a line on file
+ * descriptor 3 (one channel of its own, so steps keep their order and nothing the driver prints is taken for
+ * one).
  */
 const CHILD_SOURCE = `
 try { require("node:os").setPriority(${PULL_NICENESS}); } catch {}
 const fs = require("node:fs");
-const line = [];
-for (const byte = Buffer.alloc(1); fs.readSync(0, byte, 0, 1, null) === 1 && byte[0] !== 10; ) line.push(byte[0]);
-const input = JSON.parse(Buffer.from(line).toString("utf8"));
-const begin = () => { try { fs.readFileSync(0); } catch {} };
+const readLine = () => {
+  const bytes = [];
+  for (const byte = Buffer.alloc(1); fs.readSync(0, byte, 0, 1, null) === 1 && byte[0] !== 10; ) bytes.push(byte[0]);
+  return Buffer.from(bytes).toString("utf8");
+};
+const input = JSON.parse(readLine());
+const begin = () => {
+  if (readLine() !== "begin") throw new Error("the server ended before the copy began");
+};
 const report = (line) => fs.writeSync(3, line + "\\n");
 ${PULL_BODY}`;
 
@@ -191,7 +197,7 @@ function inChild(input: PullInput, step: (line: string) => void, ended: (why: st
   child.stdin?.on("error", () => undefined);
   // JSON escapes every newline inside its strings: the input is one line.
   child.stdin?.write(`${JSON.stringify(input)}\n`);
-  return { begin: () => void child.stdin?.end(), stop: () => void killChild() };
+  return { begin: () => void child.stdin?.end("begin\n"), stop: () => void killChild() };
 }
 
 function onThread(input: PullInput, step: (line: string) => void, ended: (why: string) => void): PullControl {

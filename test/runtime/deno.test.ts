@@ -155,6 +155,49 @@ describe("the Deno entry", () => {
     TIMEOUT_MS,
   );
 
+  needs(outside.deno, outside.sqld, outside.caCertificates).it(
+    "as an embedded replica, pulls its copy on a worker thread once let begin, and answers from it with the primary gone",
+    async () => {
+      const tmp = tempDir();
+      cleanups.push(tmp.cleanup);
+      const sqld = await startSqld(tmp.dir);
+      cleanups.push(() => void sqld.stop());
+      const child = startDeno({
+        ...environment(`file:${join(tmp.dir, "replica.db")}`),
+        MEMORIA_DB_SYNC_URL: sqld.url,
+      });
+      cleanups.push(() => child.kill("SIGKILL"));
+      const done = finished(child);
+      let printed = "";
+      child.stdout?.on("data", (d: Buffer) => {
+        printed += d.toString();
+      });
+      const call = client(await listening(child));
+      const team = await call("/v1/teams", { method: "POST", token: ADMIN_TOKEN, json: { name: "Acme" } });
+      expect(team.status).toBe(201);
+      const { apiKey } = team.body as { apiKey: string };
+      const doc = await call("/v1/documents", {
+        method: "POST",
+        token: apiKey,
+        json: { title: "Tides", content: "# Tides\n\nThe spring tide floods the lower quay twice a month." },
+      });
+      expect(doc.status).toBe(201);
+      for (let i = 0; !printed.includes("replica took over from its primary") && i < 300; i++)
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(printed).toContain("replica took over from its primary");
+      sqld.signal("SIGKILL");
+      await sqld.exited;
+      // A document's content is read from storage: with the primary gone, from the copy alone.
+      const documentId = (doc.body as { document: { id: string } }).document.id;
+      const read = await call(`/v1/documents/${documentId}`, { token: apiKey });
+      expect(read.status).toBe(200);
+      expect((read.body as { document: { content: string } }).document.content).toContain("spring tide");
+      child.kill("SIGTERM");
+      expect((await done).code).toBe(0);
+    },
+    TIMEOUT_MS,
+  );
+
   needs(outside.deno, outside.sqld).it(
     "serves over a real sqld, its writes and audit trail read again by a second start over the same server",
     async () => {
