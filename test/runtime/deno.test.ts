@@ -162,20 +162,15 @@ describe("the Deno entry", () => {
       cleanups.push(tmp.cleanup);
       const sqld = await startSqld(tmp.dir);
       cleanups.push(() => void sqld.stop());
-      const child = startDeno({
-        ...environment(`file:${join(tmp.dir, "replica.db")}`),
+      const { child, done, call, apiKey } = await withTeam({
+        MEMORIA_DB_URL: `file:${join(tmp.dir, "replica.db")}`,
         MEMORIA_DB_SYNC_URL: sqld.url,
       });
-      cleanups.push(() => child.kill("SIGKILL"));
-      const done = finished(child);
+      // The copy waits 3 s for a wake's first read (none comes here): its log line comes after this listens.
       let printed = "";
       child.stdout?.on("data", (d: Buffer) => {
         printed += d.toString();
       });
-      const call = client(await listening(child));
-      const team = await call("/v1/teams", { method: "POST", token: ADMIN_TOKEN, json: { name: "Acme" } });
-      expect(team.status).toBe(201);
-      const { apiKey } = team.body as { apiKey: string };
       const doc = await call("/v1/documents", {
         method: "POST",
         token: apiKey,
