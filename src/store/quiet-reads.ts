@@ -1,7 +1,7 @@
 // When an embedded replica's copy begins: once the wake's bulk reads from its primary have gone quiet. The copy
 // is the whole database, pulled by another process, and on a small machine it competes with the restore that
 // the wake's first answer waits for: an 87k-passage team's wake from its snapshot, the primary 20 ms away,
-// answered first in 4.8 s with the copy pulled beside the restore and in 1.8 s with the copy after it
+// answered first in 3.3 s with the copy pulled beside the restore and in 1.25 s with the copy after it
 // (decision 0110). Until the copy takes over, storage calls pay the primary's round trip, which searches
 // answered from the loaded index do not make.
 

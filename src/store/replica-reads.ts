@@ -1,7 +1,7 @@
 // An embedded replica's bulk reads. While its copy is still being pulled, a wake's bulk reads (snapshot parts, a
 // build's pages) go to the primary over Hrana 3 as any remote storage's do (binary-reads.ts), not through the
 // client's JSON: an 87k-passage team's wake from its snapshot, the primary 20 ms away over HTTP, took 3.8 s to
-// its first answer rather than 5.2 s (decision 0109). Once the copy has taken over they are answered on this
+// its first answer rather than 5.2 s (decision 0110). Once the copy has taken over they are answered on this
 // machine, and the connection to the primary is closed as soon as no read is left on it.
 
 import type { RowReads } from "./binary-reads.js";
