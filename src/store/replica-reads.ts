@@ -8,9 +8,7 @@ import type { RowReads } from "./binary-reads.js";
 import type { QuietReads } from "./quiet-reads.js";
 
 export interface ReplicaReadsOptions {
-  /** Whether the copy answers (replica-client.ts): from then on, reads go to `local`. */
-  isLocal: () => boolean;
-  /** Resolves when the copy takes over. */
+  /** Resolves when the copy takes over (replica-client.ts): from then on, reads go to `local`. */
   tookOver: Promise<void>;
   /** The client's reads: the primary's until the takeover, the copy's after it. */
   local: RowReads;
@@ -27,6 +25,7 @@ export interface ReplicaReadsOptions {
 
 export function replicaReads(options: ReplicaReadsOptions): { rows: RowReads; close: () => void } {
   let onPrimary = 0;
+  let local = false;
   let closed = false;
   const close = () => {
     if (closed) return;
@@ -35,15 +34,13 @@ export function replicaReads(options: ReplicaReadsOptions): { rows: RowReads; cl
   };
   // A wake's reads are usually over before the copy takes over, and none may follow for hours.
   options.tookOver.then(() => {
+    local = true;
     if (onPrimary === 0) close();
   });
   return {
     rows: {
       execute: async (statement) => {
-        if (closed || options.isLocal()) {
-          if (onPrimary === 0) close();
-          return options.local.execute(statement);
-        }
+        if (closed || local) return options.local.execute(statement);
         onPrimary++;
         options.quiet.began();
         try {
@@ -51,7 +48,7 @@ export function replicaReads(options: ReplicaReadsOptions): { rows: RowReads; cl
         } finally {
           options.quiet.ended();
           onPrimary--;
-          if (onPrimary === 0 && options.isLocal()) close();
+          if (onPrimary === 0 && local) close();
         }
       },
     },

@@ -200,7 +200,6 @@ function remoteReads(
   const rows = guardedReads(reads, timeoutMs, answered);
   if (!(client instanceof ReplicaClient)) return { rows, close: () => reads.close() };
   return replicaReads({
-    isLocal: () => client.local,
     tookOver: client.whenLocal,
     local: guarded,
     primary: rows,

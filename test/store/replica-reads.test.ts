@@ -38,12 +38,13 @@ it("reads from the primary until the copy takes over, then from the copy, and cl
       return primaryDb.execute(statement);
     },
   };
-  let local = false;
+  let tookOver: () => void = () => undefined;
   let closings = 0;
   const reads = replicaReads({
-    isLocal: () => local,
     quiet: new QuietReads(),
-    tookOver: new Promise<void>(() => undefined),
+    tookOver: new Promise<void>((resolve) => {
+      tookOver = resolve;
+    }),
     local: await database("copy"),
     primary,
     closePrimary: () => closings++,
@@ -53,7 +54,8 @@ it("reads from the primary until the copy takes over, then from the copy, and cl
   const onPrimary = answeredBy(reads.rows);
   await new Promise((resolve) => setTimeout(resolve, 10));
   expect(held).not.toBeNull();
-  local = true;
+  tookOver();
+  await new Promise((resolve) => setTimeout(resolve, 0));
   expect(await answeredBy(reads.rows)).toBe("copy");
   expect(closings).toBe(0);
   (held as unknown as () => void)();
@@ -69,7 +71,6 @@ it("closed before the copy took over, ends the primary's connection and reads no
   const primaryDb = await database("primary");
   let closings = 0;
   const reads = replicaReads({
-    isLocal: () => false,
     quiet: new QuietReads(),
     tookOver: new Promise<void>(() => undefined),
     local: await database("copy"),
@@ -89,11 +90,9 @@ it("closed before the copy took over, ends the primary's connection and reads no
 });
 
 it("closes the primary's connection when the copy takes over with no read on it, though no read follows", async () => {
-  let local = false;
   let tookOver: () => void = () => undefined;
   let closings = 0;
   const reads = replicaReads({
-    isLocal: () => local,
     quiet: new QuietReads(),
     tookOver: new Promise<void>((resolve) => {
       tookOver = resolve;
@@ -104,7 +103,6 @@ it("closes the primary's connection when the copy takes over with no read on it,
   });
   expect(await answeredBy(reads.rows)).toBe("primary");
   expect(closings).toBe(0);
-  local = true;
   tookOver();
   await new Promise((resolve) => setTimeout(resolve, 0));
   expect(closings).toBe(1);
