@@ -31,8 +31,8 @@ export interface ImportCounts {
 }
 
 /**
- * Documents applied per storage transaction: the batch route's group (services/documents.ts, 500), and at
- * most its 8 MiB of content, so an import costs what sending the same documents in batches costs.
+ * Documents applied per storage transaction: the batch route's group (services/document-batch.ts, 500),
+ * and at most its 8 MiB of content, so an import costs what sending the same documents in batches costs.
  */
 const DOCUMENT_BATCH = 500;
 const DOCUMENT_BATCH_BYTES = 8 * 1024 * 1024;
