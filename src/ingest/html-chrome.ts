@@ -1,9 +1,10 @@
 // What of an HTML page is the site and not the page: the elements a reader skips (navigation, banners,
 // sidebars, footers, search boxes, popups, hidden elements, permalink marks) and the ones that hold the page's
 // own content (<main>, [role=main], <article>). Decided from one start tag at a time, so the streaming
-// reader (html.ts) can act on it without building a tree. The generators' class and id names below were
-// read off their real output (Debian's documentation packages) or their published templates; see
-// docs/ingest/html.md for the survey and docs/decisions/0031-html-main-content.md for the measurements.
+// reader (html.ts, through html-page-policy.ts) can act on it without building a tree. The generators' class
+// and id names below were read off their real output (Debian's documentation packages) or their published
+// templates; see docs/ingest/html.md for the survey and docs/decisions/0031-html-main-content.md for the
+// measurements.
 
 /** The attributes of a start tag that decide its part in the page, lowercased where HTML ignores case. */
 export interface TagAttributes {

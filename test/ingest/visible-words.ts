@@ -15,8 +15,8 @@ import { gfmFromMarkdown } from "mdast-util-gfm";
 import { gfm } from "micromark-extension-gfm";
 import { parse as parseYaml } from "yaml";
 import type { Passage } from "../../src/ingest/chunk.js";
-import { isNavigationText } from "../../src/ingest/html.js";
 import { type Generator, generatorOf, type TagAttributes, tagRole } from "../../src/ingest/html-chrome.js";
+import { isNavigationText } from "../../src/ingest/html-page-policy.js";
 
 const hiddenElements = new Set([
   "script",
