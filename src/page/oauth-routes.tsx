@@ -18,15 +18,8 @@ import { type AuthorizationParams, type AuthorizationRequest, grantableScope } f
 import { whereBack } from "../services/redirect-uri.js";
 import { ConsentPage, ContinuePage } from "./consent.js";
 import { MessagePage } from "./message.js";
-import {
-  isHttps,
-  PAGE_CSP,
-  type PageContext,
-  type PageDeps,
-  type PageEnv,
-  render,
-  resolveSession,
-} from "./routes.js";
+import { isHttps, PAGE_CSP, type PageContext, type PageDeps, type PageEnv, render } from "./routes.js";
+import { resolveSession } from "./session-cookie.js";
 import { SignInPage } from "./sign-in.js";
 
 export const AUTHORIZE_PATH = "/oauth/authorize";

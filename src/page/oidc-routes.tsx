@@ -21,9 +21,9 @@ import {
   type PageEnv,
   refused,
   render,
-  signedInNow,
   unreadableForm,
 } from "./routes.js";
+import { signedInNow } from "./session-cookie.js";
 import type { PageSessions } from "./sessions.js";
 import { SignInPage } from "./sign-in.js";
 

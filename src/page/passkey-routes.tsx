@@ -14,14 +14,8 @@ import type { SignedInMember } from "../services/members.js";
 import type { PasskeyService, RelyingParty } from "../services/passkeys.js";
 import { AccountPage } from "./account.js";
 import { MessagePage } from "./message.js";
-import {
-  fromThisOrigin,
-  isHttps,
-  type PageContext,
-  type PageEnv,
-  render,
-  setSessionCookie,
-} from "./routes.js";
+import { fromThisOrigin, isHttps, type PageContext, type PageEnv, render } from "./routes.js";
+import { setSessionCookie } from "./session-cookie.js";
 import type { PageSessions } from "./sessions.js";
 
 export interface PasskeyRouteDeps {

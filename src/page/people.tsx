@@ -23,9 +23,9 @@ import {
   type PageEnv,
   refused,
   render,
-  signedInNow,
   unreadableForm,
 } from "./routes.js";
+import { signedInNow } from "./session-cookie.js";
 
 const keyForm = z.object({
   name: nameText(200),

@@ -1,13 +1,11 @@
 /** @jsxRuntime automatic @jsxImportSource hono/jsx */
 // The page for people: server-rendered HTML over the same services as the JSON routes. Signed in by a session
-// cookie (./sessions.ts); every state-changing POST must come from this origin (Origin checked, missing is
-// refused) and carry the session's CSRF token; every answer carries a Content-Security-Policy that allows
-// only this origin's own script and stylesheet.
+// cookie (./sessions.ts, checked by ./session-middleware.tsx); every state-changing POST must come from this
+// origin (Origin checked, missing is refused) and carry the session's CSRF token; every answer carries a
+// Content-Security-Policy that allows only this origin's own script and stylesheet.
 
 import { type Context, Hono, type MiddlewareHandler } from "hono";
-import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { JSX } from "hono/jsx/jsx-runtime";
-import { routePath } from "hono/route";
 import { type Actor, events } from "../audit.js";
 import { isDomainError } from "../errors.js";
 import type { AppEnv } from "../http/env.js";
@@ -19,7 +17,6 @@ import { DEFAULT_BUDGET, MAX_BUDGET } from "../memory/constants.js";
 import { decodeCursor, encodeCursor } from "../routes/cursor.js";
 import { exportStream } from "../routes/export.js";
 import { documentBody, entryBody, entryInput, memoryInput, searchQuery } from "../routes/schemas.js";
-import { allows, type Scope } from "../scope.js";
 import { csrfToken, csrfTokenMatches } from "../seal/page-session.js";
 import type { AuditTrail } from "../services/audit.js";
 import type { DocumentService } from "../services/documents.js";
@@ -49,18 +46,11 @@ import { oidcRoutes } from "./oidc-routes.js";
 import { passkeyRoutes } from "./passkey-routes.js";
 import { peopleRoutes } from "./people.js";
 import type { RememberValues } from "./remember-form.js";
-import { scopeOfPage } from "./scopes.js";
 import { SearchPage } from "./search.js";
+import { carriedCookies, clearCarriedCookies, resolveSession, signedInNow } from "./session-cookie.js";
+import { signedInMiddleware, tooManyRequests } from "./session-middleware.js";
 import type { PageSession, PageSessions } from "./sessions.js";
 import { SignInPage } from "./sign-in.js";
-
-/** The cookie's name over plain HTTP, where the `__Host-` prefix cannot be used (it needs `Secure`). */
-export const SESSION_COOKIE = "memoria_session";
-/**
- * Its name over HTTPS: a browser keeps a `__Host-` cookie only when it is `Secure`, `Path=/` and has no
- * `Domain`, so no other host of the site (a sibling subdomain, a plain-HTTP page) can set or shadow it.
- */
-export const SECURE_SESSION_COOKIE = `__Host-${SESSION_COOKIE}`;
 
 /**
  * Only this origin's files: no inline script or style, nothing from elsewhere, never framed, forms post only
@@ -158,37 +148,6 @@ export function fromThisOrigin(c: PageContext): boolean {
   return new URL(origin).host === new URL(c.req.url).host;
 }
 
-/** The session cookies a request carries, by name: the `__Host-` one first (see SECURE_SESSION_COOKIE). */
-function carriedCookies(c: PageContext): { name: string; value: string }[] {
-  return [SECURE_SESSION_COOKIE, SESSION_COOKIE].flatMap((name) => {
-    const value = getCookie(c, name);
-    return value === undefined ? [] : [{ name, value }];
-  });
-}
-
-/** The live session of the first carried cookie that names one, or null. */
-export async function resolveSession(
-  deps: Pick<PageDeps, "sessions">,
-  c: PageContext,
-): Promise<PageSession | null> {
-  for (const { value } of carriedCookies(c)) {
-    const session = await deps.sessions.resolve(value);
-    if (session) return session;
-  }
-  return null;
-}
-
-/**
- * Clears the session cookies this request carried, and no other: a request without one (every cross-site
- * navigation, since the cookie is SameSite=Strict) must not sign anyone out.
- */
-function clearCarriedCookies(c: PageContext): void {
-  for (const { name } of carriedCookies(c)) {
-    const secure = name === SECURE_SESSION_COOKIE || isHttps(c);
-    deleteCookie(c, name, { path: "/", httpOnly: true, sameSite: "Strict", secure });
-  }
-}
-
 /**
  * A form's fields, or null when the body is not a form that parses (a hand-made multipart body a browser would
  * never send): the caller answers 400, never an error of the server's.
@@ -210,35 +169,6 @@ export function unreadableForm(c: PageContext) {
   );
 }
 
-/** Sets a new session's cookie on the answer. */
-export function setSessionCookie(c: PageContext, cookie: string): void {
-  const secure = isHttps(c);
-  setCookie(c, secure ? SECURE_SESSION_COOKIE : SESSION_COOKIE, cookie, {
-    httpOnly: true,
-    sameSite: "Strict",
-    path: "/",
-    secure,
-  });
-}
-
-/** Sets a new session's cookie and sends the person to the start page. */
-export function signedInNow(c: PageContext, cookie: string) {
-  setSessionCookie(c, cookie);
-  return c.redirect("/", 303);
-}
-
-function tooManyRequests(c: PageContext, limited: Response) {
-  c.header("Retry-After", limited.headers.get("retry-after") ?? "60");
-  return render(
-    c,
-    <MessagePage
-      title="Too many requests"
-      message="This team key has made too many requests this minute; wait a moment and reload."
-    />,
-    429,
-  );
-}
-
 /** A row asked for by id that this team does not hold (or no longer does): 404, in the page's words. */
 function notThere(c: PageContext, title: string, message: string) {
   return render(c, <MessagePage title={title} message={message} csrf={c.var.csrf} />, 404);
@@ -246,33 +176,6 @@ function notThere(c: PageContext, title: string, message: string) {
 
 function noSuchDocument(c: PageContext) {
   return notThere(c, "No such document", "This document is not there (or was deleted).");
-}
-
-/** The least role holding a scope, for a member told what an action needs. */
-const ROLE_FOR: Readonly<Record<Scope, string>> = { read: "reader", write: "member", admin: "owner" };
-
-/** A signed-in person whose role or key may not do this: what it needs, in the page's words. */
-function outOfScope(c: PageContext, held: Scope, needed: Scope) {
-  const as = c.var.session.as;
-  if (as.kind === "member")
-    return render(
-      c,
-      <MessagePage
-        title="Not with your role"
-        message={`This needs the ${ROLE_FOR[needed]} role or more; your role in this team is ${as.role}.`}
-        csrf={c.var.csrf}
-      />,
-      403,
-    );
-  return render(
-    c,
-    <MessagePage
-      title="Not with this key"
-      message={`This needs a team key with the ${needed} scope; the key you signed in with has the ${held} scope.`}
-      csrf={c.var.csrf}
-    />,
-    403,
-  );
 }
 
 export function refused(c: PageContext, message: string) {
@@ -307,22 +210,7 @@ export function pageRoutes(deps: PageDeps): Hono<PageEnv> {
     if (!c.res.headers.has("Cache-Control")) c.header("Cache-Control", "no-store");
   };
 
-  /** Loads the session, or sends a signed-out person to the sign-in page. */
-  const signedIn: MiddlewareHandler<PageEnv> = async (c, next) => {
-    const session = await resolveSession(deps, c);
-    if (!session) {
-      // A cookie that no longer names a live session (expired, its key revoked) is cleared; none, none is.
-      clearCarriedCookies(c);
-      return c.redirect("/", 303);
-    }
-    const limited = await deps.rateLimit(c, session.credential);
-    if (limited) return tooManyRequests(c, limited);
-    c.set("session", session);
-    c.set("csrf", await csrfToken(session.keys));
-    const needed = scopeOfPage(c.req.method, routePath(c));
-    if (!allows(session.scope, needed)) return outOfScope(c, session.scope, needed);
-    await next();
-  };
+  const signedIn = signedInMiddleware(deps);
 
   /** Origin, then the session, then its CSRF token from the form; the form's fields are left in `form`. */
   const statefulPost = async (c: PageContext): Promise<Record<string, string | File> | Response> => {

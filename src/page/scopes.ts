@@ -1,5 +1,5 @@
 // The scope each signed-in page action needs (src/scope.ts), as Hono names the route: the page's one table,
-// read by its sign-in check (routes.tsx, `signedIn`). The same powers as the JSON routes: reading is `read`,
+// read by its sign-in check (session-middleware.tsx). The same powers as the JSON routes: reading is `read`,
 // adding notes and remembering `write`, deleting, forgetting, exporting, members and the audit trail `admin`. A page route missing
 // from the table needs `admin` (test/page/scopes.test.ts fails on one).
 

@@ -206,7 +206,7 @@ describe("classify", () => {
     expect(
       classify(req("/", { headers: { cookie: `memoria_session="${other}.${"B".repeat(43)}"; ${cookie}` } })),
     ).toMatchObject({ teamId: other });
-    // Over HTTPS the cookie is named __Host-memoria_session (src/page/routes.tsx), and is read first.
+    // Over HTTPS the cookie is named __Host-memoria_session (src/page/session-cookie.ts), and is read first.
     expect(
       classify(
         req("/page/memory", { headers: { cookie: `__Host-memoria_session=${other}.${"B".repeat(43)}` } }),

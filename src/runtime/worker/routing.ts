@@ -28,8 +28,8 @@ export type Route =
   | { kind: "reject"; code: "unauthorized" | "not_found" };
 
 /**
- * The page's session cookie (src/page/routes.tsx), `<teamId>.<secret>`; only the team id is read here. Its
- * name over HTTPS has the `__Host-` prefix, and is read first, as the page reads it.
+ * The page's session cookie (src/page/session-cookie.ts), `<teamId>.<secret>`; only the team id is read here.
+ * Its name over HTTPS has the `__Host-` prefix, and is read first, as the page reads it.
  */
 const SESSION_COOKIES = ["__Host-memoria_session", "memoria_session"] as const;
 
