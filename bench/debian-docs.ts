@@ -8,7 +8,7 @@
 
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
-import type { IndexedDocument } from "../src/index/passage-index.js";
+import type { IndexedDocument } from "../src/index/passages/passage-index.js";
 import { chunkDocument } from "../src/ingest/chunk.js";
 import type { DocumentFormat } from "../src/ingest/formats.js";
 

@@ -4,9 +4,9 @@
 // question asked of all three in turn, so load moves the three alike. Prints medians and p99 as ratios to the
 // floor of the same run. Its gain, by question length, is `npm run eval -- --terms N` (eval/run.ts).
 
-import { FEEDBACK } from "../src/index/feedback.js";
-import { PassageIndex } from "../src/index/passage-index.js";
+import { PassageIndex } from "../src/index/passages/passage-index.js";
 import { matchQuery, queryTerms } from "../src/index/query.js";
+import { FEEDBACK } from "../src/index/ranking/feedback.js";
 import type { CorpusPassage } from "./corpus.js";
 import { heldOutSentences, indexedDocuments, readDebianManuals } from "./debian-docs.js";
 import { openQueryFloor, SEARCH_LIMIT } from "./floor.js";

@@ -9,11 +9,11 @@
 // questions ask and its time.
 
 import { IndexDatabase } from "../src/index/engine.js";
-import { FEEDBACK } from "../src/index/feedback.js";
-import { type IndexedDocument, PassageIndex } from "../src/index/passage-index.js";
+import { type IndexedDocument, PassageIndex } from "../src/index/passages/passage-index.js";
 import { matchQuery } from "../src/index/query.js";
-import { SnippetTable } from "../src/index/snippet-table.js";
-import { TermTable } from "../src/index/term-table.js";
+import { FEEDBACK } from "../src/index/ranking/feedback.js";
+import { TermTable } from "../src/index/ranking/term-table.js";
+import { SnippetTable } from "../src/index/snippets/snippet-table.js";
 import { chunkDocument } from "../src/ingest/chunk.js";
 import type { CorpusPassage } from "./corpus.js";
 import { heldOutSentences, indexedDocuments, readDebianManuals } from "./debian-docs.js";

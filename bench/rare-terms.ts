@@ -1,14 +1,14 @@
 // `npx tsx bench/rare-terms.ts [passages] [rounds]`: where a question's full expression, run as one statement,
-// costs less than pruning it (FULL_RANKING_ROWS_PER_LIMIT in src/index/passage-searcher.ts), on real text
+// costs less than pruning it (FULL_RANKING_ROWS_PER_LIMIT in src/index/passages/passage-searcher.ts), on real text
 // (Debian's manuals, bench/debian-docs.ts), in one process. Two indexes hold the same passages: one prunes
 // every question of two terms or more, the other ranks every question by its full expression; each question is
 // asked of both in turn, the first of the two alternating by round, so load moves both alike. The questions
 // are the real suite's two-word ones and some of its long ones (bench/real-corpora.ts), and 2–4 words cut from
 // held-out sentences, so every commonness is met. They are grouped by the rows their terms match, summed, as
 // the searcher sums them, and each group prints its p50 of the whole search on both paths and their ratio.
-// Both paths answer the same to the bit (test/index/prune.test.ts): only their time differs.
+// Both paths answer the same to the bit (test/index/ranking/prune.test.ts): only their time differs.
 
-import { PassageIndex } from "../src/index/passage-index.js";
+import { PassageIndex } from "../src/index/passages/passage-index.js";
 import { matchQuery, queryTerms } from "../src/index/query.js";
 import { heldOutSentences, indexedDocuments, readDebianManuals } from "./debian-docs.js";
 import { loadedQueryFloor, SEARCH_LIMIT } from "./floor.js";

@@ -5,9 +5,9 @@
 //   npx tsx bench/search-thread-heap.ts <young generation MiB> [passages]
 
 import { readFileSync } from "node:fs";
-import { FEEDBACK } from "../src/index/feedback.js";
-import { type IndexedDocument, PassageIndex } from "../src/index/passage-index.js";
+import { type IndexedDocument, PassageIndex } from "../src/index/passages/passage-index.js";
 import { matchQuery } from "../src/index/query.js";
+import { FEEDBACK } from "../src/index/ranking/feedback.js";
 import { chunkDocument } from "../src/ingest/chunk.js";
 import { SearchThreads } from "../src/runtime/search-threads.js";
 import { heldOutSentences, readDebianManuals } from "./debian-docs.js";

@@ -6,12 +6,12 @@
 // ratios to the floor of the same run.
 
 import { IndexDatabase } from "../src/index/engine.js";
-import { InflatedBlocks } from "../src/index/inflated-blocks.js";
-import { TRAIL_SEPARATOR } from "../src/index/passage-document.js";
-import { PassageIndex } from "../src/index/passage-index.js";
-import { packBlock, TextBlock, textBlocks } from "../src/index/passage-text.js";
+import { InflatedBlocks } from "../src/index/passages/inflated-blocks.js";
+import { TRAIL_SEPARATOR } from "../src/index/passages/passage-document.js";
+import { PassageIndex } from "../src/index/passages/passage-index.js";
+import { packBlock, TextBlock, textBlocks } from "../src/index/passages/passage-text.js";
 import { matchQuery, queryTerms } from "../src/index/query.js";
-import { type SnippetSource, SnippetTable } from "../src/index/snippet-table.js";
+import { type SnippetSource, SnippetTable } from "../src/index/snippets/snippet-table.js";
 import type { CorpusPassage } from "./corpus.js";
 import { heldOutSentences, indexedDocuments, readDebianManuals } from "./debian-docs.js";
 import { openQueryFloor, SEARCH_LIMIT } from "./floor.js";

@@ -28,7 +28,7 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 const DIST = join(root, "dist");
 
 /** The entries Node runs: the server, and the files its worker threads start from (found beside it). */
-const ENTRIES = ["node", "chunk-worker", "extract-worker", "search-worker"].map((name) =>
+const ENTRIES = ["node", "chunk-thread", "extract-thread", "search-thread"].map((name) =>
   join(root, `src/runtime/${name}.ts`),
 );
 
@@ -153,7 +153,7 @@ export async function buildServer(outdir = DIST) {
       outbase: join(root, "src"),
       outdir: out,
       // Shared chunks beside the entries: code that finds a worker's file from its own URL
-      // (`new URL("./chunk-worker.js", import.meta.url)`) finds it wherever the bundler put that code.
+      // (`new URL("./chunk-thread.js", import.meta.url)`) finds it wherever the bundler put that code.
       chunkNames: "runtime/shared-[hash]",
       bundle: true,
       splitting: true,

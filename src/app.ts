@@ -21,8 +21,8 @@ import { rateLimits } from "./http/rate-limit.js";
 import { requestId } from "./http/request-id.js";
 import { routeScope } from "./http/scopes.js";
 import { securityHeaders } from "./http/security-headers.js";
-import { FEEDBACK } from "./index/feedback.js";
-import type { PassageIndexOptions } from "./index/passage-index.js";
+import type { PassageIndexOptions } from "./index/passages/passage-index.js";
+import { FEEDBACK } from "./index/ranking/feedback.js";
 import type { Chunker } from "./ingest/chunker.js";
 import { LiveIndexes } from "./live/indexes.js";
 import type { TextPacker } from "./live/load-passages.js";
@@ -90,7 +90,7 @@ export interface AppConfig {
   /** MEMORIA_MAX_UPLOAD_BYTES: the largest PDF or DOCX as it arrives. Default 25 MiB, as src/config.ts gives it. */
   maxUploadBytes?: number;
   catchupMs: number;
-  /** MEMORIA_INDEX_MEMORY_MB in bytes: the loaded indexes' budget (see live/budget.ts). Unset: no bound. */
+  /** MEMORIA_INDEX_MEMORY_MB in bytes: the loaded indexes' budget (see live/ram-budget.ts). Unset: no bound. */
   indexMemoryBytes?: number;
   /** MEMORIA_SNAPSHOT_MIN_CHUNKS: the size past which a build writes a sealed index snapshot (live/snapshot.ts). */
   snapshotMinChunks?: number;
@@ -100,7 +100,7 @@ export interface AppConfig {
   mergeQuietMs?: number;
   /** The least time between two rebuilds of a team's index (live/repack.ts); tests set it short. */
   repackIntervalMs?: number;
-  /** MEMORIA_SEARCH_FEEDBACK: search rescores with pseudo-relevance feedback (index/feedback.ts); default on. */
+  /** MEMORIA_SEARCH_FEEDBACK: search rescores with pseudo-relevance feedback (index/ranking/feedback.ts); default on. */
   searchFeedback?: boolean;
   /** MEMORIA_QUEUE_TIMEOUT_MS: a search waits this long for its turn at most (default 2000). */
   searchQueueTimeoutMs?: number;

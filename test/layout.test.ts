@@ -24,7 +24,7 @@ interface Import {
  * leaves themselves are not listed.
  */
 const MAY_IMPORT: Record<string, readonly string[]> = {
-  // index/: a search thread (runtime/search-worker.ts) runs the index's own searcher over its connection.
+  // index/: a search thread (runtime/search-thread.ts) runs the index's own searcher over its connection.
   "runtime/": ["app.ts", "http/", "store/", "seal/", "async/", "ingest/", "text/", "extract/", "index/"],
   "http/": ["seal/", "services/"],
   "page/": ["routes/", "services/", "http/", "index/", "memory/", "ingest/", "seal/"],
@@ -33,7 +33,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
     "live/",
     "index/",
     "memory/",
-    "sealed/",
+    "sealed-rows/",
     "sources/",
     "store/",
     "seal/",
@@ -42,9 +42,9 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
     "async/",
     "text/",
   ],
-  "live/": ["index/", "sealed/", "store/", "seal/", "async/"],
-  "sources/": ["sealed/", "store/", "seal/", "async/"],
-  "sealed/": ["seal/", "store/", "ingest/"],
+  "live/": ["index/", "sealed-rows/", "store/", "seal/", "async/"],
+  "sources/": ["sealed-rows/", "store/", "seal/", "async/"],
+  "sealed-rows/": ["seal/", "store/", "ingest/"],
   "index/": ["memory/", "text/"],
   "memory/": ["text/"],
   "ingest/": ["text/", "seal/"],

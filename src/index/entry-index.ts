@@ -6,15 +6,15 @@ import { z } from "zod";
 import type { MemoryEntry } from "../memory/entry.js";
 import type { EntrySource } from "../memory/gather.js";
 import { IndexDatabase, type IndexStatement } from "./engine.js";
-import { databaseBytes, INDEX_OVERHEAD_BYTES } from "./memory-accounting.js";
 import { type MatchQuery, matchQuery } from "./query.js";
+import { databaseBytes, INDEX_OVERHEAD_BYTES } from "./ram-estimate.js";
 import {
   exportTables,
   type IndexSnapshot,
   SnapshotMismatchError,
   schemaFingerprint,
   TableRestore,
-} from "./snapshot.js";
+} from "./snapshots/snapshot.js";
 
 export interface IndexedEntry extends MemoryEntry {
   body: string | null;

@@ -5,7 +5,7 @@
 import type { Clock } from "../clock.js";
 import { DomainError } from "../errors.js";
 import { EntryIndex } from "../index/entry-index.js";
-import { PassageIndex, type PassageIndexOptions } from "../index/passage-index.js";
+import { PassageIndex, type PassageIndexOptions } from "../index/passages/passage-index.js";
 import type { Logger } from "../logger.js";
 import type { TeamKey } from "../seal/team-key.js";
 import type { SnapshotHead } from "../store/snapshots.js";

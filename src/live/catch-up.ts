@@ -4,7 +4,7 @@
 // shortcut when nothing else came between: their passages, still in hand, go straight into the index.
 
 import type { Clock } from "../clock.js";
-import type { IndexedDocument } from "../index/passage-index.js";
+import type { IndexedDocument } from "../index/passages/passage-index.js";
 import type { Logger } from "../logger.js";
 import type { TeamKey } from "../seal/team-key.js";
 import type { Storage } from "../store/storage.js";
@@ -134,7 +134,7 @@ export async function catchUpWith(
   if (team.appliedSeq !== written.before) return catchUp(deps, key, team);
   const put = written.documents.filter((d) => d.passages.length > 0);
   const gone = written.documents.filter((d) => d.passages.length === 0).map((d) => d.id);
-  // In id order, which is rowid order for new documents (src/index/rowids.ts): FTS5 writes its pending terms
+  // In id order, which is rowid order for new documents (src/index/passages/rowids.ts): FTS5 writes its pending terms
   // out as a new segment whenever a rowid comes in below the last one, and placing new documents in order
   // leaves room between them, so fewer end up out of rowid order (measured on 5,000 one-passage documents in
   // groups of 500: 24 out of order against 2,746 in arrival order, and the inserts ~30% faster).

@@ -11,11 +11,10 @@
 import type { Clock } from "../clock.js";
 import { DomainError, isDomainError } from "../errors.js";
 import type { EntryIndex } from "../index/entry-index.js";
-import type { PassageIndex, PassageIndexOptions } from "../index/passage-index.js";
+import type { PassageIndex, PassageIndexOptions } from "../index/passages/passage-index.js";
 import type { Logger } from "../logger.js";
 import type { TeamKey } from "../seal/team-key.js";
 import type { Storage } from "../store/storage.js";
-import { MemoryBudget } from "./budget.js";
 import { type BuildDeps, build, catchUpOrRebuild } from "./build.js";
 import type { WrittenDocuments } from "./catch-up.js";
 import {
@@ -26,6 +25,7 @@ import {
 } from "./compaction.js";
 import type { TextPacker } from "./load-passages.js";
 import { MergeScheduler } from "./merges.js";
+import { MemoryBudget } from "./ram-budget.js";
 import { type Reconciled, reconcile } from "./reconcile.js";
 import { TeamRegistry } from "./registry.js";
 import { Repacker } from "./repack.js";

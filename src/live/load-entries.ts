@@ -3,8 +3,8 @@
 
 import type { EntryIndex, IndexedEntry } from "../index/entry-index.js";
 import type { TeamKey } from "../seal/team-key.js";
-import { openEntry } from "../sealed/entries.js";
-import { openOrNull } from "../sealed/readable.js";
+import { openEntry } from "../sealed-rows/entries.js";
+import { openOrNull } from "../sealed-rows/readable.js";
 import type { EntryRow } from "../store/entries.js";
 import type { Storage } from "../store/storage.js";
 import { entryPages } from "./stored-pages.js";

@@ -2,11 +2,11 @@
 // catch-up. Storage and the index meet here, and nowhere else. A document with a run that does not open is
 // left out whole and counted (see unreadable.ts), never fatal: the rest of the team stays searchable.
 
-import type { IndexedDocument, PassageIndex } from "../index/passage-index.js";
-import { blocksFit, type PackedBlock } from "../index/passage-text.js";
+import type { IndexedDocument, PassageIndex } from "../index/passages/passage-index.js";
+import { blocksFit, type PackedBlock } from "../index/passages/passage-text.js";
 import type { TeamKey } from "../seal/team-key.js";
-import { type ChunkRun, chunkId, openChunkRun } from "../sealed/documents.js";
-import { openOrNull } from "../sealed/readable.js";
+import { type ChunkRun, chunkId, openChunkRun } from "../sealed-rows/documents.js";
+import { openOrNull } from "../sealed-rows/readable.js";
 import type { ChunkRunRow } from "../store/documents.js";
 import type { Storage } from "../store/storage.js";
 import { chunkRunPages } from "./stored-pages.js";

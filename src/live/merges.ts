@@ -3,7 +3,7 @@
 // (PassageIndex.needsWholeMerge). Both run in short steps through the team's queue, so searches and writes
 // interleave with them and the first answer never waits for one.
 
-import type { PassageIndex } from "../index/passage-index.js";
+import type { PassageIndex } from "../index/passages/passage-index.js";
 import type { Logger } from "../logger.js";
 import type { LiveTeam } from "./team.js";
 

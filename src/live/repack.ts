@@ -1,11 +1,11 @@
 // The background rebuild of a team's passage index, for when documents written since its build found no room
-// in rowid order (see src/index/rowids.ts): until then that team's searches take the full expression, not the
+// in rowid order (see src/index/passages/rowids.ts): until then that team's searches take the full expression, not the
 // pruned one (long questions over 20,024 passages written while the index was live: 1.09–1.17× the FTS5 OR
 // floor at p50 over HTTP, and 0.60× once rebuilt; docs/decisions/0085-repack-when-owed.md). A fresh
 // index is loaded beside the live one (searches and writes go on against the old one), caught up as a
 // shadow of the team, and swapped in.
 
-import { PassageIndex } from "../index/passage-index.js";
+import { PassageIndex } from "../index/passages/passage-index.js";
 import type { TeamKey } from "../seal/team-key.js";
 import { BUILD_PAGE_ROWS, type BuildDeps, packingOn } from "./build.js";
 import { catchUp } from "./catch-up.js";

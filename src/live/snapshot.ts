@@ -11,8 +11,8 @@ import type { Clock } from "../clock.js";
 import { newId } from "../ids.js";
 import { engineErrorCode } from "../index/engine.js";
 import { EntryIndex } from "../index/entry-index.js";
-import { PassageIndex, type PassageIndexOptions } from "../index/passage-index.js";
-import { decodePage, encodePage } from "../index/snapshot.js";
+import { PassageIndex, type PassageIndexOptions } from "../index/passages/passage-index.js";
+import { decodePage, encodePage } from "../index/snapshots/snapshot.js";
 import type { Logger } from "../logger.js";
 import type { TeamKey } from "../seal/team-key.js";
 import {
@@ -24,7 +24,7 @@ import {
   SnapshotSealer,
   type SnapshotState,
   snapshotFormat,
-} from "../sealed/snapshots.js";
+} from "../sealed-rows/snapshots.js";
 import type { SnapshotHead } from "../store/snapshots.js";
 import type { Storage } from "../store/storage.js";
 import type { LiveTeam } from "./team.js";

@@ -4,7 +4,7 @@
 
 import { SerialQueue } from "../async/serial-queue.js";
 import type { EntryIndex } from "../index/entry-index.js";
-import type { PassageIndex } from "../index/passage-index.js";
+import type { PassageIndex } from "../index/passages/passage-index.js";
 import { UnreadableRows } from "./unreadable.js";
 
 /** How a team's loaded index was made. */

@@ -7,9 +7,9 @@
 
 import type { Logger } from "../logger.js";
 import type { TeamKey } from "../seal/team-key.js";
-import { openChunkRun } from "../sealed/documents.js";
-import { openEntry } from "../sealed/entries.js";
-import { openOrNull } from "../sealed/readable.js";
+import { openChunkRun } from "../sealed-rows/documents.js";
+import { openEntry } from "../sealed-rows/entries.js";
+import { openOrNull } from "../sealed-rows/readable.js";
 import type { Storage } from "../store/storage.js";
 import { readDocument } from "./load-passages.js";
 import { chunkRunPages, entryPages } from "./stored-pages.js";

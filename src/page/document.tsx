@@ -2,7 +2,7 @@
 // The document view: title (once), folders, dates, the content with an anchor per passage, and Delete, which
 // leads to a confirmation page rather than deleting at once (a link, so it works without JavaScript).
 
-import { TRAIL_SEPARATOR } from "../index/passage-index.js";
+import { TRAIL_SEPARATOR } from "../index/passages/passage-index.js";
 import type { DocumentView } from "../services/documents.js";
 import { useCan } from "./access.js";
 import { DocumentBody } from "./document-body.js";

@@ -2,7 +2,7 @@
 // with at most MAX_PASSAGES_SHOWN of its passages, best first. The search answer itself stays one hit per
 // passage (API clients rank and group as they need); this is the page's reading of it.
 
-import type { PassageHit } from "../index/passage-index.js";
+import type { PassageHit } from "../index/passages/passage-index.js";
 
 /**
  * Passages shown under one document. Three show that a document answers in several places without letting

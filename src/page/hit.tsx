@@ -3,7 +3,7 @@
 // Onboarding"), then its best passages, each a link to that passage in the document view named by the title
 // and the passage's heading trail, so a screen reader's list of links says where each one goes.
 
-import { TRAIL_SEPARATOR } from "../index/passage-index.js";
+import { TRAIL_SEPARATOR } from "../index/passages/passage-index.js";
 import { documentHref } from "./document.js";
 import type { HitGroup } from "./hit-groups.js";
 import { Snippet } from "./snippet.js";

@@ -2,7 +2,7 @@
 // The start page's account of the team before any search: how much it holds and what changed last, so a
 // person sees at once that they are in the right team and that its notes are there.
 
-import { TRAIL_SEPARATOR } from "../index/passage-index.js";
+import { TRAIL_SEPARATOR } from "../index/passages/passage-index.js";
 import type { DocumentView } from "../services/documents.js";
 import { useCan } from "./access.js";
 import { documentHref } from "./document.js";

@@ -7,8 +7,8 @@
 
 import { availableParallelism } from "node:os";
 import { type ResourceLimits, Worker } from "node:worker_threads";
-import type { IndexedPassage } from "../index/passage-document.js";
-import type { PackedBlock } from "../index/passage-text.js";
+import type { IndexedPassage } from "../index/passages/passage-document.js";
+import type { PackedBlock } from "../index/passages/passage-text.js";
 import type { Passage } from "../ingest/chunk.js";
 import { type Chunker, type ChunkInput, inlineChunker } from "../ingest/chunker.js";
 import { utf8Length } from "../text/length.js";
@@ -93,15 +93,15 @@ interface Thread {
 
 /**
  * The worker's entry, in every way memoria runs: Deno and the bundle (dist/: `npm start`, the image) load
- * chunk-worker itself; Node on the TypeScript source (tsx, vitest) loads it through a small bootstrap that
+ * chunk-thread itself; Node on the TypeScript source (tsx, vitest) loads it through a small bootstrap that
  * brings in tsx.
  */
 function workerEntry(): { url: URL; workerData?: { entry: string } } {
   const here = import.meta.url;
-  if (!here.endsWith(".ts")) return { url: new URL("./chunk-worker.js", here) };
-  const entry = new URL("./chunk-worker.ts", here);
+  if (!here.endsWith(".ts")) return { url: new URL("./chunk-thread.js", here) };
+  const entry = new URL("./chunk-thread.ts", here);
   if ("Deno" in globalThis) return { url: entry };
-  return { url: new URL("./chunk-worker-tsx.mjs", here), workerData: { entry: entry.href } };
+  return { url: new URL("./chunk-thread-tsx.mjs", here), workerData: { entry: entry.href } };
 }
 
 export class ChunkPool {

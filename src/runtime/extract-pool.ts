@@ -71,10 +71,10 @@ interface Job {
 /** The worker's entry: as for the chunk pool, bundled, Deno or through tsx (see chunk-pool.ts workerEntry). */
 function workerEntry(): { url: URL; workerData?: { entry: string } } {
   const here = import.meta.url;
-  if (!here.endsWith(".ts")) return { url: new URL("./extract-worker.js", here) };
-  const entry = new URL("./extract-worker.ts", here);
+  if (!here.endsWith(".ts")) return { url: new URL("./extract-thread.js", here) };
+  const entry = new URL("./extract-thread.ts", here);
   if ("Deno" in globalThis) return { url: entry };
-  return { url: new URL("./chunk-worker-tsx.mjs", here), workerData: { entry: entry.href } };
+  return { url: new URL("./chunk-thread-tsx.mjs", here), workerData: { entry: entry.href } };
 }
 
 export class ExtractPool {

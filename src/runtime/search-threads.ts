@@ -1,6 +1,6 @@
 // Searches on every core (MEMORIA_SEARCH_THREADS): a pool of worker threads, each holding its own read
 // connection to the passage databases it has searched (one named in-memory database per team, opened by name:
-// src/index/passage-database.ts), so the threads search one copy of a team's index side by side while the
+// src/index/passages/passage-database.ts), so the threads search one copy of a team's index side by side while the
 // main thread writes to it. A small team is searched on the main thread, where a search costs less than a
 // thread's round trip, and so is a two-word question while no other search runs or waits. A thread that dies
 // is replaced; only its own searches fail, as 503s. Each thread is handed its next search while it answers
@@ -10,10 +10,10 @@
 import { Worker } from "node:worker_threads";
 import { QueueRefusedError, retryAfterSeconds } from "../async/fair-queue.js";
 import { DomainError } from "../errors.js";
-import type { FeedbackParameters } from "../index/feedback.js";
-import type { PassageHit, PassageIndex } from "../index/passage-index.js";
+import type { PassageHit, PassageIndex } from "../index/passages/passage-index.js";
 import type { MatchQuery } from "../index/query.js";
-import { workerScript } from "./worker-source.js";
+import type { FeedbackParameters } from "../index/ranking/feedback.js";
+import { workerScript } from "./thread-source.js";
 
 export type SearchThreadRequest =
   | {
@@ -170,13 +170,13 @@ async function stopped(worker: Worker): Promise<void> {
 type ThreadStart = { url: URL } | { script: string };
 
 /**
- * The thread's entry: the bundle (dist/) and Deno load search-worker themselves; Node on the TypeScript source
- * runs it bundled (worker-source.ts), without tsx's module hooks and the thread they run on.
+ * The thread's entry: the bundle (dist/) and Deno load search-thread themselves; Node on the TypeScript source
+ * runs it bundled (thread-source.ts), without tsx's module hooks and the thread they run on.
  */
 async function threadStart(): Promise<ThreadStart> {
   const here = import.meta.url;
-  if (!here.endsWith(".ts")) return { url: new URL("./search-worker.js", here) };
-  const entry = new URL("./search-worker.ts", here);
+  if (!here.endsWith(".ts")) return { url: new URL("./search-thread.js", here) };
+  const entry = new URL("./search-thread.ts", here);
   if ("Deno" in globalThis) return { url: entry };
   return { script: await workerScript(entry) };
 }
@@ -270,7 +270,7 @@ export class SearchThreads {
     return (await this.#reports()).reduce((total, report) => total + report.connections, 0);
   }
 
-  /** The snippet cutter's warm-up cuts each thread has made so far (search-worker.ts), in the order they started. */
+  /** The snippet cutter's warm-up cuts each thread has made so far (search-thread.ts), in the order they started. */
   async warmUpCuts(): Promise<number[]> {
     return (await this.#reports()).map((report) => report.warmUpCuts);
   }

@@ -56,7 +56,7 @@ export interface Started {
   extractPool: ExtractPool;
   /** Runs searches on every core (MEMORIA_SEARCH_THREADS); null when searches run on the main thread alone. */
   searchThreads: SearchThreads | null;
-  /** The snippet cutter's warm-up on this thread (src/index/snippet-warm-up.ts). */
+  /** The snippet cutter's warm-up on this thread (src/index/snippets/snippet-warm-up.ts). */
   warmUp: WarmUp;
 }
 
@@ -99,7 +99,7 @@ export async function startMemoria(env: Record<string, string | undefined>): Pro
   const chunkPool = new ChunkPool();
   const extractPool = new ExtractPool();
   const searchThreads = searchThreadsFor(config);
-  // Each search thread warms its own cutter (search-worker.ts); this thread answers small teams' searches and
+  // Each search thread warms its own cutter (search-thread.ts); this thread answers small teams' searches and
   // two-word questions while the threads are idle (search-threads.ts), and every search without them. Its
   // warm-up waits a second, by when a start's first requests are answered.
   const warmUp = warmSnippetCutter(MAIN_THREAD_WARM_UP_DELAY_MS);

@@ -1,9 +1,9 @@
-// Work a thread does ahead of need (the snippet cutter's warm-up, src/index/snippet-warm-up.ts), a few steps at a
+// Work a thread does ahead of need (the snippet cutter's warm-up, src/index/snippets/snippet-warm-up.ts), a few steps at a
 // time with the event loop let through between them, so a search that arrives meanwhile waits for one slice,
 // never for the whole of it.
 
-import { TokenEdges } from "../index/ascii-snippet.js";
-import { WARM_UP_CUTS, warmUpCut } from "../index/snippet-warm-up.js";
+import { TokenEdges } from "../index/snippets/ascii-snippet.js";
+import { WARM_UP_CUTS, warmUpCut } from "../index/snippets/snippet-warm-up.js";
 
 /**
  * Steps a slice runs. A warm-up cut takes ~0.2 ms while the code is still interpreted and ~0.03 ms once

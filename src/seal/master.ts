@@ -29,7 +29,7 @@ export interface MasterKeys {
    */
   lookup: { current: CryptoKey; previous: CryptoKey | null };
   /**
-   * The instance's keys for the records of OAuth clients that registered themselves (sealed/registered-client.ts):
+   * The instance's keys for the records of OAuth clients that registered themselves (sealed-rows/registered-client.ts):
    * such a record is made before anyone signs in, so it belongs to no team, and it travels sealed inside the
    * client id rather than in storage.
    */
@@ -61,7 +61,7 @@ export async function importMasterKeys(
 /**
  * An HMAC key derived from a master key (HKDF, its own label): a database copy without the master key cannot
  * test a guessed address against a stored hash, and a master key rotated away stops matching once every row
- * found under it was hashed anew (sealed/members.ts's callers rehash as they find).
+ * found under it was hashed anew (sealed-rows/members.ts's callers rehash as they find).
  */
 async function deriveLookupKey(raw: Uint8Array<ArrayBuffer>): Promise<CryptoKey> {
   const base = await crypto.subtle.importKey("raw", raw, "HKDF", false, ["deriveKey"]);

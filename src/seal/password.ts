@@ -1,6 +1,6 @@
 // Passwords, hashed with argon2id at OWASP's parameters (19 MiB, two passes, one lane): memory-hard, so a
 // copy of the hashes costs an attacker memory per guess, not only time. The hash is then sealed under the
-// team's key with the rest of the member's row (sealed/members.ts), so even the hash needs the master key.
+// team's key with the rest of the member's row (sealed-rows/members.ts), so even the hash needs the master key.
 //
 // `@node-rs/argon2` hashes on libuv's thread pool, 14–17 ms a hash on this 2-core machine against 25–30 ms
 // for the `argon2` package and 541 ms for node:crypto's scrypt at its OWASP setting (decision 0101). It is

@@ -66,7 +66,7 @@ export async function openRow(
 
 /**
  * Seals bytes as they are, bound like a row: for values too large or too binary for JSON (an index
- * snapshot's parts, src/sealed/snapshots.ts).
+ * snapshot's parts, src/sealed-rows/snapshots.ts).
  */
 export function sealRowBytes(
   key: TeamKey,

@@ -10,7 +10,7 @@ import { inlineExtractor } from "../extract/extract.js";
 import type { Extracted, Extractor, FileFormat } from "../extract/extracted.js";
 import { ExtractionError } from "../extract/extraction-error.js";
 import { newId } from "../ids.js";
-import type { IndexedDocument } from "../index/passage-index.js";
+import type { IndexedDocument } from "../index/passages/passage-index.js";
 import type { Passage } from "../ingest/chunk.js";
 import { type Chunker, inlineChunker } from "../ingest/chunker.js";
 import { fileNameTitle, headingTitleIn } from "../ingest/document-title.js";
@@ -21,7 +21,7 @@ import { contentHashOf, describeNotText, notTextReason } from "../ingest/text.js
 import type { LiveIndexes, WrittenDocuments } from "../live/indexes.js";
 import { toHex } from "../seal/bytes.js";
 import { blindIndex, type TeamKey } from "../seal/team-key.js";
-import { type EventStamp, eventStamp, sealAuditEvents, sealStampedEvent } from "../sealed/audit.js";
+import { type EventStamp, eventStamp, sealAuditEvents, sealStampedEvent } from "../sealed-rows/audit.js";
 import {
   chunkId,
   chunkRuns,
@@ -31,8 +31,8 @@ import {
   sealChunkRun,
   sealContent,
   sealDocumentMeta,
-} from "../sealed/documents.js";
-import { openReadable } from "../sealed/readable.js";
+} from "../sealed-rows/documents.js";
+import { openReadable } from "../sealed-rows/readable.js";
 import {
   type DocumentCursor,
   type DocumentRow,

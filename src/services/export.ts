@@ -7,9 +7,9 @@ import type { Clock } from "../clock.js";
 import { DomainError } from "../errors.js";
 import type { DocumentFormat } from "../ingest/formats.js";
 import type { TeamKey } from "../seal/team-key.js";
-import { type DocumentMeta, openContent, openDocumentMeta } from "../sealed/documents.js";
-import { openEntry } from "../sealed/entries.js";
-import { openTeam } from "../sealed/teams.js";
+import { type DocumentMeta, openContent, openDocumentMeta } from "../sealed-rows/documents.js";
+import { openEntry } from "../sealed-rows/entries.js";
+import { openTeam } from "../sealed-rows/teams.js";
 import type { DocumentRow } from "../store/documents.js";
 import type { Storage } from "../store/storage.js";
 

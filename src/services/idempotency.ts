@@ -9,7 +9,7 @@ import type { Clock } from "../clock.js";
 import type { Logger } from "../logger.js";
 import { constantTimeEqual, toHex } from "../seal/bytes.js";
 import { blindIndex, type TeamKey } from "../seal/team-key.js";
-import { openAnswer, type StoredAnswer, sealAnswer } from "../sealed/idempotency.js";
+import { openAnswer, type StoredAnswer, sealAnswer } from "../sealed-rows/idempotency.js";
 import type { Storage } from "../store/storage.js";
 
 /** How long a key is remembered: Stripe's window, and the one docs/api.md names. */

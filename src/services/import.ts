@@ -10,7 +10,7 @@ import { idOfBytes } from "../ids.js";
 import { contentHashOf, describeNotText, notTextReason } from "../ingest/text.js";
 import { toHex } from "../seal/bytes.js";
 import { blindIndex, type TeamKey } from "../seal/team-key.js";
-import { openContent, openDocumentMeta } from "../sealed/documents.js";
+import { openContent, openDocumentMeta } from "../sealed-rows/documents.js";
 import { type DocumentRow, UniqueExternalRefError } from "../store/documents.js";
 import type { Storage } from "../store/storage.js";
 import { utf8Length } from "../text/length.js";

@@ -15,9 +15,9 @@ import { PASSWORD_HASHES_AT_ONCE, type PasswordHasher } from "../seal/password.j
 import { generateSecret } from "../seal/secret.js";
 import { hashSecretNow } from "../seal/secret-hash.js";
 import type { TeamKey } from "../seal/team-key.js";
-import { sealAuditEvents } from "../sealed/audit.js";
-import { type MemberContent, openMember, sealMember } from "../sealed/members.js";
-import { openOrNull } from "../sealed/readable.js";
+import { sealAuditEvents } from "../sealed-rows/audit.js";
+import { type MemberContent, openMember, sealMember } from "../sealed-rows/members.js";
+import { openOrNull } from "../sealed-rows/readable.js";
 import type { AuditRow } from "../store/audit.js";
 import { inviteMaker } from "../store/invites.js";
 import type { MemberMatch, MemberRow } from "../store/members.js";

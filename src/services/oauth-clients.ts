@@ -12,7 +12,7 @@ import {
   openRegisteredClient,
   type RegisteredClient,
   sealRegisteredClient,
-} from "../sealed/registered-client.js";
+} from "../sealed-rows/registered-client.js";
 import {
   type ClientMetadataDocument,
   type ClientMetadataFetcher,

@@ -4,7 +4,7 @@
 
 import { FairQueue, QueueRefusedError } from "../async/fair-queue.js";
 import { DomainError } from "../errors.js";
-import type { PassageHit, PassageIndex } from "../index/passage-index.js";
+import type { PassageHit, PassageIndex } from "../index/passages/passage-index.js";
 import { type MatchQuery, matchQuery } from "../index/query.js";
 import type { LiveIndexes } from "../live/indexes.js";
 import type { TeamKey } from "../seal/team-key.js";
@@ -69,7 +69,7 @@ export function searchQueue(limits: { timeoutMs: number; maxWaiting: number; slo
 
 /**
  * How many times a search asks again for an index closed under it. One eviction between being handed the
- * index and its turn is the case met (test/live/budget.test.ts); three bounds a team evicted over and over.
+ * index and its turn is the case met (test/live/ram-budget.test.ts); three bounds a team evicted over and over.
  */
 const MAX_ATTEMPTS = 3;
 

@@ -1,9 +1,9 @@
 // A team's source secrets (Notion's integration and verification tokens, the generic webhook's signing
-// secret), stored sealed one per row (see sealed/secrets.ts).
+// secret), stored sealed one per row (see sealed-rows/secrets.ts).
 
 import type { Clock } from "../clock.js";
 import type { TeamKey } from "../seal/team-key.js";
-import { openSecret, sealSecret } from "../sealed/secrets.js";
+import { openSecret, sealSecret } from "../sealed-rows/secrets.js";
 import type { SourceKind } from "../store/sources.js";
 import type { Storage } from "../store/storage.js";
 

@@ -21,7 +21,7 @@ export interface ApiKeyRow {
   expiresAt: string | null;
   lastUsedAt: string | null;
   revokedAt: string | null;
-  /** The key's name, sealed under the team's key (sealed/keys.ts); null for a key made without one. */
+  /** The key's name, sealed under the team's key (sealed-rows/keys.ts); null for a key made without one. */
   sealed: Uint8Array | null;
   /** The member who made it; null for a key made by a key or the admin token. */
   owner: string | null;

@@ -3,7 +3,7 @@
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { openDocumentMeta, sealDocumentMeta } from "../../src/sealed/documents.js";
+import { openDocumentMeta, sealDocumentMeta } from "../../src/sealed-rows/documents.js";
 import { addDocument, search, type TestApp } from "../support/app.js";
 import { type FetchWrapper, runCli, summaryOf, withServer, writeTree } from "./harness.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { IndexDatabase, isBusy, isFull } from "../../src/index/engine.js";
-import { passageDatabaseName } from "../../src/index/passage-database.js";
+import { passageDatabaseName } from "../../src/index/passages/passage-database.js";
 
 function compileOptions(db: IndexDatabase): string[] {
   return (db.prepare("PRAGMA compile_options").all() as { compile_options: string }[]).map(

@@ -4,7 +4,7 @@
 
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type IndexedDocument, PassageIndex } from "../../src/index/passage-index.js";
+import { type IndexedDocument, PassageIndex } from "../../src/index/passages/passage-index.js";
 import { MAX_QUERY_TERMS, matchQuery, NEAR_DISTANCE, queryTerms } from "../../src/index/query.js";
 
 describe("matchQuery", () => {

@@ -9,7 +9,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect } from "vitest";
 import { createLogger } from "../../src/logger.js";
-import { SNAPSHOT_PART_BYTES } from "../../src/sealed/snapshots.js";
+import { SNAPSHOT_PART_BYTES } from "../../src/sealed-rows/snapshots.js";
 import { STORED_VALUE_MAX_BYTES } from "../../src/store/value-limit.js";
 import { buildTestApp, makeTeam, newMasterKey, search, type TestApp, tempDir } from "../support/app.js";
 import { needs, outside } from "../support/outside.js";

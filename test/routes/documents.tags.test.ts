@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from "vitest";
 import { documentAnswer, documentListAnswer, documentWithContentAnswer } from "../../src/routes/documents.js";
-import { openDocumentMeta, sealDocumentMeta } from "../../src/sealed/documents.js";
+import { openDocumentMeta, sealDocumentMeta } from "../../src/sealed-rows/documents.js";
 import { makeTeam, search, type TestApp } from "../support/app.js";
 import { expectError, expectOk, withApp } from "./contract.js";
 

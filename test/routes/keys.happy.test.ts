@@ -9,7 +9,7 @@ import { Keyring } from "../../src/seal/keyring.js";
 import { importMasterKeys } from "../../src/seal/master.js";
 import { generateSecret } from "../../src/seal/secret.js";
 import { hashSecretNow } from "../../src/seal/secret-hash.js";
-import { sealTeam } from "../../src/sealed/teams.js";
+import { sealTeam } from "../../src/sealed-rows/teams.js";
 import { openClient } from "../../src/store/client.js";
 import { migrations } from "../../src/store/migrations/index.js";
 import { addDocument, buildTestApp, makeTeam, newMasterKey, tempDir } from "../support/app.js";

@@ -8,8 +8,8 @@ import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync 
 import { join, relative } from "node:path";
 import { Worker } from "node:worker_threads";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { packDocumentText } from "../../src/index/passage-document.js";
-import type { PackedBlock } from "../../src/index/passage-text.js";
+import { packDocumentText } from "../../src/index/passages/passage-document.js";
+import type { PackedBlock } from "../../src/index/passages/passage-text.js";
 import type { ChunkReply, ChunkRequest } from "../../src/runtime/chunk-pool.js";
 import { tempDir } from "../support/app.js";
 import { root } from "../support/processes.js";
@@ -36,7 +36,7 @@ describe("the build", () => {
   it("bundles the server and its worker entries into runtime/, each found beside the others", () => {
     expect(first).toMatch(/^built \d+ files into /);
     const runtime = readdirSync(join(out.dir, "runtime"));
-    for (const entry of ["node.js", "chunk-worker.js", "extract-worker.js", "search-worker.js"])
+    for (const entry of ["node.js", "chunk-thread.js", "extract-thread.js", "search-thread.js"])
       expect(runtime).toContain(entry);
     // Nothing but runtime/ and the stamp: shared code is in chunks beside the entries, where the code that
     // starts a worker from its own URL looks for the worker's file.
@@ -54,7 +54,7 @@ describe("the build", () => {
 
   it("bundles a chunk worker that packs a build's text as the source packs it", async () => {
     const documents = readmeDocuments();
-    const worker = new Worker(join(out.dir, "runtime", "chunk-worker.js"), { execArgv: [] });
+    const worker = new Worker(join(out.dir, "runtime", "chunk-thread.js"), { execArgv: [] });
     try {
       const request: ChunkRequest = { id: 7, pack: documents.map((d) => d.passages) };
       const reply = new Promise<ChunkReply>((resolve) => worker.once("message", resolve));
@@ -76,7 +76,7 @@ describe("the build", () => {
     const runtime = join(out.dir, "runtime");
     const read = (name: string) => readFileSync(join(runtime, name), "utf8");
     const atStart = new Set<string>();
-    const pending = ["node.js", "search-worker.js"];
+    const pending = ["node.js", "search-thread.js"];
     for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
       if (atStart.has(name)) continue;
       atStart.add(name);
@@ -145,7 +145,7 @@ describe("the build", () => {
   }, 120_000);
 
   it("builds again when a file of the last build is missing", () => {
-    const worker = join(out.dir, "runtime/search-worker.js");
+    const worker = join(out.dir, "runtime/search-thread.js");
     rmSync(worker);
     expect(build(out.dir)).toMatch(/^built \d+ files into /);
     expect(existsSync(worker)).toBe(true);

@@ -2,8 +2,8 @@
 // loads the chunker through tsx; the bundled path is covered by container.test.ts).
 
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { packDocumentText } from "../../src/index/passage-document.js";
-import type { PackedBlock } from "../../src/index/passage-text.js";
+import { packDocumentText } from "../../src/index/passages/passage-document.js";
+import type { PackedBlock } from "../../src/index/passages/passage-text.js";
 import { chunkDocument } from "../../src/ingest/chunk.js";
 import type { ChunkInput } from "../../src/ingest/chunker.js";
 import type { DocumentFormat } from "../../src/ingest/formats.js";

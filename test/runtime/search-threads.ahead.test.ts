@@ -5,8 +5,8 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { QueueRefusedError } from "../../src/async/fair-queue.js";
 import { DomainError } from "../../src/errors.js";
-import { openPassageConnection } from "../../src/index/passage-database.js";
-import { PassageIndex } from "../../src/index/passage-index.js";
+import { openPassageConnection } from "../../src/index/passages/passage-database.js";
+import { PassageIndex } from "../../src/index/passages/passage-index.js";
 import { matchQuery } from "../../src/index/query.js";
 import { SEARCHES_A_THREAD, SearchThreads } from "../../src/runtime/search-threads.js";
 import type { PassageFinder } from "../../src/services/search.js";

@@ -3,7 +3,7 @@
 // it early; a step that throws ends it without an unhandled error; a delay holds its first slice back.
 
 import { describe, expect, it } from "vitest";
-import { WARM_UP_CUTS } from "../../src/index/snippet-warm-up.js";
+import { WARM_UP_CUTS } from "../../src/index/snippets/snippet-warm-up.js";
 import { warmInSlices, warmSnippetCutter } from "../../src/runtime/warm-up.js";
 
 describe("warmInSlices", () => {

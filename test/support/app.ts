@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { type AppConfig, createApp, type Memoria } from "../../src/app.js";
 import type { Clock } from "../../src/clock.js";
 import type { Extractor } from "../../src/extract/extracted.js";
-import type { PassageHit, PassageIndexOptions } from "../../src/index/passage-index.js";
+import type { PassageHit, PassageIndexOptions } from "../../src/index/passages/passage-index.js";
 import type { Chunker } from "../../src/ingest/chunker.js";
 import { type Logger, silentLogger } from "../../src/logger.js";
 import { toBase64Url } from "../../src/seal/bytes.js";

@@ -3,7 +3,7 @@
 // does not check memoria's signing with memoria's own code.
 
 import { createHmac, randomUUID } from "node:crypto";
-import { openSecret } from "../../src/sealed/secrets.js";
+import { openSecret } from "../../src/sealed-rows/secrets.js";
 import type { TestApp } from "./app.js";
 
 export const VERIFICATION_TOKEN = "secret_double_verification_token_0123456789abcdef";

@@ -4,8 +4,8 @@
 // alive.
 
 import type { IndexDatabase } from "../../src/index/engine.js";
-import { openPassageConnection } from "../../src/index/passage-database.js";
-import type { PassageIndex } from "../../src/index/passage-index.js";
+import { openPassageConnection } from "../../src/index/passages/passage-database.js";
+import type { PassageIndex } from "../../src/index/passages/passage-index.js";
 
 function probe<T>(index: PassageIndex, read: (db: IndexDatabase) => T): T {
   const db = openPassageConnection(index.databaseName, { busyTimeoutMs: 1000 });

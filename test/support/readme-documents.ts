@@ -3,8 +3,8 @@
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { IndexedDocument } from "../../src/index/passage-index.js";
-import { MATCH_CLOSE, MATCH_OPEN } from "../../src/index/snippet.js";
+import type { IndexedDocument } from "../../src/index/passages/passage-index.js";
+import { MATCH_CLOSE, MATCH_OPEN } from "../../src/index/snippets/snippet.js";
 import { chunkDocument } from "../../src/ingest/chunk.js";
 
 const PACKAGES = ["fast-check", "semver", "hono", "zod", "qs"];

@@ -3,7 +3,7 @@
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { SnippetSource } from "../../src/index/snippet-table.js";
+import type { SnippetSource } from "../../src/index/snippets/snippet-table.js";
 import { chunkDocument } from "../../src/ingest/chunk.js";
 import { gitManualTexts } from "./outside.js";
 

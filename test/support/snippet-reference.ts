@@ -9,8 +9,8 @@ import {
   renderSnippet,
   SNIPPET_ELLIPSIS,
   SNIPPET_TOKENS,
-} from "../../src/index/snippet.js";
-import type { SnippetSource } from "../../src/index/snippet-table.js";
+} from "../../src/index/snippets/snippet.js";
+import type { SnippetSource } from "../../src/index/snippets/snippet-table.js";
 
 export function referenceSnippets(passages: readonly SnippetSource[], expression: string): string[] {
   const db = new IndexDatabase(":memory:");

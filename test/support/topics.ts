@@ -3,7 +3,7 @@
 // enough (over FEEDBACK.minCorpus passages) for feedback to act; one passage a document.
 
 import { mulberry32 } from "../../bench/corpus.js";
-import type { IndexedDocument } from "../../src/index/passage-index.js";
+import type { IndexedDocument } from "../../src/index/passages/passage-index.js";
 
 export const TOPICS = 40;
 export const topicWord = (topic: number, i: number) => `t${topic}w${i}`;

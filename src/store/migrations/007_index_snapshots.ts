@@ -1,4 +1,4 @@
-// Sealed index snapshots (src/sealed/snapshots.ts): per team, a readable head naming the current snapshot, the
+// Sealed index snapshots (src/sealed-rows/snapshots.ts): per team, a readable head naming the current snapshot, the
 // format it was written in, the change-log seq it reflects, its part count and size — metadata only — and the
 // sealed parts themselves. A new snapshot's parts are written under a new id before its head points at it, so
 // a reader never meets half of one.
