@@ -70,6 +70,77 @@ const LEAVES = [
   "oauth-error.ts",
 ];
 
+/**
+ * What routes/ and page/ may call in the layers below services/. README's table lets them take the constants
+ * and types of those layers, and a function only from this list. None reads storage or an index: the edge checks
+ * a file's format and text before any service sees its body, renders a document's outline for the page, and
+ * makes and checks the page's sessions and CSRF tokens (the key work stays in seal/; page/sessions.ts calls it).
+ */
+const EDGE_MAY_CALL: Record<string, readonly string[]> = {
+  "ingest/formats.ts": ["formatOfFile", "stem", "documentFormats"],
+  "ingest/text.ts": ["decodeUtf8", "describeNotText", "notTextReason"],
+  "ingest/chunk.ts": ["defaultChunkLimits"],
+  "ingest/html.ts": ["renderHtml"],
+  "ingest/markdown.ts": ["renderMarkdown"],
+  "ingest/sections.ts": ["SectionBuilder"],
+  "ingest/entities.ts": ["decodeEntities"],
+  "seal/page-session.ts": [
+    "csrfToken",
+    "csrfTokenMatches",
+    "generateSessionSecret",
+    "openSessionKey",
+    "pageSessionKeys",
+    "sealSessionKey",
+  ],
+  "seal/sign-in-attempt.ts": ["signInAttempt"],
+  "seal/bytes.ts": ["fromBase64", "fromUtf8", "toBase64Url", "utf8"],
+  "text/length.ts": ["utf8Length"],
+  "sources/notion/signature.ts": [],
+};
+/** The folders routes/ and page/ reach past services/ for constants and types. */
+const BELOW_THE_EDGE = ["index/", "memory/", "ingest/", "seal/", "sources/", "text/"];
+
+/** Each name one file imports from one other file of src/, and whether it is imported as a type only. */
+function importedNames(file: string): { to: string; name: string; typeOnly: boolean }[] {
+  const path = join(src, file);
+  const source = ts.createSourceFile(path, readFileSync(path, "utf8"), ts.ScriptTarget.Latest, false);
+  return source.statements.flatMap((statement) => {
+    if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier)) return [];
+    const specifier = statement.moduleSpecifier.text;
+    if (!specifier.startsWith(".")) return [];
+    const target = resolve(dirname(path), specifier).replace(/\.js$/, ".ts");
+    const to = relative(src, existsSync(target) ? target : `${target}x`);
+    const clause = statement.importClause;
+    if (clause === undefined) return [{ to, name: "(side effects)", typeOnly: false }];
+    const wholeTypeOnly = clause.isTypeOnly;
+    const names: { to: string; name: string; typeOnly: boolean }[] = [];
+    if (clause.name) names.push({ to, name: clause.name.text, typeOnly: wholeTypeOnly });
+    const bindings = clause.namedBindings;
+    if (bindings && ts.isNamespaceImport(bindings)) names.push({ to, name: "* as", typeOnly: wholeTypeOnly });
+    if (bindings && ts.isNamedImports(bindings)) {
+      for (const element of bindings.elements) {
+        names.push({ to, name: element.name.text, typeOnly: wholeTypeOnly || element.isTypeOnly });
+      }
+    }
+    return names;
+  });
+}
+
+/** An import routes/ or page/ makes past services/ that is neither a type, a constant, nor listed above. */
+function edgeReachesBelow(imported: { to: string; name: string; typeOnly: boolean }): boolean {
+  if (!BELOW_THE_EDGE.includes(folderOf(imported.to))) return false;
+  if (imported.typeOnly || /^[A-Z][A-Z0-9_]*$/.test(imported.name)) return false;
+  return !(EDGE_MAY_CALL[imported.to] ?? []).includes(imported.name);
+}
+
+/** The files of ranking's arithmetic: pure functions of explicit parameters, no engine, no package. */
+const RANKING_ARITHMETIC = [
+  "index/ranking/bm25.ts",
+  "index/ranking/prune.ts",
+  "index/ranking/feedback.ts",
+  "index/ranking/weights.ts",
+];
+
 /** Packages the pure core must not import: the HTTP framework and the database drivers. */
 const NOT_IN_THE_CORE = /^(hono|@hono\/.*|@libsql\/.*|libsql|@photostructure\/sqlite)(\/.*)?$/;
 
@@ -209,6 +280,40 @@ describe("source layout", () => {
       [...(row[1] ?? "").matchAll(/`([^`]+)`/g)].map((name) => name[1]),
     );
     expect(listed.sort()).toEqual(Object.keys(MAY_IMPORT).sort());
+  });
+
+  it("has routes/ and page/ take only constants, types and the listed pure functions from below services/", () => {
+    const edgeFiles = sourceFiles(src)
+      .map((file) => relative(src, file))
+      .filter((path) => path.startsWith("routes/") || path.startsWith("page/"));
+    const names = edgeFiles.flatMap((file) => importedNames(file).map((imported) => ({ file, imported })));
+    // A parser that read nothing would pass: the page's views import the passage index's separator constant.
+    expect(names.some(({ imported }) => imported.name === "TRAIL_SEPARATOR")).toBe(true);
+    const offending = names
+      .filter(({ imported }) => edgeReachesBelow(imported))
+      .map(({ file, imported }) => `${file} calls ${imported.name} of ${imported.to}`);
+    expect(offending).toEqual([]);
+  });
+
+  it("flags a function routes/ would take from the index, and lets a constant or a type through", () => {
+    expect(edgeReachesBelow({ to: "index/query.ts", name: "matchQuery", typeOnly: false })).toBe(true);
+    expect(edgeReachesBelow({ to: "index/query.ts", name: "MAX_QUERY_BYTES", typeOnly: false })).toBe(false);
+    expect(
+      edgeReachesBelow({ to: "index/passages/passage-index.ts", name: "PassageHit", typeOnly: true }),
+    ).toBe(false);
+    expect(edgeReachesBelow({ to: "seal/page-session.ts", name: "csrfToken", typeOnly: false })).toBe(false);
+    expect(edgeReachesBelow({ to: "services/search.ts", name: "SearchService", typeOnly: false })).toBe(
+      false,
+    );
+  });
+
+  it("keeps ranking's arithmetic free of the engine and of every package", () => {
+    for (const file of RANKING_ARITHMETIC) expect(existsSync(join(src, file)), file).toBe(true);
+    const offending = all
+      .filter((i) => RANKING_ARITHMETIC.includes(i.from))
+      .filter((i) => i.isPackage || !RANKING_ARITHMETIC.includes(i.to))
+      .map((i) => `${i.from} -> ${i.to}`);
+    expect(offending).toEqual([]);
   });
 
   it("opens the indexes' SQL engine in index/engine.ts alone", () => {
