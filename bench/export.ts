@@ -7,7 +7,7 @@
 // a file database with the chunk pool, real HTTP on loopback, as `npm start` serves it) takes them through
 // POST /v1/documents/batch (500 a request, 2 in flight: bench/ingest.ts's way); then GET /v1/export is read
 // to a file; then a fresh server over a fresh database takes that file through POST /v1/import. Each as a
-// ratio to the ingest. Target (issue 22): export and import each at most 1.5× the ingest.
+// ratio to the ingest. Target: export and import each at most 1.5× the ingest.
 //
 // Memory: the server's resident set (VmRSS, read from /proc by this process, every 50 ms) before and at its
 // peak during the export of a team of --export-rss documents by a freshly started server (no index loaded),

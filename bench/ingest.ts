@@ -7,7 +7,7 @@
 // 4 requests in flight (what an import did before the batch route), once through POST /v1/documents/batch
 // (500 a request, 2 in flight, so one batch's parsing overlaps the other's storage). The team's index is
 // loaded before the first write, so every write also brings it level, as on a server that is searched.
-// Printed: seconds for each and their ratio to the floor. Target (issue 12): the batch within 10× the floor.
+// Printed: seconds for each and their ratio to the floor. Target: the batch within 10× the floor.
 //
 // Also the server side of it: `tsx bench/ingest.ts serve <dbUrl>` (run by the suite).
 

@@ -49,7 +49,7 @@ export interface BenchCorpus {
 
 /** Questions of each kind the latency figures time: a p99 of 200 is its second-worst. */
 export const QUESTIONS = 200;
-/** Long questions asked before the memory reading after them (issue 21, item 4). */
+/** Long questions asked before the memory reading after them. */
 export const MEMORY_QUESTIONS = 300;
 /** Documents of the other team: enough for its searches to do real work, few enough to load in a second. */
 const OTHER_TEAM_DOCUMENTS = 50;

@@ -18,7 +18,7 @@
 //   the measured cause of where the corpora differ (docs/decisions/0053-real-and-synthetic.md);
 // - then the plain FTS5 table, MiniSearch, Orama and FlexSearch, each in a fresh process holding the same
 //   passages (bench/peers.ts): RSS growth a byte of text, build, and both mixes in process.
-// It ends with issue 21's targets (bench/targets.ts). Every load is loopback only, bounded in count and time.
+// It ends with the suite's targets (bench/targets.ts). Every load is loopback only, bounded in count and time.
 
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -475,7 +475,7 @@ export async function benchRealHttp(options: RealSuiteOptions): Promise<CorpusFi
     figures.push(await benchCorpusOverHttp(corpus, options.peers));
   }
   console.log(
-    `\n## issue 21's targets (the real suite took ${((performance.now() - started) / 60_000).toFixed(1)} min)`,
+    `\n## the suite's targets (the real suite took ${((performance.now() - started) / 60_000).toFixed(1)} min)`,
   );
   for (const line of formatSummary(figures, summarize(figures))) console.log(line);
   return figures;

@@ -1,6 +1,6 @@
 // `npm run bench`: memoria's cold start and search latency against the floor, measured in the same run.
 //
-// For each corpus size it prints the floor (libSQL's synchronous engine loading the same plaintext into a
+// For each corpus size it prints the floor (the index's own engine, @photostructure/sqlite, loading the same plaintext into a
 // fresh :memory: FTS5 table in one transaction), memoria's cold start (a new process opening the sealed
 // database, until its first search is answered: read, open, index), and search latency p50/p99 over a fixed
 // mix of 200 queries of 1–6 words. Every measurement runs in a fresh process, alternating floor and cold
@@ -42,7 +42,7 @@
 // SciFact shape at the manuals' passage count, side by side (--real-corpora debian,cranfield,synthetic):
 // short and long questions against the floor, throughput and p50/p99 at 1/8/64 connections, another team's
 // latency during a flood, the server's RSS a byte of text from /proc; MiniSearch, Orama, FlexSearch and the
-// plain FTS5 table beside it in fresh processes (--real-peers off leaves them out); issue 21's targets last.
+// plain FTS5 table beside it in fresh processes (--real-peers off leaves them out); the suite's targets last.
 // The upload suite (bench/upload.ts, not run unless named): another team's search latency while one team
 // uploads a 5 MiB markdown document, with the chunk pool and with chunking inline.
 // Without --sizes, `sections` runs at 10k and 90k chunks and `scifact` at 20k passages (sealing 90k

@@ -2,7 +2,7 @@
  * SciFact-shaped documents: what most users' notes look like, as opposed to the ten-section pages of
  * bench/corpus.ts. SciFact (5,183 abstracts) averages 1.1 passages a document at ~1.5 KB each, so almost
  * every document is its own sealed row, and a cold start pays per-row costs (read, open, insert) ten times
- * as often as on the ten-section shape for the same text — issue 12 measured 2.7× the floor here against
+ * as often as on the ten-section shape for the same text — an earlier run measured 2.7× the floor here against
  * 1.06× there. The real data set is not available to the bench, so the shape is generated from the same
  * Zipf vocabulary, deterministically for a seed.
  */

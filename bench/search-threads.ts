@@ -13,7 +13,7 @@
 // With --other-entry, a second server (another checkout's entry, e.g. main's) holds the same documents and
 // the levels alternate between the two in every round, so an A/B shares the machine's load; medians of the
 // rounds are printed last. With --flood, each round also times another team's searches while one team floods
-// with 64 connections (issue 21's item 6, p99 < 250 ms), on each server in turn. Load average noted before and
+// with 64 connections (the real suite's target: p99 < 250 ms), on each server in turn. Load average noted before and
 // after.
 
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";

@@ -1,4 +1,4 @@
-// `npm run build`, and the first step of `npm start`: memoria's Node entry and its three worker entries
+// `npm run build`, and the first step of `npm start`: memoria's Node entry and its three worker-thread entries
 // bundled by esbuild into dist/ (dist/runtime/node.js and the workers beside it), with the code they share in
 // chunks of its own and every dynamic import (the MCP server, PDF and DOCX reading) left to a chunk loaded
 // when first needed. One bundle instead of ~470 modules, each resolved, read and compiled on its own, is what

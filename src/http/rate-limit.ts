@@ -5,7 +5,7 @@
 // - Failed authentications per client address: 30 a minute. A request that presented credentials which did
 //   not authenticate counts one; from the 31st on, every request with credentials from that address is
 //   answered 429 before any key is checked, until the window passes. Guessing is then bounded by 30 tries a
-//   minute per address (the probe of issue 11 measured 526 wrong keys a second on one connection). Only
+//   minute per address (a security probe measured 526 wrong keys a second on one connection). Only
 //   failures count: a request whose credential authenticated is out of the reckoning at once, however long
 //   it then runs (30 slow valid uploads once locked their whole address out).
 // - Page requests count under the signed-in session's team key, with that key's API requests, or its member.

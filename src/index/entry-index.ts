@@ -214,12 +214,7 @@ export class EntryIndex implements EntrySource<MatchQuery> {
           ? (this.#rankWithTies.all(query.expression, limit) as Ranked[])
           : ranked.slice(0, limit);
     }
-    // all(), not get(): libsql adds a `_metadata` timing field to a row from get(), which would then differ
-    // from the rows every other read hands on, and from one call to the next.
-    const found = ranked.map((r) => ({
-      rank: r.rank,
-      entry: (this.#summary.all(r.rowid) as EntrySummary[])[0] as EntrySummary,
-    }));
+    const found = ranked.map((r) => ({ rank: r.rank, entry: this.#summary.get(r.rowid) as EntrySummary }));
     found.sort(
       (a, b) => a.rank - b.rank || (isNewer(a.entry, b.entry) ? -1 : isNewer(b.entry, a.entry) ? 1 : 0),
     );

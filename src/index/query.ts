@@ -1,5 +1,5 @@
 // Turns what a person typed into an FTS5 MATCH expression that can never be a syntax error. Pure: imports
-// nothing from Hono or libSQL.
+// nothing from Hono or a database driver.
 //
 // FTS5's query syntax is a language, and someone typing an apostrophe, a colon or the word NEAR into a search
 // box is not writing in it: fed raw, "what's June's revenue" is a syntax error, and an error page reads like
@@ -62,7 +62,7 @@ export function matchQuery(raw: string): MatchQuery {
 /**
  * The expression for already-split terms: `orTerms` ORed, plus one NEAR group of `nearTerms` when there are
  * two or more of them. The index uses it to leave out terms too common to change a score (see
- * PassageIndex.find) while keeping every term in the NEAR group.
+ * PassageSearcher, passages/passage-searcher.ts) while keeping every term in the NEAR group.
  */
 export function orExpression(orTerms: readonly string[], nearTerms: readonly string[]): string {
   const quote = (t: string) => `"${t}"`;

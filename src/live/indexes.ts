@@ -1,6 +1,7 @@
 // The live, in-memory search indexes of every team this instance has served since it started.
 //
-// A team's indexes are built on its first request (a cold start) from the sealed rows, one build at a time
+// A team's indexes are built on its first request (a cold start), restored from its sealed snapshot where one
+// is current and otherwise from the sealed rows (build.ts), one build at a time
 // per team: concurrent requests await the same build. After that they are kept current by replaying the
 // change log after the seq they have applied, which covers this instance's own writes and another
 // instance's alike. Every change to them goes through the team's queue, so builds and catch-ups never

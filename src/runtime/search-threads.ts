@@ -13,7 +13,7 @@ import { DomainError } from "../errors.js";
 import type { PassageHit, PassageIndex } from "../index/passages/passage-index.js";
 import type { MatchQuery } from "../index/query.js";
 import type { FeedbackParameters } from "../index/ranking/feedback.js";
-import { workerScript } from "./thread-source.js";
+import { threadScript } from "./thread-source.js";
 
 export type SearchThreadRequest =
   | {
@@ -92,9 +92,9 @@ export const INLINE_MAX_PASSAGES = 50_000;
 
 /**
  * How long a thread asked to stop may take before it is terminated. A thread is never terminated at once:
- * terminating one that holds libsql's objects can abort the whole process (libsql's native finalizers assert
- * there is no pending exception, and termination is one; seen here as a panic in neon's external.rs). Asked to
- * stop, it closes its connections and its event loop empties; the longest search it may be in the middle of
+ * terminating one that holds a native engine's objects can abort the whole process: libSQL's did when the
+ * index ran on it (its finalizers assert there is no pending exception, and termination is one; a panic in
+ * neon's external.rs), and the engine since has not been shown safe against it. Asked to stop, it closes its connections and its event loop empties; the longest search it may be in the middle of
  * takes well under this.
  */
 export const STOP_GRACE_MS = 5000;
@@ -178,7 +178,7 @@ async function threadStart(): Promise<ThreadStart> {
   if (!here.endsWith(".ts")) return { url: new URL("./search-thread.js", here) };
   const entry = new URL("./search-thread.ts", here);
   if ("Deno" in globalThis) return { url: entry };
-  return { script: await workerScript(entry) };
+  return { script: await threadScript(entry) };
 }
 
 export class SearchThreads {

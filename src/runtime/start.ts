@@ -38,7 +38,7 @@ const MIB = 1024 * 1024;
 
 /**
  * MEMORIA_INDEX_MEMORY_MB's default: a quarter of the machine's memory, so the indexes leave room for the
- * process's own heap, the build's transient copies (~5 bytes of RSS a byte of text while building, issue 12)
+ * process's own heap, the build's transient copies (~5 bytes of RSS a byte of text while building)
  * and other processes; capped at 8 GiB, past which one instance should rather be several.
  */
 export function defaultIndexMemoryMb(totalBytes = totalmem()): number {
@@ -190,7 +190,7 @@ export function listenError(error: unknown, { host, port }: Config): ListenError
  * How long of the shutdown a stop spends writing the sealed snapshots of loaded teams whose stored one is
  * behind: half of SHUTDOWN_GRACE_MS, so the requests' drain before it and the closing after it keep the rest.
  * Teams are written one at a time while this lasts; one begun is finished if the grace allows (the reindex
- * ping that wrote an 87k-passage team's took 7.1 s on `file:` and 14.4 s on sqld, docs/performance.md). One
+ * ping that wrote an 87k-passage team's took 7.1 s on `file:` and 14.4 s on sqld when measured). One
  * cut short by the grace exit leaves the old snapshot in place: its head moves only at the end.
  */
 export const SHUTDOWN_SNAPSHOT_MS = SHUTDOWN_GRACE_MS / 2;

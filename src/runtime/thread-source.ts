@@ -19,7 +19,7 @@ const bundles = new Map<string, Promise<string>>();
  * The script a worker thread runs for `entry` (a .ts file URL): bundled once per process, on the first call.
  * esbuild's service (a child process) is stopped once the bundle is made, so nothing of it stays in memory.
  */
-export function workerScript(entry: URL): Promise<string> {
+export function threadScript(entry: URL): Promise<string> {
   const path = fileURLToPath(entry);
   let bundle = bundles.get(path);
   if (!bundle) {

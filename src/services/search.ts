@@ -43,7 +43,7 @@ export interface PassageFinder {
 }
 
 /**
- * Every search on this thread, one at a time: libsql is a synchronous engine, so a second slot would only
+ * Every search on this thread, one at a time: the index's engine is synchronous, so a second slot would only
  * start a second search after the first had finished anyway. MEMORIA_SEARCH_THREADS=1, and the tests' apps.
  */
 export const inThreadFinder: PassageFinder = {

@@ -1,5 +1,5 @@
 // A large upload from Node's own fetch on a reused keep-alive connection, while the server's event loop is
-// held past that connection's keep-alive timer: the failure reported as EPIPE (issue 10, item 8). Real
+// held past that connection's keep-alive timer: the failure reported as EPIPE. Real
 // processes, real HTTP on loopback, Node's fetch as the client.
 
 import { spawn } from "node:child_process";

@@ -1,6 +1,6 @@
 // Cross-team probes: team B, holding its own key and secrets, tries every route that names an id, a key, a
 // cursor, a word or a webhook of team A. Each probe must answer exactly as it does for an id that does not
-// exist (or 401/403 where a team key is never enough), and afterwards A's data must be as it was. Issue 11's
+// exist (or 401/403 where a team key is never enough), and afterwards A's data must be as it was. A security probe's
 // probe measured 0 crossings in 43 such probes; the table below keeps them in `npm test`.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

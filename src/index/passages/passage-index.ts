@@ -94,7 +94,7 @@ const WHOLE_MERGE_SHARE = 0.1;
  */
 export const WRITER_BUSY_TIMEOUT_MS = 10_000;
 
-/** memdb's bound on one database (SQLITE_MEMDB_DEFAULT_MAXSIZE in libsql's build), measured: SQLITE_FULL at 1,074 MB. */
+/** memdb's bound on one database: SQLite's default SQLITE_MEMDB_DEFAULT_MAXSIZE, 1 GiB, which the index's engine keeps (SQLITE_FULL at 1,074 MB). */
 export const MAX_INDEX_BYTES = 1024 * 1024 * 1024;
 
 export class PassageIndex {

@@ -14,9 +14,7 @@ import type { IndexDatabase, IndexStatement } from "../engine.js";
 const AVERAGES_ROWID = 1;
 
 /** The varints of an FTS5 record (SQLite's format: 7 bits a byte, high bit set on all but the last; the ninth byte whole). */
-export function readVarints(record: Uint8Array | ArrayBuffer): number[] {
-  // libsql hands a blob over as an ArrayBuffer from all() and as a Buffer from get().
-  const bytes = record instanceof Uint8Array ? record : new Uint8Array(record);
+export function readVarints(bytes: Uint8Array): number[] {
   const values: number[] = [];
   let i = 0;
   while (i < bytes.length) {
@@ -54,7 +52,7 @@ export class ColumnSizes {
     const lengths = new Map<number, number>();
     for (const row of this.#lengths.all(JSON.stringify(rowids)) as {
       id: number;
-      sz: Uint8Array | ArrayBuffer;
+      sz: Uint8Array;
     }[]) {
       lengths.set(
         row.id,
@@ -66,7 +64,7 @@ export class ColumnSizes {
 
   /** The table's rows and their average length in tokens (bm25()'s N and avgdl). */
   averages(): { rows: number; averageLength: number } {
-    const row = this.#averages.get() as { block: Uint8Array | ArrayBuffer } | undefined;
+    const row = this.#averages.get() as { block: Uint8Array } | undefined;
     const [rows = 0, ...totals] = row ? readVarints(row.block) : [];
     const tokens = totals.reduce((sum, n) => sum + n, 0);
     return { rows, averageLength: rows > 0 ? tokens / rows : 0 };

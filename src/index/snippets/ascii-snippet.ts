@@ -4,7 +4,7 @@
 // OR floor for 20 hits at 19k passages of Debian's manuals (filling it tokenizes every row; snippet()
 // tokenizes the body twice more), this ~0.55× (docs/decisions/0058-ascii-snippets.md, 0069).
 //
-// It follows SQLite's ext/fts5 (the version libSQL bundles): unicode61 splits ASCII text into runs of
+// It follows SQLite's ext/fts5 (3.53, the version the index's engine bundles): unicode61 splits ASCII text into runs of
 // letters and digits and lowercases them, porter stems them (porter-stem.ts); a quoted word is one phrase;
 // a NEAR group keeps only its phrases' instances that stand within its distance of each other, in one
 // column; snippet() scores every window starting at an instance or at a sentence's start, and renders the

@@ -1,5 +1,5 @@
 // The Porter stemmer exactly as FTS5's `porter` tokenizer applies it to a token its `unicode61` tokenizer
-// has lowercased (SQLite's ext/fts5/fts5_tokenize.c, the version libSQL bundles), for tokens of ASCII letters
+// has lowercased (SQLite's ext/fts5/fts5_tokenize.c, 3.53, the version the index's engine bundles), for tokens of ASCII letters
 // and digits: the JS snippets (ascii-snippet.ts) must find the very tokens FTS5 would match, so this follows
 // FTS5's own steps and conditions, including where they differ from the published algorithm (a token under
 // 3 or over 64 bytes is left as it is; a step's rules are tried by suffix, and only the first suffix that

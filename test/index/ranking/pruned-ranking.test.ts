@@ -23,7 +23,7 @@ import { type ReadmeRow, readmeRows } from "../../support/readme-rows.js";
 
 type Row = ReadmeRow;
 
-const root = join(import.meta.dirname, "../../node_modules");
+const root = join(import.meta.dirname, "../../../node_modules");
 
 /** Enough rows that pruning adds clamped shares at every limit tested (it does above 64 × limit essential rows). */
 const ROWS = 1500;
