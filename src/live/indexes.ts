@@ -98,7 +98,6 @@ export class LiveIndexes {
   readonly #changeLogKeep: number;
   /** Per team, the applied seq at its last compaction from a write (or its first write seen). */
   readonly #compactedAt = new Map<string, number>();
-  readonly #compactions = new Set<Promise<void>>();
 
   constructor(private readonly deps: LiveIndexesDeps) {
     this.#budget = new MemoryBudget(this.#registry, deps.logger, deps.memoryBudgetBytes ?? Infinity);
@@ -263,7 +262,7 @@ export class LiveIndexes {
     }
     if (seq - last < COMPACT_EVERY_CHANGES) return;
     this.#compactedAt.set(teamId, seq);
-    const task = this.compactChangeLog(teamId).then(
+    void this.compactChangeLog(teamId).then(
       () => undefined,
       (error: unknown) => {
         // The log only stays longer until the next try; nothing is lost.
@@ -273,13 +272,6 @@ export class LiveIndexes {
         });
       },
     );
-    this.#compactions.add(task);
-    task.finally(() => this.#compactions.delete(task));
-  }
-
-  /** Resolves once every compaction started in the background so far has run. Tests wait for it. */
-  async compactionsSettled(): Promise<void> {
-    await Promise.all([...this.#compactions]);
   }
 
   /**
