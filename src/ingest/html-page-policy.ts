@@ -150,7 +150,6 @@ export class MainContent implements Outline {
 export interface PageText {
   /** The pieces of the line being gathered: an in-page link's are dropped when they hold no word. */
   line(): string[];
-  /** Whether a heading is open. */
   headingOpen(): boolean;
   /** Separates the text around a skipped tag as that tag itself would. */
   separate(name: string): void;
@@ -158,7 +157,6 @@ export interface PageText {
   boundary(): void;
   /** Opens the heading a title region is read as. */
   openTitle(): void;
-  /** Closes it. */
   closeTitle(): void;
 }
 

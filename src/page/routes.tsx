@@ -1,6 +1,6 @@
 /** @jsxRuntime automatic @jsxImportSource hono/jsx */
 // The page for people: server-rendered HTML over the same services as the JSON routes. Signed in by a session
-// cookie (./sessions.ts, checked by ./session-middleware.tsx); every state-changing POST must come from this
+// cookie (./session-cookie.ts, the session it names held by ./sessions.ts, checked by ./session-middleware.tsx); every state-changing POST must come from this
 // origin (Origin checked, missing is refused) and carry the session's CSRF token; every answer carries a
 // Content-Security-Policy that allows only this origin's own script and stylesheet.
 

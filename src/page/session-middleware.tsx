@@ -1,5 +1,6 @@
 /** @jsxRuntime automatic @jsxImportSource hono/jsx */
-// The page's sign-in check, run before every route that needs a signed-in person: it loads the session the
+// The page's sign-in check, run before the page's routes that need a signed-in person (`GET /` and the OAuth
+// consent read the session themselves, as they also answer someone signed out): it loads the session the
 // cookie names (./session-cookie.ts), counts the request under the session's key, and refuses an action the
 // session's role or key may not take (./scopes.ts).
 

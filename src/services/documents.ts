@@ -174,7 +174,7 @@ export interface FileInput {
 export class DocumentService {
   /**
    * Writes of one document (by id or by external id) in this instance run one at a time, so they never race
-   * each other's version check; writes from other instances still can, and are retried (see #write).
+   * each other's version check; writes from other instances still can, and are retried (see #store).
    */
   readonly #writing = new KeyedSerialQueue();
 
