@@ -33,7 +33,7 @@ const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 const WAKE_DEADLINE_MS = 300_000;
 
 /** Where a wake's storage is: a `file:` database, a URL (sqld direct or through the proxy), or a fresh replica. */
-type Storage =
+export type Storage =
   | { kind: "file"; path: string }
   | { kind: "remote"; url: string }
   | { kind: "replica"; syncUrl: string };
@@ -51,13 +51,28 @@ interface Wake {
   loadMs: number | null;
   /** The server's resident set just after the first answer, MiB. */
   rssMiB: number;
+  /** What `after` measured, when given. */
+  afterMiB: number | null;
 }
 
 /**
  * Starts the compiled entry over `storage`, times exec → /readyz 200 and exec → the first search that answers
  * 200 (a cold team answers 503 while it loads), reads how the index was made from /v1/stats, and stops it.
  */
-async function wake(storage: Storage, masterKey: string, apiKey: string, question: string, dir: string) {
+export async function wake(
+  storage: Storage,
+  masterKey: string,
+  apiKey: string,
+  question: string,
+  dir: string,
+  /** Variables and node flags of this wake alone (bench/tuning-ab.ts's A/B). */
+  variant: {
+    env?: Record<string, string>;
+    nodeFlags?: readonly string[];
+    /** Work after the first answer, on the same server; its figure is returned as `afterMiB`. */
+    after?: (base: string, pid: number) => Promise<number>;
+  } = {},
+) {
   const env = {
     PATH: process.env.PATH ?? "",
     HOME: process.env.HOME ?? dir,
@@ -70,9 +85,13 @@ async function wake(storage: Storage, masterKey: string, apiKey: string, questio
     // A wake from rows must not spend the first answer's time writing a snapshot the next wake would use.
     MEMORIA_SNAPSHOT_MIN_CHUNKS: "100000000",
     ...storageEnv(storage, () => mkdtempSync(join(dir, "replica-"))),
+    ...variant.env,
   };
   const started = performance.now();
-  const child = spawn(process.execPath, [COMPILED_ENTRY], { env, stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [...(variant.nodeFlags ?? []), COMPILED_ENTRY], {
+    env,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const exited = new Promise<void>((done) => child.on("exit", () => done()));
   try {
     const base = `http://127.0.0.1:${await listeningPort(child, "memoria")}`;
@@ -97,12 +116,14 @@ async function wake(storage: Storage, masterKey: string, apiKey: string, questio
     const rss = processRssBytes(child.pid ?? 0) / (1024 * 1024);
     const stats = await call(base, "GET", "/v1/stats", apiKey);
     const index = stats.body.index as { source?: string | null; loadMs?: number | null };
+    const afterMiB = variant.after ? await variant.after(base, child.pid ?? 0) : null;
     return {
       readyMs,
       firstAnswerMs,
       source: index.source ?? null,
       loadMs: index.loadMs ?? null,
       rssMiB: rss,
+      afterMiB,
     } satisfies Wake;
   } finally {
     child.kill("SIGTERM");
@@ -125,7 +146,7 @@ async function ingestTeam(base: string, name: string, documents: readonly BenchD
 }
 
 /** `npm start`'s server over `dbUrl` for the duration of `work`; the same master key on every storage. */
-async function withServer<T>(
+export async function withServer<T>(
   dir: string,
   masterKey: string,
   dbUrl: string,
@@ -144,7 +165,7 @@ async function withServer<T>(
 }
 
 /** The team ingested, then its snapshot written by the reindex ping (timed): what a wake restores. */
-async function seedTeam(base: string, corpus: BenchCorpus) {
+export async function seedTeam(base: string, corpus: BenchCorpus) {
   const team = await ingestTeam(base, "remote-bench", corpus.documents);
   const started = performance.now();
   const ping = await call(base, "POST", "/v1/reindex", CRON_TOKEN, { teamId: team.teamId });

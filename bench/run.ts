@@ -27,10 +27,15 @@
 // The sealed database of a size is made once and kept under .bench/ (sealed, like any memoria database).
 // Usage: npm run bench [-- --sizes 10000,90000] [--shapes sections,scifact] [--pairs 2] [--rounds 2]
 //        [--entries 100000] [--peer-sizes 20000]
-//        [--suites search,memory,chunk,peers,upload,page,ingest,extract,export,real,feedback,remote,audit,oauth]
+//        [--suites search,memory,chunk,peers,upload,page,ingest,extract,export,real,feedback,remote,audit,oauth,tuning]
 //        [--audit-rounds 40] [--oauth-rounds 40]
 //        [--ingest 5000] [--export 20000] [--export-rss 100000]
 //        [--real-passages 20000] [--real-corpora debian,cranfield,synthetic] [--real-peers on|off]
+//        [--tuning-passages 20000] [--tuning-rounds 2] [--tuning-mechanisms <names>] [--tuning-parts local,remote]
+//
+// The tuning suite (bench/tuning-ab.ts, not run unless named): each mechanism of speed or memory off, beside
+// the server with all of them on, in the same run: the real suite's figures locally, and a wake 20 ms from sqld.
+// The remote part runs the compiled entry: `npm run build` first.
 //
 // The extract suite (bench/extract.ts, not run unless named): PDF text of a printed 600-page manual and of a
 // 25 MiB file against pdftotext on the same file, and a DOCX zip bomb's refusal.
@@ -78,6 +83,7 @@ import { BENCH_CORPORA, type BenchCorpusName, isBenchCorpusName } from "./real-c
 import { benchRealHttp } from "./real-http.js";
 import { benchRemote } from "./remote.js";
 import { type CorpusShape, generateShape, isCorpusShape } from "./shapes.js";
+import { benchTuningAb } from "./tuning-ab.js";
 import { benchUpload } from "./upload.js";
 
 function arg(name: string, fallback: string): string {
@@ -417,6 +423,16 @@ async function main() {
       passages: Number(arg("remote-passages", "20000")),
       roundTrips: arg("remote-round-trips", "0,5,20").split(",").map(Number),
       wakes: Number(arg("remote-wakes", "2")),
+    });
+  // bench/tuning-ab.ts: each mechanism of speed or memory off, beside all on, locally and 20 ms from sqld.
+  if (suites.includes("tuning"))
+    await benchTuningAb({
+      passages: Number(arg("tuning-passages", "20000")),
+      rounds: Number(arg("tuning-rounds", "2")),
+      mechanisms: arg("tuning-mechanisms", "")
+        .split(",")
+        .filter((name) => name !== ""),
+      parts: arg("tuning-parts", "local,remote").split(",") as ("local" | "remote")[],
     });
   // bench/audit.ts: a document write with its audit event in its transaction, ÷ the same write without.
   if (suites.includes("audit")) await benchAudit(Number(arg("audit-rounds", "40")));

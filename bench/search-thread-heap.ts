@@ -1,8 +1,9 @@
 // What a search thread's young generation costs and saves: one search thread over the Debian corpus's index
 // in process, 300 long questions one at a time, and the process's VmRSS before the thread started and after
-// the questions, with the thread's young generation bounded at the given size. Prints one JSON line.
-// Alternate fresh processes to compare sizes:
-//   npx tsx bench/search-thread-heap.ts <young generation MiB> [passages]
+// the questions, with the thread's young generation capped (SEARCH_THREAD_YOUNG_GENERATION_MB) or at V8's own
+// bound (the thread-young-generation switch off, src/tuning.ts). Prints one JSON line. Alternate fresh
+// processes to compare:
+//   npx tsx bench/search-thread-heap.ts on|off [passages]
 
 import { readFileSync } from "node:fs";
 import { type IndexedDocument, PassageIndex } from "../src/index/passages/passage-index.js";
@@ -10,6 +11,7 @@ import { matchQuery } from "../src/index/query.js";
 import { FEEDBACK } from "../src/index/ranking/feedback.js";
 import { chunkDocument } from "../src/ingest/chunk.js";
 import { SearchThreads } from "../src/runtime/search-threads.js";
+import { ALL_TUNING_ON, tuningWithout } from "../src/tuning.js";
 import { heldOutSentences, readDebianManuals } from "./debian-docs.js";
 import { median } from "./stats.js";
 
@@ -18,7 +20,7 @@ const QUESTIONS = 300;
 const rss = () => Number(/^VmRSS:\s+(\d+) kB$/m.exec(readFileSync("/proc/self/status", "utf8"))?.[1]) * 1024;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const youngGenerationMb = Number(process.argv[2]);
+const capped = process.argv[2] !== "off";
 const corpus = readDebianManuals(Number(process.argv[3] ?? 20_000));
 const documents = corpus.indexed.map((doc, d): IndexedDocument => {
   const id = `doc${d}`;
@@ -39,7 +41,7 @@ const threads = new SearchThreads({
   busyTimeoutMs: 5000,
   minPassages: 0,
   inlineMaxTerms: 0,
-  youngGenerationMb,
+  tuning: capped ? ALL_TUNING_ON : tuningWithout(["thread-young-generation"]),
 });
 await sleep(1000);
 const before = rss();
@@ -54,7 +56,7 @@ const after = rss();
 const sorted = [...times].sort((a, b) => a - b);
 console.log(
   JSON.stringify({
-    youngGenerationMb,
+    youngGeneration: capped ? "capped" : "V8's own",
     passages: index.counts().chunks,
     threadMiB: Number(((after - before) / MiB).toFixed(1)),
     p50ms: Number(median(times).toFixed(2)),

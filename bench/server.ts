@@ -162,6 +162,8 @@ export function startMemoriaEntry(
   nodeFlags: readonly string[] = [],
   /** Variables of the bench's own on top (bench/rss-components.ts's --trim diagnostic). */
   extraEnv: Record<string, string> = {},
+  /** The start script's variables this server starts without (bench/tuning-ab.ts's start-command A/B). */
+  withoutEnv: readonly string[] = [],
 ) {
   const passed = Object.fromEntries(
     Object.entries(process.env).filter(
@@ -185,6 +187,7 @@ export function startMemoriaEntry(
     MEMORIA_CATCHUP_MS: "60000",
     ...extraEnv,
   };
+  for (const name of withoutEnv) delete (env as Record<string, string>)[name];
   const child = spawn(
     process.execPath,
     [

@@ -80,6 +80,7 @@ import { Background } from "./sources/background.js";
 import { NotionSync } from "./sources/notion/sync.js";
 import { SourceSecrets } from "./sources/secrets.js";
 import type { Storage } from "./store/storage.js";
+import { ALL_TUNING_ON, type Tuning } from "./tuning.js";
 
 export interface AppConfig {
   adminToken: string | null;
@@ -118,6 +119,8 @@ export interface AppConfig {
   allowedOrigins?: readonly string[];
   /** MEMORIA_OIDC_*: an OpenID Connect provider people join and sign in with; none when absent. */
   oidc?: OidcConfig | null;
+  /** MEMORIA_TUNING_OFF: the mechanisms of speed and memory that run (src/tuning.ts); all when absent. */
+  tuning?: Tuning;
 }
 
 /** MEMORIA_MAX_UPLOAD_BYTES's default, as src/config.ts gives it (why that number: see there). */
@@ -171,6 +174,7 @@ export interface Memoria {
 
 export function createApp(deps: AppDeps): Memoria {
   const { config, storage, keyring, clock, logger } = deps;
+  const tuning = config.tuning ?? ALL_TUNING_ON;
   const indexes = new LiveIndexes({
     storage,
     clock,
@@ -181,8 +185,10 @@ export function createApp(deps: AppDeps): Memoria {
     ...(config.changeLogKeep !== undefined ? { changeLogKeep: config.changeLogKeep } : {}),
     ...(config.mergeQuietMs !== undefined ? { mergeQuietMs: config.mergeQuietMs } : {}),
     ...(config.repackIntervalMs !== undefined ? { repackIntervalMs: config.repackIntervalMs } : {}),
+    wholeMerge: tuning["whole-merge"],
     indexOptions: {
       ...(config.searchFeedback !== false ? { feedback: FEEDBACK } : {}),
+      closeBoundsUnpruned: tuning["close-bounds-unpruned"],
       ...deps.indexOptions,
     },
     ...(deps.packText ? { packText: deps.packText } : {}),

@@ -3,6 +3,7 @@
 
 import { z } from "zod";
 import { decodeMasterKey, MASTER_KEY_BYTES } from "./seal/master.js";
+import { ALL_TUNING_ON, type Tuning, tuningOffSchema } from "./tuning.js";
 
 /**
  * MEMORIA_STORAGE_TIMEOUT_MS's default: ten seconds is far past any query memoria makes on healthy storage (a
@@ -196,6 +197,8 @@ export const envSchema = z.object({
     .optional(),
   MEMORIA_OIDC_CLIENT_ID: z.string().min(1).optional(),
   MEMORIA_OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+  // Mechanisms of speed or memory to run without (src/tuning.ts): for the bench's A/B, or to rule one out.
+  MEMORIA_TUNING_OFF: tuningOffSchema.default(ALL_TUNING_ON),
   MEMORIA_LOG_LEVEL: z.enum(logLevels, { message: `must be one of ${logLevels.join(", ")}` }).default("info"),
 });
 
@@ -246,6 +249,8 @@ export interface Config {
   /** MEMORIA_OIDC_ISSUER, _CLIENT_ID, _CLIENT_SECRET: null unless all three are set. */
   oidc: OidcConfig | null;
   logLevel: LogLevel;
+  /** MEMORIA_TUNING_OFF: which speed and memory mechanisms run (all unless named). */
+  tuning: Tuning;
 }
 
 export interface OidcConfig {
@@ -323,5 +328,6 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
           }
         : null,
     logLevel: e.MEMORIA_LOG_LEVEL,
+    tuning: e.MEMORIA_TUNING_OFF,
   };
 }

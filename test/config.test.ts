@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ConfigError, parseConfig } from "../src/config.js";
 import { defaultIndexMemoryMb, searchThreadsFor } from "../src/runtime/start.js";
 import { toBase64Url } from "../src/seal/bytes.js";
+import { ALL_TUNING_ON, tuningMechanisms } from "../src/tuning.js";
 
 const key = toBase64Url(new Uint8Array(32).fill(7));
 
@@ -57,6 +58,8 @@ describe("configuration", () => {
     ["MEMORIA_ALLOWED_ORIGINS", "https://app.example.com/path"],
     ["MEMORIA_ALLOWED_ORIGINS", "app.example.com"],
     ["MEMORIA_ALLOWED_ORIGINS", "ftp://files.example.com"],
+    ["MEMORIA_TUNING_OFF", "idle-collection,turbo"],
+    ["MEMORIA_TUNING_OFF", "idle collection"],
   ])("a bad %s stops the start with a message naming it", (name, value) => {
     expect(() => parseConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => parseConfig({ [name]: value })).toThrow(name);
@@ -202,5 +205,19 @@ describe("configuration", () => {
 
   it("treats empty strings as unset", () => {
     expect(parseConfig({ PORT: "", MEMORIA_MASTER_KEY: "" }).port).toBe(8787);
+  });
+});
+
+describe("MEMORIA_TUNING_OFF", () => {
+  it("turns off the mechanisms it names and leaves every other on", () => {
+    expect(parseConfig({}).tuning).toEqual(ALL_TUNING_ON);
+    expect(parseConfig({ MEMORIA_TUNING_OFF: "" }).tuning).toEqual(ALL_TUNING_ON);
+    const tuning = parseConfig({ MEMORIA_TUNING_OFF: " malloc-trim, whole-merge ," }).tuning;
+    expect(tuningMechanisms.filter((name) => !tuning[name]).sort()).toEqual(["malloc-trim", "whole-merge"]);
+    expect(tuningMechanisms.filter((name) => tuning[name])).toHaveLength(tuningMechanisms.length - 2);
+  });
+
+  it("names the mechanisms there are when it is given one that is not", () => {
+    expect(() => parseConfig({ MEMORIA_TUNING_OFF: "turbo" })).toThrow(/idle-collection/);
   });
 });

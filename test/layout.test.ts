@@ -68,6 +68,7 @@ const LEAVES = [
   "oauth-token.ts",
   "oauth-scope.ts",
   "oauth-error.ts",
+  "tuning.ts",
 ];
 
 /**

@@ -84,6 +84,8 @@ export interface LiveIndexesDeps {
   mergeQuietMs?: number;
   /** The least time between two rebuilds of a team's index (repack.ts REPACK_INTERVAL_MS); tests shorten it. */
   repackIntervalMs?: number;
+  /** Indexes merged whole after loads and writes (merges.ts); false with the whole-merge switch off. */
+  wholeMerge?: boolean;
   /** Where builds from rows pack their text blocks (load-passages.ts); in the index when absent. */
   packText?: TextPacker;
 }
@@ -101,7 +103,7 @@ export class LiveIndexes {
 
   constructor(private readonly deps: LiveIndexesDeps) {
     this.#budget = new MemoryBudget(this.#registry, deps.logger, deps.memoryBudgetBytes ?? Infinity);
-    this.#merges = new MergeScheduler(deps.logger, deps.mergeQuietMs);
+    this.#merges = new MergeScheduler(deps.logger, deps.mergeQuietMs, deps.wholeMerge);
     this.#snapshots = new Snapshots({
       storage: deps.storage,
       clock: deps.clock,
@@ -372,7 +374,7 @@ export class LiveIndexes {
   /**
    * Whether work no request waits on is under way: a snapshot being written, or waiting for its build's
    * merging, or an index being merged whole. The Node entry's idle collection counts it as activity
-   * (src/runtime/idle-collection.ts), so the pages a merge leaves cached are released after it.
+   * (src/runtime/tuning/idle-collection.ts), so the pages a merge leaves cached are released after it.
    */
   backgroundBusy(): boolean {
     return this.#snapshots.busy() || this.#merges.busy();

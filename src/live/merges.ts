@@ -31,6 +31,8 @@ export class MergeScheduler {
   constructor(
     private readonly logger: Logger,
     private readonly quietMs: number = QUIET_MS,
+    /** Merged whole after loads and writes (decision 0084); false with the whole-merge switch off (src/tuning.ts). */
+    private readonly whole = true,
   ) {}
 
   /**
@@ -41,7 +43,7 @@ export class MergeScheduler {
   settle(team: LiveTeam, passages: PassageIndex): void {
     this.#merging.set(
       team,
-      this.#steps(team, passages, () => passages.wholeMergeStep()),
+      this.#steps(team, passages, () => (this.whole ? passages.wholeMergeStep() : passages.levelMergeStep())),
     );
   }
 
@@ -50,7 +52,7 @@ export class MergeScheduler {
    * wait again. Does nothing unless enough was written since it was last one segment (needsWholeMerge).
    */
   mergeWholeWhenQuiet(team: LiveTeam, passages: PassageIndex): void {
-    if (this.#closed || !passages.needsWholeMerge()) return;
+    if (this.#closed || !this.whole || !passages.needsWholeMerge()) return;
     let waiting = this.#quiet.get(team);
     if (waiting && waiting.passages !== passages) {
       // The team's index was replaced (a rebuild): the old one's merge has nothing left to wait for.

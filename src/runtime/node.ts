@@ -3,10 +3,10 @@
 // close storage). A listen that fails (a busy port, a host that is not this machine's) is one line, exit 1.
 
 import type { Server } from "node:http";
-import { IdleCollection } from "./idle-collection.js";
-import { MallocTrim } from "./malloc-trim.js";
 import { serveNode } from "./node-server.js";
 import { closeMemoria, listenError, logListening, startMemoria, startupFailure, stopOnce } from "./start.js";
+import { IdleCollection } from "./tuning/idle-collection.js";
+import { MallocTrim } from "./tuning/malloc-trim.js";
 
 /** Resolves once the server listens, rejects with its listen error; later errors are not swallowed here. */
 function listened(server: Server): Promise<void> {
@@ -22,11 +22,15 @@ function listened(server: Server): Promise<void> {
 async function main(): Promise<void> {
   const started = await startMemoria(process.env);
   const { memoria, config } = started;
+  const { tuning } = config;
   const MiB = 1024 * 1024;
-  const trim = new MallocTrim({
-    trimmed: (ms) => started.logger.debug("malloc trim", { ms: Math.round(ms * 10) / 10 }),
-  });
+  const trim = tuning["malloc-trim"]
+    ? new MallocTrim({
+        trimmed: (ms) => started.logger.debug("malloc trim", { ms: Math.round(ms * 10) / 10 }),
+      })
+    : null;
   const collection = new IdleCollection({
+    collects: tuning["idle-collection"],
     busy: () => memoria.indexes.backgroundBusy(),
     collected: (ms, heldBefore, heldAfter) => {
       started.logger.debug("idle collection", {
@@ -35,12 +39,16 @@ async function main(): Promise<void> {
         heldAfterMiB: Math.round(heldAfter / MiB),
       });
       // What the collection freed went back to malloc, which keeps most of it (malloc-trim.ts).
-      trim.request();
+      trim?.request();
     },
     // A burst of searches with too little growth for a collection still leaves malloc's arenas holding what
     // the engine freed: 5–9 MiB after 300 long questions, given back by the trim (decision 0080). The page
     // caches of the index writers and of storage go back to malloc first (decision 0082).
     idled: () => {
+      if (!tuning["page-cache-release"]) {
+        trim?.request();
+        return;
+      }
       memoria.indexes.releaseMemory();
       started.storage
         .releaseMemory()
@@ -49,7 +57,7 @@ async function main(): Promise<void> {
             error: error instanceof Error ? error.name : "unknown",
           }),
         )
-        .finally(() => trim.request());
+        .finally(() => trim?.request());
     },
   });
 
@@ -77,7 +85,7 @@ async function main(): Promise<void> {
     (code) => process.exit(code),
     () => {
       collection.stop();
-      trim.stop();
+      trim?.stop();
     },
   );
   process.on("SIGTERM", () => stop("SIGTERM"));

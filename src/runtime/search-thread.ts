@@ -6,10 +6,10 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { type IndexDatabase, isBusy } from "../index/engine.js";
 import { openPassageConnection, releasePageCache } from "../index/passages/passage-database.js";
-import { PassageSearcher } from "../index/passages/passage-searcher.js";
-import { IdleCollection } from "./idle-collection.js";
+import { FULL_RANKING_ROWS_PER_LIMIT, PassageSearcher } from "../index/passages/passage-searcher.js";
 import type { SearchThreadData, SearchThreadReply, SearchThreadRequest } from "./search-threads.js";
-import { warmSnippetCutter } from "./warm-up.js";
+import { IdleCollection } from "./tuning/idle-collection.js";
+import { warmSnippetCutter } from "./tuning/warm-up.js";
 
 const port = parentPort;
 if (!port) throw new Error("search-thread runs as a worker thread of the search pool");
@@ -46,13 +46,15 @@ const open = new Map<string, { db: IndexDatabase; searcher: PassageSearcher }>()
  */
 const collection = new IdleCollection({
   growthBytes: THREAD_GROWTH_BYTES,
+  collects: data.tuning["idle-collection"],
   idled: () => {
+    if (!data.tuning["page-cache-release"]) return;
     for (const { db } of open.values()) releasePageCache(db);
   },
 });
 
 /** The snippet cutter compiled before the thread's first two-word questions need it (snippet-warm-up.ts). */
-const warmUp = warmSnippetCutter();
+const warmUp = warmSnippetCutter(0, data.tuning["snippet-warm-up"]);
 
 function close(name: string): void {
   const held = open.get(name);
@@ -75,7 +77,12 @@ function searcherFor(name: string, feedback: Extract<SearchThreadRequest, { kind
     db.close();
     return null;
   }
-  const searcher = new PassageSearcher(db, feedback);
+  const searcher = new PassageSearcher(
+    db,
+    feedback,
+    FULL_RANKING_ROWS_PER_LIMIT,
+    data.tuning["close-bounds-unpruned"],
+  );
   open.set(name, { db, searcher });
   return searcher;
 }

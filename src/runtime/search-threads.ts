@@ -13,6 +13,7 @@ import { DomainError } from "../errors.js";
 import type { PassageHit, PassageIndex } from "../index/passages/passage-index.js";
 import type { MatchQuery } from "../index/query.js";
 import type { FeedbackParameters } from "../index/ranking/feedback.js";
+import { ALL_TUNING_ON, type Tuning } from "../tuning.js";
 import { threadScript } from "./thread-source.js";
 
 export type SearchThreadRequest =
@@ -49,6 +50,8 @@ export type SearchThreadReply =
 /** What a search thread is started with. */
 export interface SearchThreadData {
   busyTimeoutMs: number;
+  /** The thread's own mechanisms of memory and speed: its idle collection, page caches, warm-up. */
+  tuning: Tuning;
   /**
    * One BigInt64 the thread sets to the id of each search as it starts it (ids rise on every thread), so the
    * main thread can tell a search still waiting behind another from one running without asking the thread.
@@ -130,8 +133,8 @@ export interface SearchThreadsOptions {
   inlineMaxTerms?: number;
   /** …on a team of at most this many passages (INLINE_MAX_PASSAGES). */
   inlineMaxPassages?: number;
-  /** Each thread's young generation (SEARCH_THREAD_YOUNG_GENERATION_MB); the bench compares others. */
-  youngGenerationMb?: number;
+  /** MEMORIA_TUNING_OFF: short questions inline, the young generation's cap, and the threads' own. */
+  tuning?: Tuning;
 }
 
 interface Job {
@@ -199,12 +202,13 @@ export class SearchThreads {
 
   constructor(options: SearchThreadsOptions) {
     if (!(options.threads >= 1)) throw new RangeError("a search pool needs at least one thread");
+    const tuning = options.tuning ?? ALL_TUNING_ON;
     this.#options = {
       minPassages: MIN_THREADED_PASSAGES,
-      inlineMaxTerms: INLINE_MAX_TERMS,
+      inlineMaxTerms: tuning["short-questions-inline"] ? INLINE_MAX_TERMS : 0,
       inlineMaxPassages: INLINE_MAX_PASSAGES,
-      youngGenerationMb: SEARCH_THREAD_YOUNG_GENERATION_MB,
       ...options,
+      tuning,
     };
   }
 
@@ -375,8 +379,11 @@ export class SearchThreads {
 
   #spawn(start: ThreadStart): Thread {
     const started = new SharedArrayBuffer(BigInt64Array.BYTES_PER_ELEMENT);
-    const workerData: SearchThreadData = { busyTimeoutMs: this.#options.busyTimeoutMs, started };
-    const resourceLimits = { maxYoungGenerationSizeMb: this.#options.youngGenerationMb };
+    const { busyTimeoutMs, tuning } = this.#options;
+    const workerData: SearchThreadData = { busyTimeoutMs, tuning, started };
+    const resourceLimits = tuning["thread-young-generation"]
+      ? { maxYoungGenerationSizeMb: SEARCH_THREAD_YOUNG_GENERATION_MB }
+      : {};
     const worker =
       "url" in start
         ? new Worker(start.url, { execArgv: [], workerData, resourceLimits })

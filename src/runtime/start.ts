@@ -20,7 +20,7 @@ import { ChunkPool } from "./chunk-pool.js";
 import { ExtractPool } from "./extract-pool.js";
 import { withLocalSecrets } from "./local-secrets.js";
 import { SearchThreads } from "./search-threads.js";
-import { MAIN_THREAD_WARM_UP_DELAY_MS, type WarmUp, warmSnippetCutter } from "./warm-up.js";
+import { MAIN_THREAD_WARM_UP_DELAY_MS, type WarmUp, warmSnippetCutter } from "./tuning/warm-up.js";
 
 /** How long in-flight requests get to finish after a shutdown signal before the process exits anyway. */
 export const SHUTDOWN_GRACE_MS = 10_000;
@@ -65,10 +65,11 @@ export interface Started {
  * write's commit as long as it may wait for its turn (MEMORIA_QUEUE_TIMEOUT_MS), then it is the same 503.
  */
 export function searchThreadsFor(
-  config: Pick<Config, "searchThreads" | "searchQueueTimeoutMs">,
+  config: Pick<Config, "searchThreads" | "searchQueueTimeoutMs"> & Partial<Pick<Config, "tuning">>,
 ): SearchThreads | null {
   const threads = config.searchThreads ?? availableParallelism();
-  return threads > 1 ? new SearchThreads({ threads, busyTimeoutMs: config.searchQueueTimeoutMs }) : null;
+  const { searchQueueTimeoutMs: busyTimeoutMs, tuning } = config;
+  return threads > 1 ? new SearchThreads({ threads, busyTimeoutMs, ...(tuning ? { tuning } : {}) }) : null;
 }
 
 export async function startMemoria(env: Record<string, string | undefined>): Promise<Started> {
@@ -102,7 +103,7 @@ export async function startMemoria(env: Record<string, string | undefined>): Pro
   // Each search thread warms its own cutter (search-thread.ts); this thread answers small teams' searches and
   // two-word questions while the threads are idle (search-threads.ts), and every search without them. Its
   // warm-up waits a second, by when a start's first requests are answered.
-  const warmUp = warmSnippetCutter(MAIN_THREAD_WARM_UP_DELAY_MS);
+  const warmUp = warmSnippetCutter(MAIN_THREAD_WARM_UP_DELAY_MS, config.tuning["snippet-warm-up"]);
   const { snapshotMinChunks, ...appConfig } = config;
   const { createApp } = await appModule;
   const memoria = createApp({

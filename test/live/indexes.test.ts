@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { tuningWithout } from "../../src/tuning.js";
 import { addDocument, buildTestApp, makeTeam, search, type TestApp, tempDir } from "../support/app.js";
 import { packageReadmes } from "../support/export.js";
 import { backingFile } from "../support/passage-probe.js";
@@ -90,6 +91,30 @@ describe("live team indexes", () => {
     const after = await Promise.all(README_QUERIES.map((q) => search(app, apiKey, q)));
     expect(after.map((r) => r.hits)).toEqual(before.map((r) => r.hits));
     expect(before.every((r) => r.hits.length > 0)).toBe(true);
+  });
+
+  it("leaves a team's index in FTS5's own segments with the whole-merge switch off, and answers as with it on", async () => {
+    const app = await buildTestApp({
+      config: { mergeQuietMs: 50, tuning: tuningWithout(["whole-merge"]) },
+      indexOptions: { rowidGap: 2 ** 24 },
+    });
+    open.push(app);
+    const { apiKey } = await makeTeam(app);
+    await search(app, apiKey, "anything");
+    await writeReadmes(app, apiKey);
+    const key = await app.memoria.directory.authenticate(apiKey);
+    if (!key) throw new Error("the team's key did not open");
+    const { passages } = await app.memoria.indexes.ready(key);
+    expect(passages.needsWholeMerge()).toBe(true);
+    const before = await Promise.all(README_QUERIES.map((q) => search(app, apiKey, q)));
+    // Well past the quiet time a whole merge would wait for.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await app.memoria.indexes.settled(key.teamId);
+    expect(passages.needsWholeMerge()).toBe(true);
+    // Segments left to merge: the index was not merged whole.
+    expect(passages.wholeMergeStep()).toBe(true);
+    const after = await Promise.all(README_QUERIES.map((q) => search(app, apiKey, q)));
+    expect(after.map((r) => r.hits)).toEqual(before.map((r) => r.hits));
   });
 
   it("merges an index whole after it is built from stored rows", async () => {

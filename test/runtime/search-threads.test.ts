@@ -13,6 +13,7 @@ import { WARM_UP_CUTS } from "../../src/index/snippets/snippet-warm-up.js";
 import { chunkDocument } from "../../src/ingest/chunk.js";
 import { SearchThreads } from "../../src/runtime/search-threads.js";
 import type { PassageFinder } from "../../src/services/search.js";
+import { type Tuning, tuningWithout } from "../../src/tuning.js";
 import { ADMIN_TOKEN, addDocument, buildTestApp, makeTeam, search } from "../support/app.js";
 import { needs, outside } from "../support/outside.js";
 
@@ -146,6 +147,27 @@ describe("search threads", () => {
     }
   });
 
+  it("leaves each thread's snippet cutter cold with the snippet-warm-up switch off", async () => {
+    const cold = new SearchThreads({
+      threads: 1,
+      busyTimeoutMs: 2000,
+      minPassages: 0,
+      inlineMaxTerms: 0,
+      tuning: tuningWithout(["snippet-warm-up"]),
+    });
+    const index = rotaIndex("weekend rota for the controllers");
+    try {
+      const query = matchQuery("weekend rota");
+      expect((await cold.find(index, query, 5))?.map((hit) => hit.chunkId)).toEqual(["a#0"]);
+      // Long enough for a warm-up to have begun: the thread's first slice runs at once.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(await cold.warmUpCuts()).toEqual([0]);
+    } finally {
+      index.close();
+      await cold.close();
+    }
+  });
+
   it("closes every thread's connection to an index when the index closes", async () => {
     const index = rotaIndex("weekend rota");
     const query = matchQuery("rota");
@@ -234,7 +256,7 @@ describe("two-word questions while the threads are idle", () => {
   /** Asks a two-word question of a fresh 30-document team on a pool made with `options`: its answer is the
    * index's own, and the count of connections the threads hold afterwards says where it ran (0 here, 1 there). */
   async function connectionsAfterAsking(
-    options: { inlineMaxPassages?: number },
+    options: { inlineMaxPassages?: number; tuning?: Tuning },
     alone: boolean,
   ): Promise<number> {
     const threads = new SearchThreads({ threads: 2, busyTimeoutMs: 2000, minPassages: 0, ...options });
@@ -297,6 +319,11 @@ describe("two-word questions while the threads are idle", () => {
       app.close();
       await threads.close();
     }
+  });
+
+  it("go to a thread, alone or not, with the short-questions-inline switch off", async () => {
+    expect(await connectionsAfterAsking({ tuning: tuningWithout(["short-questions-inline"]) }, true)).toBe(1);
+    expect(await connectionsAfterAsking({ tuning: tuningWithout(["whole-merge"]) }, true)).toBe(0);
   });
 
   it("go to a thread on a team past the inline bound", async () => {

@@ -1,5 +1,5 @@
 // What glibc's malloc holds in use across every arena and its own mmaps (mallinfo2's uordblks + hblkhd), read
-// through koffi as src/runtime/malloc-trim.ts binds malloc_trim: the measure of what a connection's page cache
+// through koffi as src/runtime/tuning/malloc-trim.ts binds malloc_trim: the measure of what a connection's page cache
 // gives back, which RSS shows only after a trim and beside everything else the process does. null where it
 // cannot be read (not glibc, or a glibc before 2.33): the tests that need it skip.
 

@@ -59,6 +59,8 @@ export interface PassageIndexOptions {
    * change it. The search threads keep the default: either way the answer is the same to the bit.
    */
   fullRankingRowsPerLimit?: number;
+  /** Two words of close bounds ranked without pruning (decision 0092); false with that switch off (src/tuning.ts). */
+  closeBoundsUnpruned?: boolean;
 }
 
 /** The index database's page size; see the constructor for why not SQLite's default 4 KiB. */
@@ -102,6 +104,7 @@ export class PassageIndex {
   readonly #db: IndexDatabase;
   readonly #feedbackParameters: FeedbackParameters | null;
   readonly #fullRankingRowsPerLimit: number;
+  readonly #closeBoundsUnpruned: boolean;
   readonly #documents = new Map<string, DocumentEntry>();
   readonly #insert: IndexStatement;
   readonly #remove: IndexStatement;
@@ -114,6 +117,7 @@ export class PassageIndex {
   readonly #dropDocument: IndexStatement;
   readonly #writeState: IndexStatement;
   readonly #wholeMergeStep: IndexStatement;
+  readonly #levelMergeStep: IndexStatement;
   readonly #totalChanges: IndexStatement;
   /** The searcher over this thread's own connection, made at the first search. */
   #searcher: PassageSearcher | null = null;
@@ -134,6 +138,7 @@ export class PassageIndex {
     this.#ranges = new OrderedRanges(options.rowidGap);
     this.#feedbackParameters = options.feedback ?? null;
     this.#fullRankingRowsPerLimit = options.fullRankingRowsPerLimit ?? FULL_RANKING_ROWS_PER_LIMIT;
+    this.#closeBoundsUnpruned = options.closeBoundsUnpruned ?? true;
     this.#db = openPassageConnection(this.#name, {
       busyTimeoutMs: options.writerBusyTimeoutMs ?? WRITER_BUSY_TIMEOUT_MS,
     });
@@ -166,6 +171,9 @@ export class PassageIndex {
     // in one statement took 67 ms at 20,024 passages and grew the pages 19.3 → 22.2 MiB (steps: unchanged).
     this.#wholeMergeStep = this.#db.prepare(
       `INSERT INTO passages (passages, rank) VALUES ('merge', -${MERGE_STEP_PAGES})`,
+    );
+    this.#levelMergeStep = this.#db.prepare(
+      `INSERT INTO passages (passages, rank) VALUES ('merge', ${MERGE_STEP_PAGES})`,
     );
     this.#totalChanges = this.#db.prepare("SELECT total_changes() AS n");
   }
@@ -217,7 +225,12 @@ export class PassageIndex {
 
   /** The searcher over this thread's connection (the in-thread search path, and the tests'). */
   #ownSearcher(): PassageSearcher {
-    this.#searcher ??= new PassageSearcher(this.#db, this.#feedbackParameters, this.#fullRankingRowsPerLimit);
+    this.#searcher ??= new PassageSearcher(
+      this.#db,
+      this.#feedbackParameters,
+      this.#fullRankingRowsPerLimit,
+      this.#closeBoundsUnpruned,
+    );
     return this.#searcher;
   }
 
@@ -260,8 +273,20 @@ export class PassageIndex {
    * steps. What was written before the last step is merged then, so the count of what was written starts again.
    */
   wholeMergeStep(): boolean {
+    return this.#mergeStep(this.#wholeMergeStep);
+  }
+
+  /**
+   * One bounded step of FTS5's own merging, which stops at its automerge levels and leaves several segments:
+   * what a load's held-back merging does with the whole-merge switch off (src/tuning.ts).
+   */
+  levelMergeStep(): boolean {
+    return this.#mergeStep(this.#levelMergeStep);
+  }
+
+  #mergeStep(step: IndexStatement): boolean {
     const before = (this.#totalChanges.get() as { n: number }).n;
-    this.#wholeMergeStep.run();
+    step.run();
     // FTS5's documented test: a merge that did work changes two or more rows.
     const more = (this.#totalChanges.get() as { n: number }).n - before >= 2;
     if (!more) this.#writtenSinceWhole = 0;

@@ -138,9 +138,11 @@ export function ranksWhole(
   limit: number,
   passages: number,
   rowsPerLimit: number,
+  /** Whether two words of close bounds skip pruning (the close-bounds-unpruned switch, src/tuning.ts). */
+  closeBounds = true,
 ): boolean {
   let rows = 0;
   for (const n of matching.values()) rows += n;
   if (rows <= rowsPerLimit * limit) return true;
-  return rowsPerLimit > 0 && boundsTooClose(terms, matching, passages);
+  return rowsPerLimit > 0 && closeBounds && boundsTooClose(terms, matching, passages);
 }

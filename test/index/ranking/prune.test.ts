@@ -146,6 +146,9 @@ describe("planning", () => {
     expect(ranksWhole(terms(close), close, 20, passages, 100)).toBe(true);
     expect(ranksWhole(terms(apart), apart, 20, passages, 100)).toBe(false);
     expect(ranksWhole(terms(apart), apart, 400, passages, 100)).toBe(true);
+    // With the close-bounds switch off (src/tuning.ts), only the rows bound keeps a question unpruned.
+    expect(ranksWhole(terms(close), close, 20, passages, 100, false)).toBe(false);
+    expect(ranksWhole(terms(close), close, 400, passages, 100, false)).toBe(true);
     // 0: every question that matches a row is pruned, close bounds or not; only one matching none is not.
     expect(ranksWhole(terms(close), close, 20, passages, 0)).toBe(false);
     expect(

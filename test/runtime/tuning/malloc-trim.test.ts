@@ -1,4 +1,4 @@
-// glibc's malloc_trim after an idle collection (src/runtime/malloc-trim.ts): on this glibc machine it is bound,
+// glibc's malloc_trim after an idle collection (src/runtime/tuning/malloc-trim.ts): on this glibc machine it is bound,
 // it gives back the free pages between live blocks that freeing alone leaves in the process, and requests made
 // before a trim runs are one trim.
 
@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterEach, describe, expect, it } from "vitest";
-import { MallocTrim } from "../../src/runtime/malloc-trim.js";
+import { MallocTrim } from "../../../src/runtime/tuning/malloc-trim.js";
 
 const MiB = 1024 * 1024;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,11 +1,11 @@
-// The full collection once the server is idle after heavy work (src/runtime/idle-collection.ts): it runs when
+// The full collection once the server is idle after heavy work (src/runtime/tuning/idle-collection.ts): it runs when
 // the heap and its buffers grew and no request is in flight, and not while one is, nor without growth; or,
 // after work, when the old generation's committed pages sit half used, which its compaction gives back.
 
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterEach, describe, expect, it } from "vitest";
-import { IdleCollection, oldGenerationSlack } from "../../src/runtime/idle-collection.js";
+import { IdleCollection, oldGenerationSlack } from "../../../src/runtime/tuning/idle-collection.js";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const MiB = 1024 * 1024;
@@ -54,6 +54,27 @@ describe("idle collection", () => {
     await sleep(200);
     expect(idle.collections).toBe(1);
     expect(held.length).toBe(64 * MiB);
+  });
+
+  it("never collects with its switch off, and still tells each idle moment after work", async () => {
+    await withoutEarlierGarbage();
+    let collected = 0;
+    let idled = 0;
+    const idle = new IdleCollection({
+      idleMs: 20,
+      growthBytes: 16 * MiB,
+      collect: () => collected++,
+      collects: false,
+      idled: () => idled++,
+    });
+    stops.push(() => idle.stop());
+    const held = Buffer.alloc(64 * MiB, 1);
+    await idle.around(async () => held.length)();
+    for (let i = 0; i < 100 && idled === 0; i++) await sleep(20);
+    expect(idled).toBe(1);
+    await sleep(100);
+    expect(collected).toBe(0);
+    expect(idle.collections).toBe(0);
   });
 
   it("does not collect while a request is in flight", async () => {

@@ -104,6 +104,8 @@ export class IdleCollection {
       idleMs?: number;
       growthBytes?: number;
       collect?: () => void;
+      /** False: never collects, only tells `idled` (the idle-collection switch off, src/tuning.ts). */
+      collects?: boolean;
       /**
        * Work no request waits on (a snapshot being written): counted as activity like a request in flight.
        * A collection in the middle of it finds its buffers still reached, resets the growth to them, and
@@ -130,6 +132,7 @@ export class IdleCollection {
     this.#usage = options.usage ?? heapUsage;
     this.#baseline = this.#usage();
     const busy = options.busy ?? (() => false);
+    const collects = options.collects ?? true;
     this.#timer = setInterval(() => {
       const before = this.#usage();
       // The least held since the last collection: a collection V8 ran by itself lowers it too.
@@ -146,7 +149,7 @@ export class IdleCollection {
         before.held - this.#baseline.held >= growthBytes ||
         before.committed - this.#baseline.committed >= growthBytes;
       // Read once an idle moment, after work: only work leaves pages half used.
-      if (grown || (this.#worked && slack() >= slackBytes)) {
+      if (collects && (grown || (this.#worked && slack() >= slackBytes))) {
         const started = performance.now();
         this.#collect();
         this.collections++;

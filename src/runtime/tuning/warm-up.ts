@@ -2,8 +2,8 @@
 // time with the event loop let through between them, so a search that arrives meanwhile waits for one slice,
 // never for the whole of it.
 
-import { TokenEdges } from "../index/snippets/ascii-snippet.js";
-import { WARM_UP_CUTS, warmUpCut } from "../index/snippets/snippet-warm-up.js";
+import { TokenEdges } from "../../index/snippets/ascii-snippet.js";
+import { WARM_UP_CUTS, warmUpCut } from "../../index/snippets/snippet-warm-up.js";
 
 /**
  * Steps a slice runs. A warm-up cut takes ~0.2 ms while the code is still interpreted and ~0.03 ms once
@@ -80,8 +80,12 @@ export function warmInSlices(
   };
 }
 
-/** The snippet cutter's warm-up on the calling thread: WARM_UP_CUTS cuts, in slices, from `delayMs` on. */
-export function warmSnippetCutter(delayMs = 0): WarmUp {
+/**
+ * The snippet cutter's warm-up on the calling thread: WARM_UP_CUTS cuts, in slices, from `delayMs` on; none,
+ * and done at once, with the snippet-warm-up switch off (src/tuning.ts).
+ */
+export function warmSnippetCutter(delayMs = 0, on = true): WarmUp {
   const edges = new TokenEdges();
-  return warmInSlices(WARM_UP_CUTS, (i) => void warmUpCut(i, edges), WARM_UP_STEPS_PER_SLICE, delayMs);
+  const cuts = on ? WARM_UP_CUTS : 0;
+  return warmInSlices(cuts, (i) => void warmUpCut(i, edges), WARM_UP_STEPS_PER_SLICE, delayMs);
 }

@@ -1,10 +1,10 @@
-// Work done ahead of need in slices (src/runtime/warm-up.ts): every step runs once, in order; the event loop
+// Work done ahead of need in slices (src/runtime/tuning/warm-up.ts): every step runs once, in order; the event loop
 // gets through between slices, so a task that arrives meanwhile runs before the warm-up ends; stop() ends
 // it early; a step that throws ends it without an unhandled error; a delay holds its first slice back.
 
 import { describe, expect, it } from "vitest";
-import { WARM_UP_CUTS } from "../../src/index/snippets/snippet-warm-up.js";
-import { warmInSlices, warmSnippetCutter } from "../../src/runtime/warm-up.js";
+import { WARM_UP_CUTS } from "../../../src/index/snippets/snippet-warm-up.js";
+import { warmInSlices, warmSnippetCutter } from "../../../src/runtime/tuning/warm-up.js";
 
 describe("warmInSlices", () => {
   it("runs every step once, in order", async () => {
