@@ -35,7 +35,6 @@
 //
 // The tuning suite (bench/tuning-ab.ts, not run unless named): each mechanism of speed or memory off, beside
 // the server with all of them on, in the same run: the real suite's figures locally, and a wake 20 ms from sqld.
-// The remote part runs the compiled entry: `npm run build` first.
 //
 // The extract suite (bench/extract.ts, not run unless named): PDF text of a printed 600-page manual and of a
 // 25 MiB file against pdftotext on the same file, and a DOCX zip bomb's refusal.
@@ -83,7 +82,7 @@ import { BENCH_CORPORA, type BenchCorpusName, isBenchCorpusName } from "./real-c
 import { benchRealHttp } from "./real-http.js";
 import { benchRemote } from "./remote.js";
 import { type CorpusShape, generateShape, isCorpusShape } from "./shapes.js";
-import { benchTuningAb } from "./tuning-ab.js";
+import { benchTuningAb, TUNING_AB_NAMES } from "./tuning-ab.js";
 import { benchUpload } from "./upload.js";
 
 function arg(name: string, fallback: string): string {
@@ -425,15 +424,23 @@ async function main() {
       wakes: Number(arg("remote-wakes", "2")),
     });
   // bench/tuning-ab.ts: each mechanism of speed or memory off, beside all on, locally and 20 ms from sqld.
-  if (suites.includes("tuning"))
+  if (suites.includes("tuning")) {
+    const mechanisms = arg("tuning-mechanisms", "")
+      .split(",")
+      .filter((name) => name !== "");
+    for (const name of mechanisms)
+      if (!TUNING_AB_NAMES.includes(name))
+        throw new Error(`unknown mechanism: ${name} (known: ${TUNING_AB_NAMES.join(", ")})`);
+    const parts = arg("tuning-parts", "local,remote").split(",");
+    for (const part of parts)
+      if (part !== "local" && part !== "remote") throw new Error(`unknown part: ${part}`);
     await benchTuningAb({
       passages: Number(arg("tuning-passages", "20000")),
       rounds: Number(arg("tuning-rounds", "2")),
-      mechanisms: arg("tuning-mechanisms", "")
-        .split(",")
-        .filter((name) => name !== ""),
-      parts: arg("tuning-parts", "local,remote").split(",") as ("local" | "remote")[],
+      mechanisms,
+      parts: parts as ("local" | "remote")[],
     });
+  }
   // bench/audit.ts: a document write with its audit event in its transaction, ÷ the same write without.
   if (suites.includes("audit")) await benchAudit(Number(arg("audit-rounds", "40")));
   // bench/oauth.ts: /mcp with an OAuth access token ÷ with a team key; a refresh; a code's exchange.

@@ -4,8 +4,8 @@
 // only while it shows a gain a user would notice: a figure that moves past the spread of the all-on server's
 // own runs.
 //
-// Two parts, each a round after another with the variants' order turned every round so no variant always
-// follows the same one:
+// Two parts, each a round after another, the variants' order rotated by one every round so that none always
+// runs at the same point of the run (the machine's load drifts over a run):
 //  - local: memoria's own server entry, as `npm start` runs it, on a `file:` database. A team of Debian's
 //    manuals loaded through the batch route; RSS after the build and after 300 long questions; short and long
 //    questions asked in turn beside the FTS5 floor (p50, p99); then a restart over the same database, its first
@@ -26,7 +26,7 @@ import { type LatencyProxy, startLatencyProxy } from "./latency-proxy.js";
 import { type BenchCorpus, benchCorpus, MEMORY_QUESTIONS } from "./real-corpora.js";
 import { askInTurn, call, makeTeam, searchPath } from "./real-http.js";
 import { seedTeam, wake, withServer } from "./remote.js";
-import { startMemoriaEntry } from "./server.js";
+import { startMemoriaEntry, startScriptEnvironment, startScriptNodeFlags } from "./server.js";
 import { median, processRssBytes } from "./stats.js";
 
 /** One server of the A/B: all on, one mechanism off, or the start command without one of its two. */
@@ -44,8 +44,6 @@ interface Variant {
 const V8_DEFAULT_SEMI_SPACE = "--max-semi-space-size=16";
 /** The start command's glibc variable (package.json's start, the Dockerfile). */
 const MMAP_THRESHOLD_VARIABLE = "MALLOC_MMAP_THRESHOLD_";
-/** What the start command sets it to, for the remote part, whose entry is run without the start command. */
-const MMAP_THRESHOLD_BYTES = "131072";
 
 /** How long the server is left idle before each RSS reading, as the real suite leaves it (SETTLE_MS there). */
 const SETTLE_MS = 1500;
@@ -65,8 +63,12 @@ export interface TuningAbOptions {
   parts: readonly ("local" | "remote")[];
 }
 
+/** The names `--tuning-mechanisms` takes: the switches, and the start command's two. */
+export const TUNING_AB_NAMES: readonly string[] = [...tuningMechanisms, "young-generation", "mmap-threshold"];
+
 function variants(mechanisms: readonly string[]): Variant[] {
-  const none = { env: {}, nodeFlags: [], withoutEnv: [] };
+  // Set on every server, so a MEMORIA_TUNING_OFF of the bench's own environment never reaches "all on".
+  const none = { env: { MEMORIA_TUNING_OFF: "" }, nodeFlags: [], withoutEnv: [] };
   const off = (name: TuningMechanism): Variant => ({
     ...none,
     name: `${name} off`,
@@ -76,8 +78,8 @@ function variants(mechanisms: readonly string[]): Variant[] {
   return [
     { ...none, name: "all on" },
     ...tuningMechanisms.filter(chosen).map(off),
-    ...(chosen("main-young-generation")
-      ? [{ ...none, name: "main-young-generation off", nodeFlags: [V8_DEFAULT_SEMI_SPACE] }]
+    ...(chosen("young-generation")
+      ? [{ ...none, name: "young-generation off", nodeFlags: [V8_DEFAULT_SEMI_SPACE] }]
       : []),
     ...(chosen("mmap-threshold")
       ? [{ ...none, name: "mmap-threshold off", withoutEnv: [MMAP_THRESHOLD_VARIABLE] }]
@@ -210,11 +212,11 @@ async function remotePart(corpus: BenchCorpus, all: Variant[], rounds: number): 
     const runs = new Map<string, Figures[]>(all.map((v) => [v.name, []]));
     for (let round = 0; round < rounds; round++) {
       for (const variant of inTurn(all, round)) {
-        // The compiled entry runs without the start command, so "on" gives it the start command's two.
-        const env: Record<string, string> = { ...variant.env };
-        if (!variant.withoutEnv.includes(MMAP_THRESHOLD_VARIABLE))
-          env[MMAP_THRESHOLD_VARIABLE] = MMAP_THRESHOLD_BYTES;
-        const nodeFlags = variant.nodeFlags.length > 0 ? variant.nodeFlags : ["--max-semi-space-size=2"];
+        // The compiled entry runs without the start command, so each wake is given the start command's
+        // variables and node flags, less what the variant goes without.
+        const env: Record<string, string> = { ...startScriptEnvironment(), ...variant.env };
+        for (const name of variant.withoutEnv) delete env[name];
+        const nodeFlags = [...startScriptNodeFlags(), ...variant.nodeFlags];
         const woken = await wake(storage, masterKey, team.apiKey, corpus.short[0] ?? "install", dir, {
           env,
           nodeFlags,

@@ -188,7 +188,6 @@ export function createApp(deps: AppDeps): Memoria {
     wholeMerge: tuning["whole-merge"],
     indexOptions: {
       ...(config.searchFeedback !== false ? { feedback: FEEDBACK } : {}),
-      closeBoundsUnpruned: tuning["close-bounds-unpruned"],
       ...deps.indexOptions,
     },
     ...(deps.packText ? { packText: deps.packText } : {}),

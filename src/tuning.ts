@@ -4,7 +4,9 @@
 // gain a user would notice. Answers never depend on a switch; only time and memory do.
 //
 // A leaf every layer may read (it imports zod alone); each mechanism's code lives in its own layer and takes
-// its switch as an explicit parameter.
+// its switch as an explicit parameter. The idle collection, malloc_trim and the page caches' release run on
+// the Node entry only (src/runtime/node.ts, and the search threads for the first and the last): on Deno those
+// three switches change nothing.
 
 import { z } from "zod";
 
@@ -16,16 +18,10 @@ export const TUNING_MECHANISMS = {
   "malloc-trim": "malloc_trim when idle",
   /** The index connections' page caches given back when idle (0082; index/passages/passage-database.ts). */
   "page-cache-release": "page caches released when idle",
-  /** Each search thread's young generation capped at 6 MiB (0067; runtime/search-threads.ts). */
-  "thread-young-generation": "search threads' young generation capped",
-  /** The JS snippet cutter compiled before the first searches (0087; runtime/tuning/warm-up.ts). */
-  "snippet-warm-up": "snippet cutter warmed up",
   /** Short questions answered on the main thread while the threads are idle (0088; runtime/search-threads.ts). */
   "short-questions-inline": "short questions on the main thread",
   /** A passage index merged into one segment after a load and when writes pause (0084; live/merges.ts). */
   "whole-merge": "whole merge after loads and writes",
-  /** Two words of close bounds ranked without pruning (0092; index/ranking/prune.ts). */
-  "close-bounds-unpruned": "close bounds ranked unpruned",
 } as const;
 
 export type TuningMechanism = keyof typeof TUNING_MECHANISMS;

@@ -1,7 +1,8 @@
 // The segment merging an index needs after it was written, into one segment each time: after a load (which
 // held FTS5's own merging back, PassageIndex.holdMerges), and after writes once they pause
 // (PassageIndex.needsWholeMerge). Both run in short steps through the team's queue, so searches and writes
-// interleave with them and the first answer never waits for one.
+// interleave with them and the first answer never waits for one. With the whole-merge switch off (src/tuning.ts)
+// a load's merging stops at FTS5's own levels, leaving several segments, and writes are never merged after.
 
 import type { PassageIndex } from "../index/passages/passage-index.js";
 import type { Logger } from "../logger.js";

@@ -6,10 +6,9 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { type IndexDatabase, isBusy } from "../index/engine.js";
 import { openPassageConnection, releasePageCache } from "../index/passages/passage-database.js";
-import { FULL_RANKING_ROWS_PER_LIMIT, PassageSearcher } from "../index/passages/passage-searcher.js";
+import { PassageSearcher } from "../index/passages/passage-searcher.js";
 import type { SearchThreadData, SearchThreadReply, SearchThreadRequest } from "./search-threads.js";
 import { IdleCollection } from "./tuning/idle-collection.js";
-import { warmSnippetCutter } from "./tuning/warm-up.js";
 
 const port = parentPort;
 if (!port) throw new Error("search-thread runs as a worker thread of the search pool");
@@ -30,8 +29,9 @@ const started = new BigInt64Array(data.started);
 
 /**
  * The thread's own full collection once idle (idle-collection.ts), past less growth than the main thread's:
- * its young generation is 6 MiB (SEARCH_THREAD_YOUNG_GENERATION_MB), so what a burst of searches leaves is in
- * its old generation, which V8 lets grow to about twice what it holds before collecting it.
+ * its young generation is small (the start command's 2 MiB semispaces bound every isolate), so what a burst
+ * of searches leaves is in its old generation, which V8 lets grow to about twice what it holds before
+ * collecting it.
  */
 const THREAD_GROWTH_BYTES = 8 * 1024 * 1024;
 const open = new Map<string, { db: IndexDatabase; searcher: PassageSearcher }>();
@@ -52,9 +52,6 @@ const collection = new IdleCollection({
     for (const { db } of open.values()) releasePageCache(db);
   },
 });
-
-/** The snippet cutter compiled before the thread's first two-word questions need it (snippet-warm-up.ts). */
-const warmUp = warmSnippetCutter(0, data.tuning["snippet-warm-up"]);
 
 function close(name: string): void {
   const held = open.get(name);
@@ -77,12 +74,7 @@ function searcherFor(name: string, feedback: Extract<SearchThreadRequest, { kind
     db.close();
     return null;
   }
-  const searcher = new PassageSearcher(
-    db,
-    feedback,
-    FULL_RANKING_ROWS_PER_LIMIT,
-    data.tuning["close-bounds-unpruned"],
-  );
+  const searcher = new PassageSearcher(db, feedback);
   open.set(name, { db, searcher });
   return searcher;
 }
@@ -96,14 +88,13 @@ port.on(
     }
     if (request.kind === "stop") {
       for (const name of [...open.keys()]) close(name);
-      warmUp.stop();
       collection.stop();
       endThread();
       return;
     }
     let reply: SearchThreadReply;
     if (request.kind === "connections") {
-      reply = { id: request.id, connections: open.size, warmUpCuts: warmUp.ran };
+      reply = { id: request.id, connections: open.size };
     } else {
       // Marked started before the clock is read: the main thread gives up on a search only while it is
       // unmarked, and past its startBy it is answered late here, so a search handed over behind another either

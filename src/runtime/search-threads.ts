@@ -44,13 +44,13 @@ export type SearchThreadReply =
   | { id: number; busy: true }
   /** It reached the thread after its startBy: it waited too long, and did not run. */
   | { id: number; late: true }
-  | { id: number; connections: number; warmUpCuts: number }
+  | { id: number; connections: number }
   | { id: number; error: string };
 
 /** What a search thread is started with. */
 export interface SearchThreadData {
   busyTimeoutMs: number;
-  /** The thread's own mechanisms of memory and speed: its idle collection, page caches, warm-up. */
+  /** The thread's own mechanisms of memory and speed: its idle collection and page caches. */
   tuning: Tuning;
   /**
    * One BigInt64 the thread sets to the id of each search as it starts it (ids rise on every thread), so the
@@ -97,18 +97,11 @@ export const INLINE_MAX_PASSAGES = 50_000;
  * How long a thread asked to stop may take before it is terminated. A thread is never terminated at once:
  * terminating one that holds a native engine's objects can abort the whole process: libSQL's did when the
  * index ran on it (its finalizers assert there is no pending exception, and termination is one; a panic in
- * neon's external.rs), and the engine since has not been shown safe against it. Asked to stop, it closes its connections and its event loop empties; the longest search it may be in the middle of
- * takes well under this.
+ * neon's external.rs), and the engine since has not been shown safe against it. Asked to stop, it closes
+ * its connections and its event loop empties; the longest search it may be in the middle of takes well
+ * under this.
  */
 export const STOP_GRACE_MS = 5000;
-
-/**
- * Each search thread's young generation, in MiB (V8's two semispaces and the new-large-object space: 6 gives
- * 2 MiB semispaces). A search allocates quickly and keeps little, and V8 grows a busy isolate's semispaces to
- * their 16 MiB bound: after 300 long questions a thread's new space was 32 MiB of a 46 MiB heap holding 10–17
- * MiB in use, on every thread. Measured: docs/decisions/0067-search-thread-start-and-heap.md.
- */
-export const SEARCH_THREAD_YOUNG_GENERATION_MB = 6;
 
 /**
  * Searches a thread is handed at once: the one it answers and the next, already in its message queue when
@@ -133,7 +126,10 @@ export interface SearchThreadsOptions {
   inlineMaxTerms?: number;
   /** …on a team of at most this many passages (INLINE_MAX_PASSAGES). */
   inlineMaxPassages?: number;
-  /** MEMORIA_TUNING_OFF: short questions inline, the young generation's cap, and the threads' own. */
+  /**
+   * MEMORIA_TUNING_OFF: short questions inline, and the threads' own idle collection and page caches. An
+   * `inlineMaxTerms` given here (the tests', the bench's) wins over the short-questions-inline switch.
+   */
   tuning?: Tuning;
 }
 
@@ -274,14 +270,9 @@ export class SearchThreads {
     return (await this.#reports()).reduce((total, report) => total + report.connections, 0);
   }
 
-  /** The snippet cutter's warm-up cuts each thread has made so far (search-thread.ts), in the order they started. */
-  async warmUpCuts(): Promise<number[]> {
-    return (await this.#reports()).map((report) => report.warmUpCuts);
-  }
-
   /** What each thread says of itself (its "connections" reply), in the order they started. */
-  async #reports(): Promise<{ connections: number; warmUpCuts: number }[]> {
-    const reports: { connections: number; warmUpCuts: number }[] = [];
+  async #reports(): Promise<{ connections: number }[]> {
+    const reports: { connections: number }[] = [];
     for (const thread of [...this.#threads]) {
       const reply = await this.#askThread(thread, (id) => ({ kind: "connections", id }));
       if ("connections" in reply) reports.push(reply);
@@ -381,13 +372,13 @@ export class SearchThreads {
     const started = new SharedArrayBuffer(BigInt64Array.BYTES_PER_ELEMENT);
     const { busyTimeoutMs, tuning } = this.#options;
     const workerData: SearchThreadData = { busyTimeoutMs, tuning, started };
-    const resourceLimits = tuning["thread-young-generation"]
-      ? { maxYoungGenerationSizeMb: SEARCH_THREAD_YOUNG_GENERATION_MB }
-      : {};
+    // No resourceLimits for the young generation: the start command's --max-semi-space-size bounds every
+    // isolate of the process, a Worker's limit yields to it, and the A/B found no gain in one of its own
+    // (docs/decisions/0111-tuning-kept-where-it-pays.md).
     const worker =
       "url" in start
-        ? new Worker(start.url, { execArgv: [], workerData, resourceLimits })
-        : new Worker(start.script, { eval: true, execArgv: [], workerData, resourceLimits });
+        ? new Worker(start.url, { execArgv: [], workerData })
+        : new Worker(start.script, { eval: true, execArgv: [], workerData });
     const thread: Thread = { worker, jobs: new Map(), started: new BigInt64Array(started) };
     this.#threads.push(thread);
     worker.on("message", (reply: SearchThreadReply) => {

@@ -20,7 +20,6 @@ import { ChunkPool } from "./chunk-pool.js";
 import { ExtractPool } from "./extract-pool.js";
 import { withLocalSecrets } from "./local-secrets.js";
 import { SearchThreads } from "./search-threads.js";
-import { MAIN_THREAD_WARM_UP_DELAY_MS, type WarmUp, warmSnippetCutter } from "./tuning/warm-up.js";
 
 /** How long in-flight requests get to finish after a shutdown signal before the process exits anyway. */
 export const SHUTDOWN_GRACE_MS = 10_000;
@@ -56,8 +55,6 @@ export interface Started {
   extractPool: ExtractPool;
   /** Runs searches on every core (MEMORIA_SEARCH_THREADS); null when searches run on the main thread alone. */
   searchThreads: SearchThreads | null;
-  /** The snippet cutter's warm-up on this thread (src/index/snippets/snippet-warm-up.ts). */
-  warmUp: WarmUp;
 }
 
 /**
@@ -100,10 +97,6 @@ export async function startMemoria(env: Record<string, string | undefined>): Pro
   const chunkPool = new ChunkPool();
   const extractPool = new ExtractPool();
   const searchThreads = searchThreadsFor(config);
-  // Each search thread warms its own cutter (search-thread.ts); this thread answers small teams' searches and
-  // two-word questions while the threads are idle (search-threads.ts), and every search without them. Its
-  // warm-up waits a second, by when a start's first requests are answered.
-  const warmUp = warmSnippetCutter(MAIN_THREAD_WARM_UP_DELAY_MS, config.tuning["snippet-warm-up"]);
   const { snapshotMinChunks, ...appConfig } = config;
   const { createApp } = await appModule;
   const memoria = createApp({
@@ -121,7 +114,7 @@ export async function startMemoria(env: Record<string, string | undefined>): Pro
     extractor: extractPool.extractor,
     ...(searchThreads ? { finder: searchThreads } : {}),
   });
-  return { memoria, storage, config, logger, chunkPool, extractPool, searchThreads, warmUp };
+  return { memoria, storage, config, logger, chunkPool, extractPool, searchThreads };
 }
 
 /**
@@ -213,10 +206,8 @@ export async function closeMemoria({
   chunkPool,
   extractPool,
   searchThreads,
-  warmUp,
   logger,
 }: Started): Promise<void> {
-  warmUp.stop();
   await memoria.sources.idle();
   // Held audit events get one more try, bounded: a stalled storage must not eat the snapshots' time.
   await memoria.audit.flush(SHUTDOWN_AUDIT_MS);

@@ -9,7 +9,6 @@ import { DomainError } from "../../src/errors.js";
 import { type IndexedDocument, PassageIndex } from "../../src/index/passages/passage-index.js";
 import { matchQuery } from "../../src/index/query.js";
 import { FEEDBACK } from "../../src/index/ranking/feedback.js";
-import { WARM_UP_CUTS } from "../../src/index/snippets/snippet-warm-up.js";
 import { chunkDocument } from "../../src/ingest/chunk.js";
 import { SearchThreads } from "../../src/runtime/search-threads.js";
 import type { PassageFinder } from "../../src/services/search.js";
@@ -127,47 +126,6 @@ describe("search threads", () => {
     );
   });
 
-  it("warms each thread's snippet cutter after its start, while it answers searches", async () => {
-    const index = rotaIndex("weekend rota for the controllers");
-    try {
-      const query = matchQuery("weekend rota");
-      // The thread's first search is answered without waiting for the whole warm-up.
-      const first = await threads.find(index, query, 5);
-      expect(first?.map((hit) => hit.chunkId)).toEqual(["a#0"]);
-      const deadline = performance.now() + 10_000;
-      let cuts = await threads.warmUpCuts();
-      while (cuts.some((n) => n < WARM_UP_CUTS) && performance.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        cuts = await threads.warmUpCuts();
-      }
-      expect(cuts.length).toBeGreaterThan(0);
-      expect(cuts.every((n) => n === WARM_UP_CUTS)).toBe(true);
-    } finally {
-      index.close();
-    }
-  });
-
-  it("leaves each thread's snippet cutter cold with the snippet-warm-up switch off", async () => {
-    const cold = new SearchThreads({
-      threads: 1,
-      busyTimeoutMs: 2000,
-      minPassages: 0,
-      inlineMaxTerms: 0,
-      tuning: tuningWithout(["snippet-warm-up"]),
-    });
-    const index = rotaIndex("weekend rota for the controllers");
-    try {
-      const query = matchQuery("weekend rota");
-      expect((await cold.find(index, query, 5))?.map((hit) => hit.chunkId)).toEqual(["a#0"]);
-      // Long enough for a warm-up to have begun: the thread's first slice runs at once.
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      expect(await cold.warmUpCuts()).toEqual([0]);
-    } finally {
-      index.close();
-      await cold.close();
-    }
-  });
-
   it("closes every thread's connection to an index when the index closes", async () => {
     const index = rotaIndex("weekend rota");
     const query = matchQuery("rota");
@@ -243,7 +201,7 @@ describe("two-word questions while the threads are idle", () => {
       const short = matchQuery("weekend controllers");
       expect(await threads.find(index, short, 10)).toEqual(index.find(short, 10));
       // No thread was started for it, so none holds a connection.
-      expect(await threads.warmUpCuts()).toEqual([]);
+      expect(await threads.openConnections()).toBe(0);
       const longer = matchQuery("weekend rota controllers");
       expect(await threads.find(index, longer, 10)).toEqual(index.find(longer, 10));
       expect(await threads.openConnections()).toBe(1);
@@ -321,7 +279,7 @@ describe("two-word questions while the threads are idle", () => {
     }
   });
 
-  it("go to a thread, alone or not, with the short-questions-inline switch off", async () => {
+  it("go to a thread even when alone with the short-questions-inline switch off", async () => {
     expect(await connectionsAfterAsking({ tuning: tuningWithout(["short-questions-inline"]) }, true)).toBe(1);
     expect(await connectionsAfterAsking({ tuning: tuningWithout(["whole-merge"]) }, true)).toBe(0);
   });

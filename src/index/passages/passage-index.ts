@@ -54,13 +54,10 @@ export interface PassageIndexOptions {
   writerBusyTimeoutMs?: number;
   /**
    * Rows summed per result up to which this thread's searches skip pruning (FULL_RANKING_ROWS_PER_LIMIT in
-   * passage-searcher.ts); 0 prunes every question that matches a row, two words of close bounds too
-   * (boundsTooClose in prune.ts). Only the tests and the bench that set pruning against the full expression
+   * passage-searcher.ts); 0 prunes every question that matches a row. Only the tests and the bench that set pruning against the full expression
    * change it. The search threads keep the default: either way the answer is the same to the bit.
    */
   fullRankingRowsPerLimit?: number;
-  /** Two words of close bounds ranked without pruning (decision 0092); false with that switch off (src/tuning.ts). */
-  closeBoundsUnpruned?: boolean;
 }
 
 /** The index database's page size; see the constructor for why not SQLite's default 4 KiB. */
@@ -104,7 +101,6 @@ export class PassageIndex {
   readonly #db: IndexDatabase;
   readonly #feedbackParameters: FeedbackParameters | null;
   readonly #fullRankingRowsPerLimit: number;
-  readonly #closeBoundsUnpruned: boolean;
   readonly #documents = new Map<string, DocumentEntry>();
   readonly #insert: IndexStatement;
   readonly #remove: IndexStatement;
@@ -138,7 +134,6 @@ export class PassageIndex {
     this.#ranges = new OrderedRanges(options.rowidGap);
     this.#feedbackParameters = options.feedback ?? null;
     this.#fullRankingRowsPerLimit = options.fullRankingRowsPerLimit ?? FULL_RANKING_ROWS_PER_LIMIT;
-    this.#closeBoundsUnpruned = options.closeBoundsUnpruned ?? true;
     this.#db = openPassageConnection(this.#name, {
       busyTimeoutMs: options.writerBusyTimeoutMs ?? WRITER_BUSY_TIMEOUT_MS,
     });
@@ -225,12 +220,7 @@ export class PassageIndex {
 
   /** The searcher over this thread's connection (the in-thread search path, and the tests'). */
   #ownSearcher(): PassageSearcher {
-    this.#searcher ??= new PassageSearcher(
-      this.#db,
-      this.#feedbackParameters,
-      this.#fullRankingRowsPerLimit,
-      this.#closeBoundsUnpruned,
-    );
+    this.#searcher ??= new PassageSearcher(this.#db, this.#feedbackParameters, this.#fullRankingRowsPerLimit);
     return this.#searcher;
   }
 
@@ -273,7 +263,9 @@ export class PassageIndex {
    * steps. What was written before the last step is merged then, so the count of what was written starts again.
    */
   wholeMergeStep(): boolean {
-    return this.#mergeStep(this.#wholeMergeStep);
+    const more = this.#mergeStep(this.#wholeMergeStep);
+    if (!more) this.#writtenSinceWhole = 0;
+    return more;
   }
 
   /**
@@ -288,9 +280,7 @@ export class PassageIndex {
     const before = (this.#totalChanges.get() as { n: number }).n;
     step.run();
     // FTS5's documented test: a merge that did work changes two or more rows.
-    const more = (this.#totalChanges.get() as { n: number }).n - before >= 2;
-    if (!more) this.#writtenSinceWhole = 0;
-    return more;
+    return (this.#totalChanges.get() as { n: number }).n - before >= 2;
   }
 
   /** Documents whose rowids do not follow (document id, ordinal) order; a rebuild puts them in order. */

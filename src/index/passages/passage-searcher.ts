@@ -83,23 +83,19 @@ export class PassageSearcher {
 
   /** Rows summed per result up to which a query skips pruning (FULL_RANKING_ROWS_PER_LIMIT). */
   readonly #fullRankingRowsPerLimit: number;
-  readonly #closeBoundsUnpruned: boolean;
 
   /**
    * `db` is a connection to a passage database whose tables exist (passage-index.ts creates them).
    * `fullRankingRowsPerLimit`: FULL_RANKING_ROWS_PER_LIMIT but in the tests and the bench that hold or time
-   * pruning against the full expression through find(). `closeBoundsUnpruned`: false only with that switch
-   * off (src/tuning.ts).
+   * pruning against the full expression through find().
    */
   constructor(
     db: IndexDatabase,
     feedback: FeedbackParameters | null = null,
     fullRankingRowsPerLimit = FULL_RANKING_ROWS_PER_LIMIT,
-    closeBoundsUnpruned = true,
   ) {
     this.#db = db;
     this.#fullRankingRowsPerLimit = fullRankingRowsPerLimit;
-    this.#closeBoundsUnpruned = closeBoundsUnpruned;
     this.#rank = db.prepare(rankSql);
     this.#rankWithTies = db.prepare(rankWithTiesSql);
     this.#rankByRowid = db.prepare(rankByRowidSql);
@@ -194,15 +190,8 @@ export class PassageSearcher {
     // Pruning merges lists by rowid for ties, which is the contract's order only while every document's rowids
     // are ordered (rowids.ts); until a rebuild restores that, the full expression answers. Its phrases in
     // pruning's order, so the scores are the ones a pruned search of the same data gives, to the last bit.
-    // Few rows a result, or two words of close bounds (ranksWhole): pruning would cost more than it saves.
-    const whole = ranksWhole(
-      terms,
-      counts,
-      limit,
-      this.#current.passages,
-      this.#fullRankingRowsPerLimit,
-      this.#closeBoundsUnpruned,
-    );
+    // Few rows a result (ranksWhole): pruning would cost more than it saves.
+    const whole = ranksWhole(counts, limit, this.#fullRankingRowsPerLimit);
     if (this.#current.unordered > 0 || whole) {
       const ordered = canonicalOrder(terms, counts);
       return this.#rankExpression(orExpression(ordered, ordered), limit);

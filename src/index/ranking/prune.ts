@@ -98,51 +98,16 @@ export function splitByThreshold(
 }
 
 /**
- * How close the commoner of a two-word question's bounds must come to the rarer's for pruning to be skipped.
- * With two terms the threshold query is the rarer word alone, and pruning pays only where the commoner word's
- * bound falls under the threshold's k-th score; where it does not, the split leaves both words essential and
- * the full expression runs after the threshold query, which was spent for nothing. Measured on 20,024
- * passages of Debian's manuals (167 two-word questions matching 2,000–8,000 rows summed, best of three
- * askings, limit 20), by the commoner bound ÷ the rarer: under 0.6 every question pruned usefully, at 2.2–2.6
- * ms against the full expression's 3.5–5.4; 0.6–0.8, 22 of 29 did, and pruning was ahead on the whole (0.6 ms
- * saved on each of those, 0.6 lost on each of the others); 0.8–0.9, 11 of 19 did, saving 0.4 ms each, while
- * the 8 others lost 1.4 ms each; from 0.9, 3 of 19 did. So from 0.8 the full expression ranks them: less time
- * in all (docs/decisions/0092-close-bounds-unpruned.md). Only time moves: the full expression is pruning's own
- * fallback and its proven equal.
- */
-export const CLOSE_BOUNDS_RATIO = 0.8;
-
-/**
- * Whether a question of two terms (two phrases of two different terms) has bounds close enough that pruning
- * it costs more time than it saves, on the whole (CLOSE_BOUNDS_RATIO). `matching` is each term's row count.
- */
-export function boundsTooClose(
-  terms: readonly string[],
-  matching: ReadonlyMap<string, number>,
-  passages: number,
-): boolean {
-  if (terms.length !== 2 || matching.size !== 2) return false;
-  const [rarer, commoner] = [...matching.values()].map((n) => phraseBound(passages, n)).sort((a, b) => b - a);
-  return rarer !== undefined && commoner !== undefined && commoner >= CLOSE_BOUNDS_RATIO * rarer;
-}
-
-/**
  * Whether a question is ranked by its full expression rather than pruned: its terms' rows summed are at most
- * `rowsPerLimit` × the limit (FULL_RANKING_ROWS_PER_LIMIT in passage-searcher.ts), or it is two words whose
- * bounds are too close (boundsTooClose). `rowsPerLimit` 0 prunes every question that matches a row, whatever
- * its bounds (the pruning oracles and bench/rare-terms.ts); infinity prunes none.
+ * `rowsPerLimit` × the limit (FULL_RANKING_ROWS_PER_LIMIT in passage-searcher.ts). `rowsPerLimit` 0 prunes
+ * every question that matches a row (the pruning oracles and bench/rare-terms.ts); infinity prunes none.
  */
 export function ranksWhole(
-  terms: readonly string[],
   matching: ReadonlyMap<string, number>,
   limit: number,
-  passages: number,
   rowsPerLimit: number,
-  /** Whether two words of close bounds skip pruning (the close-bounds-unpruned switch, src/tuning.ts). */
-  closeBounds = true,
 ): boolean {
   let rows = 0;
   for (const n of matching.values()) rows += n;
-  if (rows <= rowsPerLimit * limit) return true;
-  return rowsPerLimit > 0 && closeBounds && boundsTooClose(terms, matching, passages);
+  return rows <= rowsPerLimit * limit;
 }

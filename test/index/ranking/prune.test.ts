@@ -6,20 +6,15 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { mulberry32 } from "../../../bench/corpus.js";
-import { openPassageConnection } from "../../../src/index/passages/passage-database.js";
 import {
   type IndexedDocument,
   type PassageHit,
   PassageIndex,
 } from "../../../src/index/passages/passage-index.js";
-import { rankByRowidSql } from "../../../src/index/passages/passage-layout.js";
-import { PassageSearcher } from "../../../src/index/passages/passage-searcher.js";
 import { matchQuery, orExpression } from "../../../src/index/query.js";
 import { IDF_FLOOR, phraseIdf } from "../../../src/index/ranking/bm25.js";
 import {
   BOUND_MARGIN,
-  boundsTooClose,
-  CLOSE_BOUNDS_RATIO,
   phraseBound,
   ranksWhole,
   splitByThreshold,
@@ -80,90 +75,33 @@ describe("planning", () => {
     });
   });
 
-  it("leaves two words of close bounds to the full expression, and prunes a rarer one with a commoner", () => {
-    const passages = 20_000;
-    expect(CLOSE_BOUNDS_RATIO).toBe(0.8);
-    const of = (counts: [string, number][]) => new Map(counts);
-    /** The question "a b" as typed, a's rows and b's. */
-    const close = (a: string, aRows: number, b: string, bRows: number) =>
-      boundsTooClose(
-        [a, b],
-        new Map([
-          [a, aRows],
-          [b, bRows],
-        ]),
-        passages,
-      );
-    // 1,223 and 1,627 rows: bounds 6.01 and 5.33 (0.89 of the rarer's).
-    expect(close("availability", 1223, "important", 1627)).toBe(true);
-    // 707 and 6,420 rows: 0.23.
-    expect(close("refers", 6420, "usual", 707)).toBe(false);
-    // Just past and just short of the ratio, whichever word is typed first.
-    const rarer = phraseBound(passages, 1000);
-    const atRatio = (n: number) => phraseBound(passages, n) / rarer;
-    let n = 1000;
-    while (atRatio(n + 1) >= CLOSE_BOUNDS_RATIO) n++;
-    expect(close("b", n, "a", 1000)).toBe(true);
-    expect(close("b", n + 1, "a", 1000)).toBe(false);
-    // A clamped word's bound is ~1e-6 of any other: pruned.
-    expect(close("a", 1000, "the", 15_000)).toBe(false);
-    // Only two phrases of two terms: three words, or one word typed twice beside another, are left to pruning.
-    expect(
-      boundsTooClose(
-        ["a", "b", "c"],
-        of([
-          ["a", 1000],
-          ["b", 1000],
-          ["c", 1000],
-        ]),
-        passages,
-      ),
-    ).toBe(false);
-    expect(
-      boundsTooClose(
-        ["a", "a", "b"],
-        of([
-          ["a", 1000],
-          ["b", 1000],
-        ]),
-        passages,
-      ),
-    ).toBe(false);
-  });
-
-  it("ranks whole at few rows a result or two words of close bounds; at 0 rows a result never, at infinity always", () => {
-    const passages = 20_000;
-    const close = new Map([
+  it("ranks whole at few rows a result; at 0 rows a result never, at infinity always", () => {
+    const few = new Map([
       ["availability", 1223],
       ["important", 1627],
     ]);
-    const apart = new Map([
+    const many = new Map([
       ["usual", 707],
       ["refers", 6420],
     ]);
-    const terms = (m: Map<string, number>) => [...m.keys()];
-    // 2,850 and 7,127 rows: past 100 a result at 20 hits, under it at 400.
-    expect(ranksWhole(terms(close), close, 20, passages, 100)).toBe(true);
-    expect(ranksWhole(terms(apart), apart, 20, passages, 100)).toBe(false);
-    expect(ranksWhole(terms(apart), apart, 400, passages, 100)).toBe(true);
-    // With the close-bounds switch off (src/tuning.ts), only the rows bound keeps a question unpruned.
-    expect(ranksWhole(terms(close), close, 20, passages, 100, false)).toBe(false);
-    expect(ranksWhole(terms(close), close, 400, passages, 100, false)).toBe(true);
-    // 0: every question that matches a row is pruned, close bounds or not; only one matching none is not.
-    expect(ranksWhole(terms(close), close, 20, passages, 0)).toBe(false);
+    // 2,850 and 7,127 rows: under 100 a result at 20 hits and past it; the second under it at 400.
+    expect(ranksWhole(few, 20, 100)).toBe(false);
+    expect(ranksWhole(few, 40, 100)).toBe(true);
+    expect(ranksWhole(many, 20, 100)).toBe(false);
+    expect(ranksWhole(many, 400, 100)).toBe(true);
+    // 0: every question that matches a row is pruned; only one matching none is not.
+    expect(ranksWhole(few, 20, 0)).toBe(false);
     expect(
       ranksWhole(
-        ["a", "b"],
         new Map([
           ["a", 0],
           ["b", 0],
         ]),
         20,
-        passages,
         0,
       ),
     ).toBe(true);
-    expect(ranksWhole(terms(apart), apart, 20, passages, Number.POSITIVE_INFINITY)).toBe(true);
+    expect(ranksWhole(many, 20, Number.POSITIVE_INFINITY)).toBe(true);
   });
 
   it("takes the rarest terms for the threshold query until their rows reach a multiple of the limit", () => {
@@ -410,94 +348,6 @@ describe("the FTS5 facts pruning relies on", () => {
       const sum = shares.slice(0, 3).reduce((s, m) => s + (m.get(hit.chunkId) ?? 0), 0);
       expect(hit.score).toBe(sum);
       expect(hit.score).toBeLessThanOrEqual(full.get(hit.chunkId)?.score ?? 0);
-    }
-  });
-});
-
-describe("two words of close bounds, ranked whole", () => {
-  it("property: a searcher that leaves them to the full expression answers as one that prunes them, to the bit", () => {
-    const term = fc.constantFrom(...vocabulary, "absentword");
-    let rankedWhole = 0;
-    fc.assert(
-      fc.property(
-        fc.integer(),
-        fc.array(fc.tuple(term, term), { minLength: 4, maxLength: 12 }),
-        (seed, pairs) => {
-          const docs = corpus({ seed, documents: 150, sections: 3 });
-          // A bound of 1 row a result: past it, two words of close bounds are ranked whole, the rest pruned.
-          const chooses = new PassageIndex({ fullRankingRowsPerLimit: 1 });
-          const prunes = new PassageIndex(PRUNING_ALWAYS);
-          try {
-            chooses.apply(docs);
-            prunes.apply(docs);
-            const passages = prunes.counts().chunks;
-            for (const [a, b] of pairs) {
-              const q = matchQuery(`${a} ${b}`);
-              expect(chooses.find(q, 10), `${a} ${b}`).toEqual(prunes.find(q, 10));
-              const matching = rowsHolding(prunes, q.terms);
-              const summed = [...matching.values()].reduce((x, y) => x + y, 0);
-              if (summed > 10 && boundsTooClose(q.terms, matching, passages)) rankedWhole++;
-            }
-          } finally {
-            chooses.close();
-            prunes.close();
-          }
-        },
-      ),
-      { numRuns: 15 },
-    );
-    // Not vacuous: neighbouring words of the vocabulary have close bounds (19–30 such pairs in six runs).
-    expect(rankedWhole).toBeGreaterThan(3);
-  });
-
-  it("asks one ranking statement for two words of close bounds, and pruning's several for a rarer with a commoner", () => {
-    const docs = corpus({ seed: 7, documents: 200, sections: 3 });
-    const index = new PassageIndex();
-    index.apply(docs);
-    const db = openPassageConnection(index.databaseName, { busyTimeoutMs: 1000 });
-    // The searcher's own statements on a real connection; the ranking one counts the expressions it runs.
-    const ranked: string[] = [];
-    const prepare = db.prepare.bind(db);
-    db.prepare = (sql: string) => {
-      const statement = prepare(sql);
-      if (sql !== rankByRowidSql) return statement;
-      const all = statement.all.bind(statement);
-      return new Proxy(statement, {
-        get: (target, key) =>
-          key === "all"
-            ? (...args: Parameters<typeof all>) => {
-                ranked.push(String(args[0]));
-                return all(...args);
-              }
-            : Reflect.get(target, key, target),
-      });
-    };
-    try {
-      const searcher = new PassageSearcher(db, null, 1);
-      const passages = index.counts().chunks;
-      let whole = 0;
-      let pruned = 0;
-      for (let i = 1; i < vocabulary.length; i++) {
-        for (const j of [i + 1, i + 12]) {
-          const a = vocabulary[i] as string;
-          const b = vocabulary[j] as string | undefined;
-          if (b === undefined) continue;
-          const q = matchQuery(`${a} ${b}`);
-          const matching = rowsHolding(index, q.terms);
-          if ((matching.get(a) ?? 0) + (matching.get(b) ?? 0) <= 10) continue;
-          ranked.length = 0;
-          searcher.find(q, 10);
-          if (boundsTooClose(q.terms, matching, passages)) {
-            whole++;
-            expect(ranked, q.expression).toHaveLength(1);
-          } else if (ranked.length > 1) pruned++;
-        }
-      }
-      expect(whole).toBeGreaterThan(5);
-      expect(pruned).toBeGreaterThan(5);
-    } finally {
-      db.close();
-      index.close();
     }
   });
 });
