@@ -1,8 +1,8 @@
 // The tuning A/B (`npm run bench -- --suites tuning`): every mechanism of speed or memory (src/tuning.ts, and
 // the two the start command carries: glibc's mmap threshold and the main isolate's small young generation)
 // turned off one at a time, each beside the server with all of them on, in the same run. A mechanism stays
-// only while it shows a gain a user would notice: a figure that moves past the spread of the all-on server's
-// own runs.
+// only while it shows a gain a user would notice: a figure that moves by more than the run's own noise (the
+// all-on server's spread, and what a variant that changes nothing moves it; docs/decisions/0111).
 //
 // Two parts, each a round after another, the variants' order rotated by one every round so that none always
 // runs at the same point of the run (the machine's load drifts over a run):
@@ -12,8 +12,8 @@
 //    search (the build), and RSS after 300 long questions again. The real suite's figures, without its
 //    throughput levels, flood and peers.
 //  - remote: the compiled entry the image runs, waking over a real sqld 20 ms away (the latency proxy) from the
-//    team's sealed snapshot: exec to the first answer, and RSS then and after 100 long questions and an idle
-//    second.
+//    team's sealed snapshot: exec to the first answer, and RSS then and after 100 long questions and 1.5 s
+//    idle.
 
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

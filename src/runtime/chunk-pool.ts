@@ -294,7 +294,7 @@ export class ChunkPool {
       this.#fail(thread, `crashed (${error.code ?? error.name})`),
     );
     worker.on("exit", (code) => this.#fail(thread, `exited with code ${code}`));
-    // Idle workers never keep the process alive; a busy one does, until its answer is in.
+    // Idle threads never keep the process alive; a busy one does, until its answer is in.
     worker.unref();
     return thread;
   }

@@ -198,7 +198,7 @@ export const SHUTDOWN_AUDIT_MS = 2_000;
 /**
  * After the server has stopped: lets work begun after an answer (a Notion event's fetching) finish, writes
  * the snapshots of loaded teams that are behind (within SHUTDOWN_SNAPSHOT_MS), all within the caller's
- * shutdown bound, then ends the chunk workers and releases the app's indexes and storage.
+ * shutdown bound, then ends the chunk threads and releases the app's indexes and storage.
  */
 export async function closeMemoria({
   memoria,

@@ -332,11 +332,10 @@ describe("EntryIndex fast path and fallback path", () => {
     );
   });
 
-  // Fails today. The fallback path looks each summary up with Statement.get(), and libsql's get() rows carry
-  // an enumerable `_metadata: { duration }` (the statement's run time) that all() rows do not. So the same
-  // entries, read the same way, come back as different objects depending on insertion order, and anything
-  // that serialises a summary as a whole gets a timing field, different on every call, that EntrySummary
-  // does not declare.
+  // The fallback path looks each summary up with Statement.get(). On libSQL's engine, where the index ran
+  // before decision 0089, get() rows carried an enumerable `_metadata: { duration }` that all() rows did not,
+  // so the same entries came back as different objects depending on insertion order. Kept: whatever the
+  // engine, a summary has EntrySummary's fields and nothing else.
   it("hands on summaries of the same six fields on the fallback path as on the fast path", () => {
     const entries = [
       entry("e1", "2026-01-01T00:00:00.000Z", "deploy freeze"),

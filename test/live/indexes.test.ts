@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { tuningWithout } from "../../src/tuning.js";
+import { type Tuning, tuningWithout } from "../../src/tuning.js";
 import { addDocument, buildTestApp, makeTeam, search, type TestApp, tempDir } from "../support/app.js";
 import { packageReadmes } from "../support/export.js";
 import { backingFile } from "../support/passage-probe.js";
@@ -67,18 +67,25 @@ describe("live team indexes", () => {
     expect(before.every((r) => r.hits.length > 0)).toBe(true);
   });
 
-  it("merges a team's index whole once its batches of writes pause, and answers as before", async () => {
-    // Room enough between documents that every write lands in rowid order: no rebuild swaps the index out
-    // from under the test (that path is merged whole after its load, the next test).
-    const app = await buildTestApp({ config: { mergeQuietMs: 3000 }, indexOptions: { rowidGap: 2 ** 24 } });
+  /**
+   * A team whose index is ready before the package READMEs are written to it in batches, each applied as it
+   * commits. Room enough between documents that every write lands in rowid order: no rebuild swaps the index
+   * out from under the test (that path is merged whole after its load).
+   */
+  async function writtenInBatches(config: { mergeQuietMs: number; tuning?: Tuning }) {
+    const app = await buildTestApp({ config, indexOptions: { rowidGap: 2 ** 24 } });
     open.push(app);
     const { apiKey } = await makeTeam(app);
-    // The index is ready before the writes, so each batch is applied to it as it commits.
     await search(app, apiKey, "anything");
     await writeReadmes(app, apiKey);
     const key = await app.memoria.directory.authenticate(apiKey);
     if (!key) throw new Error("the team's key did not open");
     const { passages } = await app.memoria.indexes.ready(key);
+    return { app, apiKey, key, passages };
+  }
+
+  it("merges a team's index whole once its batches of writes pause, and answers as before", async () => {
+    const { app, apiKey, key, passages } = await writtenInBatches({ mergeQuietMs: 3000 });
     // Written in batches past the bound: a merge is due, and waits for the writes to pause.
     expect(passages.counts().chunks).toBeGreaterThan(1000);
     expect(passages.unorderedDocuments()).toBe(0);
@@ -94,17 +101,10 @@ describe("live team indexes", () => {
   });
 
   it("leaves a team's index in FTS5's own segments with the whole-merge switch off, and answers as with it on", async () => {
-    const app = await buildTestApp({
-      config: { mergeQuietMs: 50, tuning: tuningWithout(["whole-merge"]) },
-      indexOptions: { rowidGap: 2 ** 24 },
+    const { app, apiKey, key, passages } = await writtenInBatches({
+      mergeQuietMs: 50,
+      tuning: tuningWithout(["whole-merge"]),
     });
-    open.push(app);
-    const { apiKey } = await makeTeam(app);
-    await search(app, apiKey, "anything");
-    await writeReadmes(app, apiKey);
-    const key = await app.memoria.directory.authenticate(apiKey);
-    if (!key) throw new Error("the team's key did not open");
-    const { passages } = await app.memoria.indexes.ready(key);
     expect(passages.needsWholeMerge()).toBe(true);
     const before = await Promise.all(README_QUERIES.map((q) => search(app, apiKey, q)));
     // Well past the quiet time a whole merge would wait for.

@@ -1,7 +1,7 @@
 // Pruning's clamped shares (src/index/ranking/pruned-ranking.ts, docs/decisions/0049-clamped-shares.md): the words in
 // half of all rows or more are left out of FTS5's lists and their shares added afterwards, and the answer must
-// still be the full expression's to the last bit. Checked against the full expression run by FTS5 itself, on
-// real libSQL over real text nobody here wrote (the README files the project's dependencies ship), with
+// still be the full expression's to the last bit. Checked against the full expression run by FTS5 itself, by
+// the index's own engine over real text nobody here wrote (the README files the project's dependencies ship), with
 // real counts from the scratch term table and FTS5's own records.
 
 import { existsSync, readdirSync } from "node:fs";
