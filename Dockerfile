@@ -21,7 +21,8 @@ FROM node:20-slim
 # (memoria's own default is loopback).
 # MALLOC_MMAP_THRESHOLD_: glibc's malloc gives every block of 128 KiB and more its own mapping, returned to the
 # system when freed, instead of raising that bound as large blocks are freed and keeping them in its heaps
-# (docs/decisions/0066-malloc-mmap-threshold.md); `npm start` sets the same.
+# (docs/decisions/0066-malloc-mmap-threshold.md); `npm start` sets the same. Without it, RSS a byte of text
+# 1.45–1.66× (docs/decisions/0111-tuning-kept-where-it-pays.md).
 ENV NODE_ENV=production \
     MALLOC_MMAP_THRESHOLD_=131072 \
     MEMORIA_HOST=0.0.0.0 \
@@ -40,5 +41,6 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # Exec form, `node` itself as PID 1's command: SIGTERM reaches memoria, which drains and exits 0.
 # --max-semi-space-size=2: the main isolate's young generation held at 2 MiB semispaces, as `npm start` holds it
-# (docs/decisions/0074-main-young-generation.md).
+# (docs/decisions/0074-main-young-generation.md); it bounds the search threads' isolates too. Without it, RSS a
+# byte of text 1.75–2.35× (docs/decisions/0111-tuning-kept-where-it-pays.md).
 CMD ["node", "--max-semi-space-size=2", "dist/runtime/node.js"]

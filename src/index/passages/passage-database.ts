@@ -70,7 +70,8 @@ export function openPassageConnection(name: string, options: PassageConnectionOp
 /**
  * Gives the connection's page cache back to malloc (SQLite's shrink_memory). On memdb those pages are copies:
  * the database's own pages stay in memdb's buffer, and a later read copies what it needs again (one memcpy a
- * page). SQLite frees only pages no statement holds, so this is safe between any two statements.
+ * page). SQLite frees only pages no statement holds, so this is safe between any two statements. Worth
+ * 1.13–1.18× of the server's RSS a byte of text, measured beside a server without it (decision 0111).
  */
 export function releasePageCache(db: IndexDatabase): void {
   db.exec("PRAGMA shrink_memory");
