@@ -11,29 +11,25 @@
 import { z } from "zod";
 
 /** Each mechanism, with the record that gives its reason and where it lives. */
-export const TUNING_MECHANISMS = {
+export const tuningMechanisms = [
   /** A full, compacting collection when idle after heavy work (0068, 0075, 0081; runtime/tuning/idle-collection.ts). */
-  "idle-collection": "a full collection when idle",
+  "idle-collection",
   /** glibc's malloc_trim when idle (0073, 0080; runtime/tuning/malloc-trim.ts). */
-  "malloc-trim": "malloc_trim when idle",
+  "malloc-trim",
   /** The index connections' page caches given back when idle (0082; index/passages/passage-database.ts). */
-  "page-cache-release": "page caches released when idle",
+  "page-cache-release",
   /** Short questions answered on the main thread while the threads are idle (0088; runtime/search-threads.ts). */
-  "short-questions-inline": "short questions on the main thread",
+  "short-questions-inline",
   /** A passage index merged into one segment after a load and when writes pause (0084; live/merges.ts). */
-  "whole-merge": "whole merge after loads and writes",
-} as const;
+  "whole-merge",
+] as const;
 
-export type TuningMechanism = keyof typeof TUNING_MECHANISMS;
-
-export const tuningMechanisms = Object.keys(TUNING_MECHANISMS) as TuningMechanism[];
+export type TuningMechanism = (typeof tuningMechanisms)[number];
 
 /** Which mechanisms are on. */
 export type Tuning = Readonly<Record<TuningMechanism, boolean>>;
 
-export const ALL_TUNING_ON: Tuning = Object.freeze(
-  Object.fromEntries(tuningMechanisms.map((name) => [name, true])) as Record<TuningMechanism, boolean>,
-);
+export const ALL_TUNING_ON: Tuning = tuningWithout([]);
 
 /** MEMORIA_TUNING_OFF: names separated by commas, each a mechanism; empty or unset turns none off. */
 export const tuningOffSchema = z
@@ -46,7 +42,7 @@ export const tuningOffSchema = z
   )
   .pipe(
     z.array(
-      z.enum(tuningMechanisms as [TuningMechanism, ...TuningMechanism[]], {
+      z.enum(tuningMechanisms, {
         message: `must name mechanisms among ${tuningMechanisms.join(", ")}, separated by commas`,
       }),
     ),
